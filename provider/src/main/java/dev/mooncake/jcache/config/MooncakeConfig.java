@@ -1,0 +1,120 @@
+package dev.mooncake.jcache.config;
+
+import dev.mooncake.jcache.lane.Lane;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The validated settings of one provider URI: a Mooncake JSON file in the form vLLM and LMCache
+ * read, plus this provider's own keys. Built only by {@link ConfigLoader}; every instance is valid.
+ *
+ * @param source where the settings came from (a URI, or {@code "built-in defaults"}), for messages
+ * @param backend which store runs the caches
+ * @param mode vLLM's topology: this process contributes a segment, or a separate client owns it
+ * @param metadataServer Mooncake's metadata server ({@code P2PHANDSHAKE}, {@code http://…}, …)
+ * @param masterServerAddress {@code host:port} of {@code mooncake_master}; empty for in-process
+ * @param protocol {@code tcp}, {@code rdma}, …
+ * @param deviceName RDMA device(s), comma separated; empty for TCP
+ * @param localHostname the address this client advertises to the cluster
+ * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
+ * @param localBufferSize bytes of the pinned, registered transfer region
+ * @param enableOffload vLLM's flag, passed through
+ * @param tenantId the namespace every stored key is prefixed with
+ * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
+ * @param numWorkers threads of the shared lane pool
+ * @param perOpWorkers lanes with a dedicated pool, and its size
+ * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
+ * @param replica Mooncake's replicate_config for every put
+ * @param operationTimeout the longest a store call may take before it fails
+ * @param eviction the in-process store's eviction thresholds
+ * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code com.acme.**})
+ *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
+ * @param caches caches declared in the file, by name
+ * @param strict whether unknown keys are errors rather than warnings
+ */
+public record MooncakeConfig(
+    String source,
+    Backend backend,
+    Mode mode,
+    String metadataServer,
+    String masterServerAddress,
+    String protocol,
+    String deviceName,
+    String localHostname,
+    long globalSegmentSize,
+    long localBufferSize,
+    boolean enableOffload,
+    String tenantId,
+    String library,
+    int numWorkers,
+    Map<Lane, Integer> perOpWorkers,
+    boolean singleCallsOnLanes,
+    ReplicaSettings replica,
+    Duration operationTimeout,
+    EvictionSettings eviction,
+    List<String> deserializationAllowList,
+    Map<String, CacheDefinition> caches,
+    boolean strict) {
+
+  /** Which store implementation runs the caches. */
+  public enum Backend {
+    IN_PROCESS("in-process"),
+    MOONCAKE("mooncake");
+
+    private final String configValue;
+
+    Backend(String configValue) {
+      this.configValue = configValue;
+    }
+
+    public String configValue() {
+      return configValue;
+    }
+  }
+
+  /** vLLM's {@code mode}. */
+  public enum Mode {
+    EMBEDDED("embedded"),
+    STANDALONE_STORE("standalone-store");
+
+    private final String configValue;
+
+    Mode(String configValue) {
+      this.configValue = configValue;
+    }
+
+    public String configValue() {
+      return configValue;
+    }
+  }
+
+  /**
+   * Mooncake's {@code replicate_config}.
+   *
+   * @param replicaNum replicas per object, at least 1
+   * @param softPin evicted last
+   * @param hardPin never evicted
+   * @param preferredSegments segments (client hostnames) to place objects in, in order
+   */
+  public record ReplicaSettings(
+      int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+    public static final ReplicaSettings DEFAULT = new ReplicaSettings(1, false, false, List.of());
+  }
+
+  /**
+   * Eviction thresholds, as Mooncake's master flags.
+   *
+   * @param highWatermarkRatio fraction of the segment above which eviction starts (0.90)
+   * @param evictionRatio fraction of the segment freed by one eviction pass (0.05)
+   */
+  public record EvictionSettings(double highWatermarkRatio, double evictionRatio) {
+    public static final EvictionSettings DEFAULT = new EvictionSettings(0.90, 0.05);
+  }
+
+  /** The settings of a cache that the file does not declare. */
+  public CacheDefinition cacheOrDefault(String name) {
+    CacheDefinition declared = caches.get(name);
+    return declared == null ? CacheDefinition.unset(name) : declared;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.mooncake.jcache.lane;
+
+/** The four kinds of store call, each of which may have its own worker pool (LMCache's lanes). */
+public enum Lane {
+  /** {@code exists} / {@code batch_is_exist}. */
+  LOOKUP("lookup"),
+  /** {@code get_into} / {@code batch_get_into}. */
+  RETRIEVE("retrieve"),
+  /** {@code put_from} / {@code batch_put_from}. */
+  STORE("store"),
+  /** {@code remove} / {@code remove_by_regex}. */
+  DELETE("delete");
+
+  private final String configKey;
+
+  Lane(String configKey) {
+    this.configKey = configKey;
+  }
+
+  /** The key naming this lane in {@code per_op_workers}. */
+  public String configKey() {
+    return configKey;
+  }
+
+  /** The lane for a {@code per_op_workers} key, or {@code null}. */
+  public static Lane fromConfigKey(String key) {
+    for (Lane lane : values()) {
+      if (lane.configKey.equals(key)) {
+        return lane;
+      }
+    }
+    return null;
+  }
+}

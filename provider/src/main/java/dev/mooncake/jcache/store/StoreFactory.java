@@ -1,0 +1,17 @@
+package dev.mooncake.jcache.store;
+
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.store.inprocess.InProcessStore;
+import dev.mooncake.jcache.store.mooncake.MooncakeStore;
+
+/** Opens the store a config names. */
+public final class StoreFactory {
+  private StoreFactory() {}
+
+  public static ObjectStore open(MooncakeConfig config) {
+    return switch (config.backend()) {
+      case IN_PROCESS -> InProcessStore.open(config);
+      case MOONCAKE -> MooncakeStore.open(config);
+    };
+  }
+}
