@@ -1,0 +1,1148 @@
+package dev.mooncake.jcache;
+
+import dev.mooncake.jcache.event.EventDispatcher;
+import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.integration.LoaderCalls;
+import dev.mooncake.jcache.integration.WriterCalls;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.management.CacheConfigurationBean;
+import dev.mooncake.jcache.management.CacheStatistics;
+import dev.mooncake.jcache.management.JmxRegistration;
+import dev.mooncake.jcache.processor.ProcessorEntry;
+import dev.mooncake.jcache.storage.EntryStorage;
+import dev.mooncake.jcache.storage.KeyIndex;
+import dev.mooncake.jcache.storage.KeyNamespace;
+import dev.mooncake.jcache.storage.StoredEntry;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.configuration.CacheEntryListenerConfiguration;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.Configuration;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.event.CacheEntryListenerException;
+import javax.cache.event.EventType;
+import javax.cache.integration.CacheLoaderException;
+import javax.cache.integration.CacheWriterException;
+import javax.cache.integration.CompletionListener;
+import javax.cache.processor.EntryProcessor;
+import javax.cache.processor.EntryProcessorException;
+import javax.cache.processor.EntryProcessorResult;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JCache {@link Cache} whose entries live in a Mooncake-contract store. This is the one place
+ * where JCache's semantics meet the store: expiry, read-through and write-through, events,
+ * entry processors and statistics.
+ *
+ * <p>Every mutation runs with the key's lock held (see {@link KeyLocks}): it reads the live entry,
+ * calls the writer, computes the expiry, writes the store (remove then create-only put: Mooncake
+ * never overwrites) and publishes events, all as one atomic step per key. Synchronous listeners
+ * are awaited after the lock is released. Plain reads take no lock; a read that finds nothing
+ * while the key is being rewritten waits for the writer and reads again, so no reader of this JVM
+ * sees the gap between the remove and the put.
+ */
+public final class MooncakeCache<K, V> implements Cache<K, V> {
+  private static final Logger LOG = LoggerFactory.getLogger(MooncakeCache.class);
+
+  private final String name;
+  private final MooncakeCacheManager manager;
+  private final MutableConfiguration<K, V> configuration;
+  private final EntryStorage storage;
+  private final KeyNamespace keys;
+  private final KeyIndex index = new KeyIndex();
+  private final KeyLocks locks;
+  private final ExpiryTimes expiry;
+  private final LoaderCalls<K, V> loader;
+  private final WriterCalls<K, V> writer;
+  private final EventDispatcher<K, V> dispatcher;
+  private final CacheStatistics statistics = new CacheStatistics();
+  private final CacheConfigurationBean configurationBean;
+  private final Executor executor;
+  private final List<Object> closeables = new ArrayList<>();
+  private volatile boolean closed;
+
+  MooncakeCache(
+      String name,
+      MooncakeCacheManager manager,
+      MutableConfiguration<K, V> configuration,
+      EntryStorage storage,
+      KeyNamespace keys,
+      KeyLocks locks,
+      Executor executor) {
+    this.name = name;
+    this.manager = manager;
+    this.configuration = configuration;
+    this.storage = storage;
+    this.keys = keys;
+    this.locks = locks;
+    this.executor = executor;
+    this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());
+    closeables.add(expiry.policy());
+    if (configuration.getCacheLoaderFactory() == null) {
+      this.loader = null;
+    } else {
+      javax.cache.integration.CacheLoader<K, V> created =
+          configuration.getCacheLoaderFactory().create();
+      closeables.add(created);
+      this.loader = new LoaderCalls<>(created);
+    }
+    javax.cache.integration.CacheWriter<? super K, ? super V> createdWriter =
+        configuration.isWriteThrough() && configuration.getCacheWriterFactory() != null
+            ? configuration.getCacheWriterFactory().create()
+            : null;
+    closeables.add(createdWriter);
+    this.writer = new WriterCalls<>(createdWriter);
+    this.dispatcher = new EventDispatcher<>(executor);
+    for (CacheEntryListenerConfiguration<K, V> listener :
+        configuration.getCacheEntryListenerConfigurations()) {
+      dispatcher.register(listener);
+    }
+    this.configurationBean = new CacheConfigurationBean(() -> this.configuration);
+    if (configuration.isStatisticsEnabled()) {
+      setStatisticsEnabled(true);
+    }
+    if (configuration.isManagementEnabled()) {
+      setManagementEnabled(true);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  @Override
+  public V get(K key) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    long start = statistics.start();
+    V value;
+    try {
+      value = getOrLoad(key, storeKey);
+    } catch (RuntimeException e) {
+      dispatcher.ignoreSynchronous();
+      throw e;
+    }
+    dispatcher.awaitSynchronous();
+    statistics.getTime(start);
+    return value;
+  }
+
+  private V getOrLoad(K key, String storeKey) {
+    StoredEntry entry = readUnlocked(key, storeKey);
+    if (entry != null) {
+      statistics.hits(1);
+      return accessed(storeKey, entry);
+    }
+    statistics.misses(1);
+    if (!readThrough()) {
+      return null;
+    }
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current != null) {
+        return value(current); // loaded by someone else meanwhile
+      }
+      V loaded = loader.load(key);
+      if (loaded != null) {
+        checkValue(loaded);
+        storeLoaded(key, storeKey, loaded, null);
+      }
+      return loaded;
+    }
+  }
+
+  /** Applies access expiry to an entry just read and returns its value. */
+  private V accessed(String storeKey, StoredEntry entry) {
+    long accessExpiry = expiry.forAccess(now());
+    if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != entry.expireAt()) {
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        StoredEntry current = storage.read(storeKey);
+        if (current != null && current.expireAt() == entry.expireAt()) {
+          storage.rewrite(storeKey, current, accessExpiry);
+        }
+      }
+    }
+    return value(entry);
+  }
+
+  @Override
+  public Map<K, V> getAll(Set<? extends K> keySet) {
+    requireOpen();
+    Objects.requireNonNull(keySet, "keys");
+    Map<String, K> byStoreKey = new LinkedHashMap<>();
+    for (K key : keySet) {
+      byStoreKey.put(storeKey(key), key);
+    }
+    long start = statistics.start();
+    Map<K, V> result = new HashMap<>();
+    try {
+      Map<String, StoredEntry> found = storage.readAll(new ArrayList<>(byStoreKey.keySet()));
+      long now = now();
+      List<K> missing = new ArrayList<>();
+      for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
+        StoredEntry entry = found.get(e.getKey());
+        if (entry != null && entry.isExpired(now)) {
+          entry = expireLocked(e.getValue(), e.getKey());
+        }
+        if (entry == null && locks.isBusy(e.getKey())) {
+          entry = readLocked(e.getValue(), e.getKey());
+        }
+        if (entry == null) {
+          missing.add(e.getValue());
+        } else {
+          result.put(e.getValue(), accessed(e.getKey(), entry));
+        }
+      }
+      statistics.hits(result.size());
+      statistics.misses(missing.size());
+      if (readThrough() && !missing.isEmpty()) {
+        loadMissing(missing, result);
+      }
+    } catch (RuntimeException e) {
+      dispatcher.ignoreSynchronous();
+      throw e;
+    }
+    dispatcher.awaitSynchronous();
+    statistics.getTime(start);
+    return result;
+  }
+
+  private void loadMissing(List<K> missing, Map<K, V> result) {
+    Map<K, V> loaded = loader.loadAll(missing);
+    for (Map.Entry<K, V> e : loaded.entrySet()) {
+      if (e.getKey() == null || e.getValue() == null) {
+        continue;
+      }
+      String storeKey = storeKey(e.getKey());
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        StoredEntry current = readLive(e.getKey(), storeKey, now());
+        if (current == null) {
+          storeLoaded(e.getKey(), storeKey, e.getValue(), null);
+          result.put(e.getKey(), e.getValue());
+        } else {
+          result.put(e.getKey(), value(current));
+        }
+      }
+    }
+  }
+
+  @Override
+  public boolean containsKey(K key) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    boolean present = readUnlocked(key, storeKey) != null;
+    dispatcher.awaitSynchronous();
+    return present;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Loading
+
+  @Override
+  public void loadAll(
+      Set<? extends K> keySet, boolean replaceExistingValues, CompletionListener listener) {
+    requireOpen();
+    Objects.requireNonNull(keySet, "keys");
+    for (K key : keySet) {
+      Objects.requireNonNull(key, "a key in loadAll");
+    }
+    CompletionListener done = listener == null ? NoCompletionListener.INSTANCE : listener;
+    if (loader == null) {
+      done.onCompletion();
+      return;
+    }
+    List<K> toLoad = new ArrayList<>(keySet);
+    executor.execute(() -> {
+      try {
+        List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
+        Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
+        for (Map.Entry<K, V> e : loaded.entrySet()) {
+          if (e.getKey() != null && e.getValue() != null) {
+            loadOne(e.getKey(), e.getValue(), replaceExistingValues);
+          }
+        }
+        dispatcher.awaitSynchronous();
+        done.onCompletion();
+      } catch (Exception e) {
+        dispatcher.ignoreSynchronous();
+        done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
+      }
+    });
+  }
+
+  private List<K> absentKeys(List<K> candidates) {
+    List<K> absent = new ArrayList<>();
+    for (K key : candidates) {
+      if (readUnlocked(key, storeKey(key)) == null) {
+        absent.add(key);
+      }
+    }
+    return absent;
+  }
+
+  private void loadOne(K key, V value, boolean replace) {
+    checkValue(value);
+    String storeKey = storeKey(key);
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current == null || replace) {
+        storeLoaded(key, storeKey, value, current);
+      }
+    }
+  }
+
+  /** Stores a loaded value: no writer call, no put statistics (loads are not puts). */
+  private void storeLoaded(K key, String storeKey, V value, StoredEntry current) {
+    writeEntry(key, storeKey, value, current, now());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes
+
+  @Override
+  public void put(K key, V value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(value);
+    long start = statistics.start();
+    boolean written = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      writer.write(new CacheEntry<>(key, value));
+      return writeEntry(key, storeKey, value, current, now());
+    });
+    if (written) {
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+  }
+
+  @Override
+  public V getAndPut(K key, V value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(value);
+    long start = statistics.start();
+    Object[] old = new Object[1];
+    boolean written = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      writer.write(new CacheEntry<>(key, value));
+      old[0] = current == null ? null : value(current);
+      return writeEntry(key, storeKey, value, current, now());
+    });
+    statistics.hits(old[0] == null ? 0 : 1);
+    statistics.misses(old[0] == null ? 1 : 0);
+    if (written) {
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+    statistics.getTime(start);
+    @SuppressWarnings("unchecked")
+    V previous = (V) old[0];
+    return previous;
+  }
+
+  @Override
+  public void putAll(Map<? extends K, ? extends V> map) {
+    requireOpen();
+    Objects.requireNonNull(map, "map");
+    Map<String, Map.Entry<? extends K, ? extends V>> byStoreKey = new LinkedHashMap<>();
+    for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
+      String storeKey = storeKey(e.getKey());
+      checkValue(e.getValue());
+      byStoreKey.put(storeKey, e);
+    }
+    long start = statistics.start();
+    CacheWriterException writerFailure = null;
+    Set<Object> notWritten = Set.of();
+    if (writer.enabled() && !map.isEmpty()) {
+      List<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
+      for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
+        entries.add(new CacheEntry<>(e.getKey(), e.getValue()));
+      }
+      try {
+        writer.writeAll(entries);
+      } catch (CacheWriterException e) {
+        writerFailure = e;
+        notWritten = new HashSet<>();
+        for (Cache.Entry<? extends K, ? extends V> left : entries) {
+          notWritten.add(left.getKey());
+        }
+      }
+    }
+    int puts = 0;
+    try {
+      for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : byStoreKey.entrySet()) {
+        K key = e.getValue().getKey();
+        if (notWritten.contains(key)) {
+          continue;
+        }
+        V value = e.getValue().getValue();
+        try (KeyLocks.Held held = locks.lock(e.getKey())) {
+          StoredEntry current = readLive(key, e.getKey(), now());
+          if (writeEntry(key, e.getKey(), value, current, now())) {
+            puts++;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      awaitSuppressing(e);
+      throw e;
+    }
+    awaitSynchronous(writerFailure);
+    if (puts > 0) {
+      statistics.puts(puts);
+      statistics.putTime(start);
+    }
+    if (writerFailure != null) {
+      throw writerFailure;
+    }
+  }
+
+  @Override
+  public boolean putIfAbsent(K key, V value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(value);
+    long start = statistics.start();
+    boolean[] present = new boolean[1];
+    boolean written = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current != null) {
+        present[0] = true;
+        return false;
+      }
+      writer.write(new CacheEntry<>(key, value));
+      return writeEntry(key, storeKey, value, null, now());
+    });
+    statistics.hits(present[0] ? 1 : 0);
+    statistics.misses(present[0] ? 0 : 1);
+    if (written) {
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+    return written;
+  }
+
+  @Override
+  public boolean remove(K key) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    long start = statistics.start();
+    boolean removed = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      writer.delete(key);
+      return current != null && deleteEntry(key, storeKey, current);
+    });
+    if (removed) {
+      statistics.removals(1);
+      statistics.removeTime(start);
+    }
+    return removed;
+  }
+
+  @Override
+  public boolean remove(K key, V oldValue) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(oldValue);
+    long start = statistics.start();
+    boolean[] found = new boolean[1];
+    boolean removed = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current == null) {
+        return false;
+      }
+      found[0] = true;
+      if (!oldValue.equals(current.value())) {
+        touch(storeKey, current);
+        return false;
+      }
+      writer.delete(key);
+      return deleteEntry(key, storeKey, current);
+    });
+    statistics.hits(found[0] ? 1 : 0);
+    statistics.misses(found[0] ? 0 : 1);
+    if (removed) {
+      statistics.removals(1);
+      statistics.removeTime(start);
+    }
+    return removed;
+  }
+
+  @Override
+  public V getAndRemove(K key) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    long start = statistics.start();
+    Object[] old = new Object[1];
+    mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      writer.delete(key);
+      if (current == null) {
+        return false;
+      }
+      old[0] = value(current);
+      return deleteEntry(key, storeKey, current);
+    });
+    if (old[0] == null) {
+      statistics.misses(1);
+    } else {
+      statistics.hits(1);
+      statistics.removals(1);
+      statistics.removeTime(start);
+    }
+    statistics.getTime(start);
+    @SuppressWarnings("unchecked")
+    V previous = (V) old[0];
+    return previous;
+  }
+
+  @Override
+  public boolean replace(K key, V oldValue, V newValue) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(oldValue);
+    checkValue(newValue);
+    long start = statistics.start();
+    boolean[] found = new boolean[1];
+    boolean replaced = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current == null) {
+        return false;
+      }
+      found[0] = true;
+      if (!oldValue.equals(current.value())) {
+        touch(storeKey, current);
+        return false;
+      }
+      writer.write(new CacheEntry<>(key, newValue));
+      return writeEntry(key, storeKey, newValue, current, now());
+    });
+    statistics.hits(found[0] ? 1 : 0);
+    statistics.misses(found[0] ? 0 : 1);
+    if (replaced) {
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+    statistics.getTime(start);
+    return replaced;
+  }
+
+  @Override
+  public boolean replace(K key, V value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(value);
+    long start = statistics.start();
+    boolean replaced = mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current == null) {
+        return false;
+      }
+      writer.write(new CacheEntry<>(key, value));
+      return writeEntry(key, storeKey, value, current, now());
+    });
+    statistics.hits(replaced ? 1 : 0);
+    statistics.misses(replaced ? 0 : 1);
+    if (replaced) {
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+    statistics.getTime(start);
+    return replaced;
+  }
+
+  @Override
+  public V getAndReplace(K key, V value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    checkValue(value);
+    long start = statistics.start();
+    Object[] old = new Object[1];
+    mutate(storeKey, () -> {
+      StoredEntry current = readLive(key, storeKey, now());
+      if (current == null) {
+        return false;
+      }
+      old[0] = value(current);
+      writer.write(new CacheEntry<>(key, value));
+      return writeEntry(key, storeKey, value, current, now());
+    });
+    if (old[0] == null) {
+      statistics.misses(1);
+    } else {
+      statistics.hits(1);
+      statistics.puts(1);
+      statistics.putTime(start);
+    }
+    statistics.getTime(start);
+    @SuppressWarnings("unchecked")
+    V previous = (V) old[0];
+    return previous;
+  }
+
+  @Override
+  public void removeAll(Set<? extends K> keySet) {
+    requireOpen();
+    Objects.requireNonNull(keySet, "keys");
+    Map<String, K> byStoreKey = new LinkedHashMap<>();
+    for (K key : keySet) {
+      byStoreKey.put(storeKey(key), key);
+    }
+    removeKeys(byStoreKey);
+  }
+
+  @Override
+  public void removeAll() {
+    requireOpen();
+    Map<String, K> byStoreKey = new LinkedHashMap<>();
+    for (String storeKey : index.snapshot()) {
+      byStoreKey.put(storeKey, cacheKey(storeKey));
+    }
+    removeKeys(byStoreKey);
+  }
+
+  private void removeKeys(Map<String, K> byStoreKey) {
+    long start = statistics.start();
+    CacheWriterException writerFailure = null;
+    Set<Object> notDeleted = Set.of();
+    if (writer.enabled() && !byStoreKey.isEmpty()) {
+      Collection<K> pending = new LinkedHashSet<>(byStoreKey.values());
+      try {
+        writer.deleteAll(pending);
+      } catch (CacheWriterException e) {
+        writerFailure = e;
+        notDeleted = new HashSet<>(pending);
+      }
+    }
+    int removed = 0;
+    try {
+      for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
+        if (notDeleted.contains(e.getValue())) {
+          continue;
+        }
+        try (KeyLocks.Held held = locks.lock(e.getKey())) {
+          StoredEntry current = readLive(e.getValue(), e.getKey(), now());
+          if (current != null && deleteEntry(e.getValue(), e.getKey(), current)) {
+            removed++;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      awaitSuppressing(e);
+      throw e;
+    }
+    awaitSynchronous(writerFailure);
+    if (removed > 0) {
+      statistics.removals(removed);
+      statistics.removeTime(start);
+    }
+    if (writerFailure != null) {
+      throw writerFailure;
+    }
+  }
+
+  @Override
+  public void clear() {
+    requireOpen();
+    // No writer, no listeners, no statistics (the spec's clear); one regex call removes this
+    // cache's objects written by any JVM.
+    storage.deleteByPrefix(keys.prefixPattern());
+    index.clear();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Entry processors
+
+  @Override
+  public <T> T invoke(K key, EntryProcessor<K, V, T> processor, Object... arguments) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    Objects.requireNonNull(processor, "entry processor");
+    Objects.requireNonNull(arguments, "arguments");
+    Object[] result = new Object[1];
+    mutate(storeKey, () -> {
+      long now = now();
+      StoredEntry current = readLive(key, storeKey, now);
+      V value = current == null ? null : value(current);
+      if (current == null) {
+        statistics.misses(1);
+      } else {
+        statistics.hits(1);
+      }
+      Function<K, V> load = readThrough() ? loader::load : null;
+      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, value, load);
+      try {
+        result[0] = processor.process(entry, arguments);
+        applyProcessed(key, storeKey, entry, current);
+      } catch (EntryProcessorException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new EntryProcessorException(e);
+      }
+      return true;
+    });
+    @SuppressWarnings("unchecked")
+    T typed = (T) result[0];
+    return typed;
+  }
+
+  /** Applies what an entry processor did, inside the key's lock. */
+  private void applyProcessed(K key, String storeKey, ProcessorEntry<K, V> entry, StoredEntry current) {
+    switch (entry.action()) {
+      case NONE -> { }
+      case READ -> touch(storeKey, current);
+      case LOADED -> {
+        checkValue(entry.getValue());
+        writeEntry(key, storeKey, entry.getValue(), null, now());
+      }
+      case CREATED -> {
+        V value = entry.getValue();
+        checkValue(value);
+        writer.write(new CacheEntry<>(key, value));
+        if (writeEntry(key, storeKey, value, null, now())) {
+          statistics.puts(1);
+        }
+      }
+      case UPDATED -> {
+        V value = entry.getValue();
+        checkValue(value);
+        writer.write(new CacheEntry<>(key, value));
+        statistics.puts(1);
+        writeEntry(key, storeKey, value, current, now());
+      }
+      case DELETED -> {
+        writer.delete(key);
+        if (current != null) {
+          statistics.removals(1);
+          deleteEntry(key, storeKey, current);
+        }
+      }
+    }
+  }
+
+  @Override
+  public <T> Map<K, EntryProcessorResult<T>> invokeAll(
+      Set<? extends K> keySet, EntryProcessor<K, V, T> processor, Object... arguments) {
+    requireOpen();
+    Objects.requireNonNull(keySet, "keys");
+    Objects.requireNonNull(processor, "entry processor");
+    Objects.requireNonNull(arguments, "arguments");
+    for (K key : keySet) {
+      Objects.requireNonNull(key, "a key in invokeAll");
+    }
+    Map<K, EntryProcessorResult<T>> results = new HashMap<>();
+    for (K key : keySet) {
+      try {
+        T result = invoke(key, processor, arguments);
+        if (result != null) {
+          results.put(key, () -> result);
+        }
+      } catch (EntryProcessorException e) {
+        results.put(key, () -> {
+          throw e;
+        });
+      } catch (RuntimeException e) {
+        EntryProcessorException wrapped = new EntryProcessorException(e);
+        results.put(key, () -> {
+          throw wrapped;
+        });
+      }
+    }
+    return results;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Iteration
+
+  @Override
+  public Iterator<Cache.Entry<K, V>> iterator() {
+    requireOpen();
+    return new EntryIterator(index.snapshot());
+  }
+
+  private final class EntryIterator implements Iterator<Cache.Entry<K, V>> {
+    private final Iterator<String> storeKeys;
+    private Cache.Entry<K, V> next;
+    private K last;
+
+    EntryIterator(List<String> storeKeys) {
+      this.storeKeys = storeKeys.iterator();
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && storeKeys.hasNext()) {
+        requireOpen();
+        String storeKey = storeKeys.next();
+        K key = cacheKey(storeKey);
+        StoredEntry entry = readUnlocked(key, storeKey);
+        if (entry == null) {
+          index.remove(storeKey); // evicted, expired or removed elsewhere
+          continue;
+        }
+        next = new CacheEntry<>(key, accessed(storeKey, entry));
+      }
+      dispatcher.awaitSynchronous();
+      return next != null;
+    }
+
+    @Override
+    public Cache.Entry<K, V> next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      Cache.Entry<K, V> entry = next;
+      next = null;
+      last = entry.getKey();
+      statistics.hits(1);
+      return entry;
+    }
+
+    @Override
+    public void remove() {
+      if (last == null) {
+        throw new IllegalStateException("next() has not been called, or remove() already was");
+      }
+      MooncakeCache.this.remove(last);
+      last = null;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The atomic step and its parts
+
+  /** A mutation run with the key's lock held; answers whether it changed the store. */
+  @FunctionalInterface
+  private interface Mutation {
+    boolean run();
+  }
+
+  /** Runs a mutation atomically for its key, then waits for synchronous listeners. */
+  private boolean mutate(String storeKey, Mutation mutation) {
+    boolean changed;
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      changed = mutation.run();
+    } catch (RuntimeException e) {
+      awaitSuppressing(e);
+      throw e;
+    }
+    dispatcher.awaitSynchronous();
+    return changed;
+  }
+
+  /**
+   * Reads the live entry; an expired one is removed (publishing its expiry) and read as absent.
+   * Callers hold the key's lock.
+   */
+  private StoredEntry readLive(K key, String storeKey, long now) {
+    StoredEntry entry = storage.read(storeKey);
+    if (entry != null && entry.isExpired(now)) {
+      expire(key, storeKey, entry);
+      return null;
+    }
+    return entry;
+  }
+
+  /** A read without the lock, falling back to a locked one only when it must. */
+  private StoredEntry readUnlocked(K key, String storeKey) {
+    StoredEntry entry = storage.read(storeKey);
+    if (entry == null) {
+      // Absent, or between the remove and the put of a writer of this JVM: wait for it.
+      return locks.isBusy(storeKey) ? readLocked(key, storeKey) : null;
+    }
+    return entry.isExpired(now()) ? expireLocked(key, storeKey) : entry;
+  }
+
+  private StoredEntry readLocked(K key, String storeKey) {
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      return readLive(key, storeKey, now());
+    }
+  }
+
+  /** Expires the entry under the key's lock; answers what is live there afterwards. */
+  private StoredEntry expireLocked(K key, String storeKey) {
+    return readLocked(key, storeKey);
+  }
+
+  private void expire(K key, String storeKey, StoredEntry entry) {
+    if (storage.delete(storeKey)) {
+      index.remove(storeKey);
+      statistics.evictions(1);
+      if (dispatcher.hasListenerFor(EventType.EXPIRED)) {
+        dispatcher.expired(this, key, value(entry));
+      }
+    }
+  }
+
+  /**
+   * Writes {@code value} over {@code current} (null when absent), with the creation or update
+   * expiry; publishes the event. Answers false when a creation expires at once (not stored).
+   */
+  private boolean writeEntry(K key, String storeKey, V value, StoredEntry current, long now) {
+    long expireAt;
+    if (current == null) {
+      expireAt = expiry.forCreation(now);
+      if (expireAt == ExpiryTimes.EXPIRED_NOW) {
+        return false;
+      }
+    } else {
+      expireAt = expiry.forUpdate(now);
+      if (expireAt == ExpiryTimes.UNCHANGED) {
+        expireAt = current.expireAt();
+      }
+    }
+    storage.write(storeKey, value, expireAt, current == null);
+    index.add(storeKey);
+    if (current == null) {
+      dispatcher.created(this, key, value);
+    } else if (dispatcher.hasListenerFor(EventType.UPDATED)) {
+      dispatcher.updated(this, key, value, value(current));
+    }
+    return true;
+  }
+
+  private boolean deleteEntry(K key, String storeKey, StoredEntry current) {
+    boolean removed = storage.delete(storeKey);
+    index.remove(storeKey);
+    if (removed && dispatcher.hasListenerFor(EventType.REMOVED)) {
+      dispatcher.removed(this, key, value(current));
+    }
+    return removed;
+  }
+
+  /** Access expiry for an entry read under the lock by a conditional operation. */
+  private void touch(String storeKey, StoredEntry current) {
+    long accessExpiry = expiry.forAccess(now());
+    if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != current.expireAt()) {
+      storage.rewrite(storeKey, current, accessExpiry);
+    }
+  }
+
+  private void awaitSynchronous(RuntimeException failure) {
+    try {
+      dispatcher.awaitSynchronous();
+    } catch (CacheEntryListenerException e) {
+      if (failure == null) {
+        throw e;
+      }
+      failure.addSuppressed(e);
+    }
+  }
+
+  private void awaitSuppressing(RuntimeException failure) {
+    try {
+      dispatcher.awaitSynchronous();
+    } catch (RuntimeException e) {
+      if (e != failure) {
+        failure.addSuppressed(e);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Keys, values, checks
+
+  private String storeKey(K key) {
+    Objects.requireNonNull(key, "a cache key cannot be null");
+    Class<K> keyType = configuration.getKeyType();
+    if (keyType != Object.class && !keyType.isInstance(key)) {
+      throw new ClassCastException(
+          "cache '" + name + "' holds keys of type " + keyType.getName() + ", not "
+              + key.getClass().getName());
+    }
+    return keys.storeKey(key);
+  }
+
+  @SuppressWarnings("unchecked")
+  private K cacheKey(String storeKey) {
+    return (K) keys.cacheKey(storeKey);
+  }
+
+  private void checkValue(V value) {
+    Objects.requireNonNull(value, "a cache value cannot be null");
+    Class<V> valueType = configuration.getValueType();
+    if (valueType != Object.class && !valueType.isInstance(value)) {
+      throw new ClassCastException(
+          "cache '" + name + "' holds values of type " + valueType.getName() + ", not "
+              + value.getClass().getName());
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private V value(StoredEntry entry) {
+    return (V) entry.copyOfValue();
+  }
+
+  private boolean readThrough() {
+    return loader != null && configuration.isReadThrough();
+  }
+
+  private static long now() {
+    return System.currentTimeMillis();
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("cache '" + name + "' is closed");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Configuration, management, lifecycle
+
+  @Override
+  public <C extends Configuration<K, V>> C getConfiguration(Class<C> clazz) {
+    synchronized (configuration) {
+      if (clazz.isInstance(configuration)) {
+        return clazz.cast(new MutableConfiguration<>(configuration));
+      }
+    }
+    throw new IllegalArgumentException(
+        "cache '" + name + "' has no configuration of type " + clazz.getName());
+  }
+
+  CompleteConfiguration<K, V> configuration() {
+    return configuration;
+  }
+
+  @Override
+  public void registerCacheEntryListener(CacheEntryListenerConfiguration<K, V> listener) {
+    requireOpen();
+    Objects.requireNonNull(listener, "listener configuration");
+    synchronized (configuration) {
+      configuration.addCacheEntryListenerConfiguration(listener);
+      dispatcher.register(listener);
+    }
+  }
+
+  @Override
+  public void deregisterCacheEntryListener(CacheEntryListenerConfiguration<K, V> listener) {
+    requireOpen();
+    Objects.requireNonNull(listener, "listener configuration");
+    synchronized (configuration) {
+      configuration.removeCacheEntryListenerConfiguration(listener);
+      closeQuietly(dispatcher.deregister(listener));
+    }
+  }
+
+  void setStatisticsEnabled(boolean enabled) {
+    synchronized (configuration) {
+      configuration.setStatisticsEnabled(enabled);
+      statistics.setEnabled(enabled);
+      ObjectName objectName = objectName(JmxRegistration.Type.STATISTICS);
+      if (enabled) {
+        JmxRegistration.register(statistics, objectName);
+      } else {
+        JmxRegistration.unregister(objectName);
+      }
+    }
+  }
+
+  void setManagementEnabled(boolean enabled) {
+    synchronized (configuration) {
+      configuration.setManagementEnabled(enabled);
+      ObjectName objectName = objectName(JmxRegistration.Type.CONFIGURATION);
+      if (enabled) {
+        JmxRegistration.register(configurationBean, objectName);
+      } else {
+        JmxRegistration.unregister(objectName);
+      }
+    }
+  }
+
+  private ObjectName objectName(JmxRegistration.Type type) {
+    return JmxRegistration.objectName(manager.getURI().toString(), name, type);
+  }
+
+  /** The statistics bean, whether or not it is registered. */
+  public CacheStatistics statistics() {
+    return statistics;
+  }
+
+  @Override
+  public String getName() {
+    return name;
+  }
+
+  @Override
+  public CacheManager getCacheManager() {
+    return manager;
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    synchronized (configuration) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      manager.forget(name, this);
+      JmxRegistration.unregister(objectName(JmxRegistration.Type.STATISTICS));
+      JmxRegistration.unregister(objectName(JmxRegistration.Type.CONFIGURATION));
+      for (Object closeable : closeables) {
+        closeQuietly(closeable);
+      }
+      for (Object listenerOrFilter : dispatcher.listenersAndFilters()) {
+        closeQuietly(listenerOrFilter);
+      }
+    }
+  }
+
+  private static void closeQuietly(Object resource) {
+    if (resource instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.warn("failed to close {}", resource, e);
+      }
+    }
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> clazz) {
+    if (clazz.isInstance(this)) {
+      return clazz.cast(this);
+    }
+    throw new IllegalArgumentException("cannot unwrap cache '" + name + "' to " + clazz.getName());
+  }
+
+  @Override
+  public String toString() {
+    return "MooncakeCache[" + name + "]";
+  }
+
+  /** Stands in for a missing completion listener. */
+  private enum NoCompletionListener implements CompletionListener {
+    INSTANCE;
+
+    @Override
+    public void onCompletion() {}
+
+    @Override
+    public void onException(Exception e) {}
+  }
+}

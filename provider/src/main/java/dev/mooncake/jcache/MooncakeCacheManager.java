@@ -1,0 +1,268 @@
+package dev.mooncake.jcache;
+
+import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.codec.DeserializationFilter;
+import dev.mooncake.jcache.codec.SerializationCodec;
+import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import dev.mooncake.jcache.storage.EntryStorage;
+import dev.mooncake.jcache.storage.KeyNamespace;
+import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.store.StoreFactory;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.cache.Cache;
+import javax.cache.CacheException;
+import javax.cache.CacheManager;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.Configuration;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.spi.CachingProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One provider URI (a Mooncake JSON config) and class loader: one store connection (or in-process
+ * store), its lanes, and the caches on it. Closing the manager closes its caches and the store.
+ */
+public final class MooncakeCacheManager implements CacheManager {
+  private static final Logger LOG = LoggerFactory.getLogger(MooncakeCacheManager.class);
+  private static final AtomicInteger MANAGER_IDS = new AtomicInteger();
+
+  private final MooncakeCachingProvider provider;
+  private final URI uri;
+  private final ClassLoader classLoader;
+  private final Properties properties;
+  private final MooncakeConfig config;
+  private final ObjectStore store;
+  private final Lanes lanes;
+  private final KeyLocks locks = new LocalKeyLocks();
+  private final Codec codec;
+  private final ExecutorService events;
+  private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  public MooncakeCacheManager(
+      MooncakeCachingProvider provider,
+      URI uri,
+      ClassLoader classLoader,
+      Properties properties,
+      MooncakeConfig config) {
+    this.provider = provider;
+    this.uri = uri;
+    this.classLoader = classLoader;
+    this.properties = properties;
+    this.config = config;
+    String id = "m" + MANAGER_IDS.incrementAndGet();
+    this.codec = new TypedCodec(new SerializationCodec(
+        new DeserializationFilter(config.deserializationAllowList()), classLoader));
+    this.store = StoreFactory.open(config);
+    this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
+        config.singleCallsOnLanes(), id);
+    this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
+    LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
+  }
+
+  @Override
+  public <K, V, C extends Configuration<K, V>> Cache<K, V> createCache(
+      String cacheName, C configuration) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    Objects.requireNonNull(configuration, "cache configuration");
+    if (!configuration.isStoreByValue()) {
+      throw new UnsupportedOperationException("cache '" + cacheName + "': store-by-reference is"
+          + " not supported; every entry is stored as bytes in Mooncake (use setStoreByValue(true))");
+    }
+    synchronized (caches) {
+      if (caches.containsKey(cacheName)) {
+        throw new CacheException("cache '" + cacheName + "' already exists in " + uri);
+      }
+      return newCache(cacheName, effectiveConfiguration(cacheName, configuration));
+    }
+  }
+
+  /** The configuration a cache gets: the file's settings for that name, overridden by the call's. */
+  private <K, V> MutableConfiguration<K, V> effectiveConfiguration(
+      String cacheName, Configuration<K, V> given) {
+    if (given instanceof CompleteConfiguration<K, V> complete) {
+      return new MutableConfiguration<>(complete);
+    }
+    MutableConfiguration<K, V> copy = new MutableConfiguration<>();
+    copy.setTypes(given.getKeyType(), given.getValueType());
+    copy.setStoreByValue(given.isStoreByValue());
+    return copy;
+  }
+
+  private <K, V> MooncakeCache<K, V> newCache(String cacheName, MutableConfiguration<K, V> c) {
+    KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
+    EntryStorage storage = new EntryStorage(cacheName, store, lanes, codec);
+    MooncakeCache<K, V> cache =
+        new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, events);
+    caches.put(cacheName, cache);
+    return cache;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, V> Cache<K, V> getCache(String cacheName, Class<K> keyType, Class<V> valueType) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    Objects.requireNonNull(keyType, "key type");
+    Objects.requireNonNull(valueType, "value type");
+    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    if (cache == null) {
+      return null;
+    }
+    CompleteConfiguration<?, ?> c = cache.configuration();
+    if (c.getKeyType() != keyType) {
+      throw new ClassCastException("cache '" + cacheName + "' has key type "
+          + c.getKeyType().getName() + ", not " + keyType.getName());
+    }
+    if (c.getValueType() != valueType) {
+      throw new ClassCastException("cache '" + cacheName + "' has value type "
+          + c.getValueType().getName() + ", not " + valueType.getName());
+    }
+    return (Cache<K, V>) cache;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, V> Cache<K, V> getCache(String cacheName) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    return (Cache<K, V>) caches.get(cacheName);
+  }
+
+  @Override
+  public Iterable<String> getCacheNames() {
+    requireOpen();
+    return List.copyOf(new ArrayList<>(caches.keySet()));
+  }
+
+  @Override
+  public void destroyCache(String cacheName) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.clear();
+      cache.close();
+    }
+  }
+
+  @Override
+  public void enableManagement(String cacheName, boolean enabled) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.setManagementEnabled(enabled);
+    }
+  }
+
+  @Override
+  public void enableStatistics(String cacheName, boolean enabled) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cache name");
+    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.setStatisticsEnabled(enabled);
+    }
+  }
+
+  /** Called by a closing cache. */
+  void forget(String cacheName, MooncakeCache<?, ?> cache) {
+    caches.remove(cacheName, cache);
+  }
+
+  @Override
+  public CachingProvider getCachingProvider() {
+    return provider;
+  }
+
+  @Override
+  public URI getURI() {
+    return uri;
+  }
+
+  @Override
+  public ClassLoader getClassLoader() {
+    return classLoader;
+  }
+
+  @Override
+  public Properties getProperties() {
+    return properties;
+  }
+
+  /** The validated settings this manager runs on. */
+  public MooncakeConfig config() {
+    return config;
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    synchronized (caches) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    for (MooncakeCache<?, ?> cache : new ArrayList<>(caches.values())) {
+      try {
+        cache.close();
+      } catch (RuntimeException e) {
+        LOG.warn("failed to close cache {}", cache.getName(), e);
+      }
+    }
+    caches.clear();
+    provider.forget(this);
+    events.shutdown();
+    lanes.close();
+    store.close();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> clazz) {
+    if (clazz.isInstance(this)) {
+      return clazz.cast(this);
+    }
+    throw new IllegalArgumentException("cannot unwrap the cache manager to " + clazz.getName());
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("cache manager " + uri + " is closed");
+    }
+  }
+
+  static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

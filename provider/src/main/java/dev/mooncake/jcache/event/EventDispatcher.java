@@ -1,0 +1,169 @@
+package dev.mooncake.jcache.event;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import javax.cache.Cache;
+import javax.cache.configuration.CacheEntryListenerConfiguration;
+import javax.cache.event.CacheEntryEventFilter;
+import javax.cache.event.CacheEntryListener;
+import javax.cache.event.CacheEntryListenerException;
+import javax.cache.event.EventType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers entry events to registered listeners. Events are published while the cache holds the
+ * key's lock (so their order per key is the order of the mutations) and delivered on the executor;
+ * a synchronous listener's delivery is awaited by {@link #awaitSynchronous()} after the lock is
+ * released, so a slow listener never blocks other writers of the key longer than necessary.
+ */
+public final class EventDispatcher<K, V> {
+  private static final Logger LOG = LoggerFactory.getLogger(EventDispatcher.class);
+
+  private final Executor executor;
+  private final List<Registration<K, V>> registrations = new CopyOnWriteArrayList<>();
+  private final ThreadLocal<List<CompletableFuture<Void>>> pending =
+      ThreadLocal.withInitial(ArrayList::new);
+
+  public EventDispatcher(Executor executor) {
+    this.executor = executor;
+  }
+
+  /** Creates the listener and filter from the configuration's factories and registers them. */
+  public void register(CacheEntryListenerConfiguration<K, V> configuration) {
+    CacheEntryListener<? super K, ? super V> listener =
+        configuration.getCacheEntryListenerFactory().create();
+    CacheEntryEventFilter<? super K, ? super V> filter =
+        configuration.getCacheEntryEventFilterFactory() == null
+            ? event -> true
+            : configuration.getCacheEntryEventFilterFactory().create();
+    registrations.add(new Registration<>(configuration, listener, filter));
+  }
+
+  /** Removes the registration made from an equal configuration; its listener is returned. */
+  public Object deregister(CacheEntryListenerConfiguration<K, V> configuration) {
+    for (Registration<K, V> registration : registrations) {
+      if (registration.configuration.equals(configuration)) {
+        registrations.remove(registration);
+        return registration.listener;
+      }
+    }
+    return null;
+  }
+
+  /** The listeners (and filters) currently registered, for closing them. */
+  public Collection<Object> listenersAndFilters() {
+    List<Object> all = new ArrayList<>();
+    for (Registration<K, V> registration : registrations) {
+      all.add(registration.listener);
+      all.add(registration.filter);
+    }
+    return all;
+  }
+
+  /** Whether any listener wants events of this type (so callers can skip building them). */
+  public boolean hasListenerFor(EventType type) {
+    for (Registration<K, V> registration : registrations) {
+      if (registration.accepts(type)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public void created(Cache<K, V> cache, K key, V value) {
+    publish(cache, EventType.CREATED, key, value, null, false);
+  }
+
+  public void updated(Cache<K, V> cache, K key, V value, V oldValue) {
+    publish(cache, EventType.UPDATED, key, value, oldValue, true);
+  }
+
+  public void removed(Cache<K, V> cache, K key, V oldValue) {
+    publish(cache, EventType.REMOVED, key, oldValue, oldValue, true);
+  }
+
+  public void expired(Cache<K, V> cache, K key, V oldValue) {
+    publish(cache, EventType.EXPIRED, key, oldValue, oldValue, true);
+  }
+
+  private void publish(Cache<K, V> cache, EventType type, K key, V value, V old, boolean hasOld) {
+    if (registrations.isEmpty()) {
+      return;
+    }
+    EntryEvent<K, V> event = null;
+    for (Registration<K, V> registration : registrations) {
+      if (!registration.accepts(type)) {
+        continue;
+      }
+      if (event == null) {
+        event = new EntryEvent<>(cache, type, key, value, old, hasOld);
+      }
+      if (!passes(registration, event)) {
+        continue;
+      }
+      EntryEvent<K, V> delivered = event;
+      CompletableFuture<Void> future = registration.queues.compute(key, (k, queue) ->
+          queue == null
+              ? CompletableFuture.runAsync(() -> registration.deliver(delivered), executor)
+              : queue.handleAsync((ignored, error) -> {
+                  registration.deliver(delivered);
+                  return null;
+                }, executor));
+      future.whenComplete((ignored, error) -> {
+        registration.queues.remove(key, future);
+        if (error != null && !registration.configuration.isSynchronous()) {
+          LOG.warn("asynchronous cache entry listener failed", error);
+        }
+      });
+      if (registration.configuration.isSynchronous()) {
+        pending.get().add(future);
+      }
+    }
+  }
+
+  private static <K, V> boolean passes(Registration<K, V> registration, EntryEvent<K, V> event) {
+    try {
+      return registration.filter.evaluate(event);
+    } catch (CacheEntryListenerException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CacheEntryListenerException(e);
+    }
+  }
+
+  /**
+   * Waits for the synchronous listeners of the events this thread published; a listener's failure
+   * is rethrown as a {@link CacheEntryListenerException}.
+   */
+  public void awaitSynchronous() {
+    List<CompletableFuture<Void>> futures = pending.get();
+    if (futures.isEmpty()) {
+      return;
+    }
+    CompletableFuture<?>[] all = futures.toArray(CompletableFuture[]::new);
+    futures.clear();
+    try {
+      CompletableFuture.allOf(all).join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof CacheEntryListenerException listenerFailure) {
+        throw listenerFailure;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new CacheEntryListenerException(cause);
+    }
+  }
+
+  /** Forgets this thread's pending synchronous deliveries (after a failed operation). */
+  public void ignoreSynchronous() {
+    pending.get().clear();
+  }
+}

@@ -1,0 +1,71 @@
+package dev.mooncake.jcache.expiry;
+
+import java.util.function.Supplier;
+import javax.cache.expiry.Duration;
+import javax.cache.expiry.ExpiryPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns an {@link ExpiryPolicy}'s durations into absolute expiry times (epoch millis) as stored in
+ * the value header. A policy that throws is logged and treated as "no change" (the spec leaves the
+ * entry's expiry as it was; for a creation, eternal).
+ */
+public final class ExpiryTimes {
+  /** The entry never expires. */
+  public static final long ETERNAL = Long.MAX_VALUE;
+  /** Keep the entry's current expiry time. */
+  public static final long UNCHANGED = Long.MIN_VALUE;
+  /** The entry is expired as of now (Duration.ZERO). */
+  public static final long EXPIRED_NOW = 0L;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExpiryTimes.class);
+
+  private final ExpiryPolicy policy;
+
+  public ExpiryTimes(ExpiryPolicy policy) {
+    this.policy = policy;
+  }
+
+  public ExpiryPolicy policy() {
+    return policy;
+  }
+
+  /** The expiry time of an entry created now: never {@link #UNCHANGED}. */
+  public long forCreation(long nowMillis) {
+    long time = compute(policy::getExpiryForCreation, nowMillis);
+    return time == UNCHANGED ? ETERNAL : time;
+  }
+
+  /** The expiry time of an entry updated now, or {@link #UNCHANGED}. */
+  public long forUpdate(long nowMillis) {
+    return compute(policy::getExpiryForUpdate, nowMillis);
+  }
+
+  /** The expiry time of an entry read now, or {@link #UNCHANGED}. */
+  public long forAccess(long nowMillis) {
+    return compute(policy::getExpiryForAccess, nowMillis);
+  }
+
+  private static long compute(Supplier<Duration> call, long nowMillis) {
+    Duration duration;
+    try {
+      duration = call.get();
+    } catch (RuntimeException e) {
+      LOG.warn("the expiry policy failed; keeping the entry's expiry time", e);
+      return UNCHANGED;
+    }
+    if (duration == null) {
+      return UNCHANGED;
+    }
+    if (duration.isZero()) {
+      return EXPIRED_NOW;
+    }
+    if (duration.isEternal()) {
+      return ETERNAL;
+    }
+    long time = duration.getAdjustedTime(nowMillis);
+    // getAdjustedTime saturates at Long.MAX_VALUE: a finite duration must not read as eternal.
+    return time == ETERNAL ? ETERNAL - 1 : time;
+  }
+}

@@ -1,0 +1,225 @@
+package dev.mooncake.jcache.storage;
+
+import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.lane.Lane;
+import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.store.BufferPool;
+import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.store.StoreStatus;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.cache.CacheException;
+
+/**
+ * One cache's view of the store: values with their header in, {@link StoredEntry StoredEntries}
+ * out, every call on its lane, every failure a {@link CacheException} naming the operation, the
+ * cache and Mooncake's code. It knows nothing of JCache semantics (expiry, events, locking): that
+ * is {@code MooncakeCache}'s job.
+ */
+public final class EntryStorage {
+  /** Reads start with a buffer this large and grow to the largest value seen. */
+  private static final int MIN_READ_BUFFER = 4096;
+  /** How often a read retries an object whose put is still in flight before calling it absent. */
+  private static final int NOT_READY_RETRIES = 50;
+
+  private final String cacheName;
+  private final ObjectStore store;
+  private final BufferPool buffers;
+  private final Lanes lanes;
+  private final Codec codec;
+  private volatile int readBufferSize = MIN_READ_BUFFER;
+
+  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec) {
+    this.cacheName = cacheName;
+    this.store = store;
+    this.buffers = store.buffers();
+    this.lanes = lanes;
+    this.codec = codec;
+  }
+
+  /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
+  public StoredEntry read(String key) {
+    return lanes.call(Lane.RETRIEVE, () -> readNow(key));
+  }
+
+  private StoredEntry readNow(String key) {
+    int size = readBufferSize;
+    for (int attempt = 0; ; attempt++) {
+      ByteBuffer buffer = buffers.acquire(size);
+      try {
+        long result = store.getInto(key, buffer);
+        if (result >= 0) {
+          return decode(key, buffer, result);
+        }
+        if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
+          return null;
+        }
+        if (result == StoreStatus.REPLICA_IS_NOT_READY.code()) {
+          if (attempt >= NOT_READY_RETRIES) {
+            return null; // a put still in flight is not yet visible
+          }
+          Thread.onSpinWait();
+          continue;
+        }
+        // A too-small buffer fails without saying the size: ask for it once.
+        long needed = store.getSize(key);
+        if (needed == StoreStatus.OBJECT_NOT_FOUND.code()) {
+          return null;
+        }
+        if (needed > buffer.capacity() && attempt == 0) {
+          size = checkedSize(needed, key);
+          growReadBuffer(size);
+          continue;
+        }
+        throw failure("get", key, result);
+      } finally {
+        buffers.release(buffer);
+      }
+    }
+  }
+
+  /** Reads many entries in one batch call; absent keys are missing from the result. */
+  public Map<String, StoredEntry> readAll(List<String> keys) {
+    Map<String, StoredEntry> found = new LinkedHashMap<>();
+    if (keys.isEmpty()) {
+      return found;
+    }
+    if (keys.size() == 1) {
+      StoredEntry entry = read(keys.get(0));
+      if (entry != null) {
+        found.put(keys.get(0), entry);
+      }
+      return found;
+    }
+    String[] array = keys.toArray(String[]::new);
+    ByteBuffer[] targets = new ByteBuffer[array.length];
+    int size = readBufferSize;
+    try {
+      for (int i = 0; i < array.length; i++) {
+        targets[i] = buffers.acquire(size);
+      }
+      long[] results =
+          lanes.submit(Lane.RETRIEVE, () -> store.batchGetInto(array, targets)).join();
+      for (int i = 0; i < array.length; i++) {
+        if (results[i] >= 0) {
+          found.put(array[i], decode(array[i], targets[i], results[i]));
+        } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
+          StoredEntry entry = read(array[i]); // too small or in flight: the single path copes
+          if (entry != null) {
+            found.put(array[i], entry);
+          }
+        }
+      }
+      return found;
+    } finally {
+      for (ByteBuffer target : targets) {
+        if (target != null) {
+          buffers.release(target);
+        }
+      }
+    }
+  }
+
+  /** 1 when present, 0 when absent. */
+  public boolean exists(String key) {
+    int result = lanes.call(Lane.LOOKUP, () -> store.isExist(key));
+    if (result < 0) {
+      throw failure("exists", key, result);
+    }
+    return result == 1;
+  }
+
+  /**
+   * Stores {@code value} under {@code key}, replacing what is there. Mooncake's put never
+   * overwrites, so this is remove (with force: reads hold leases) then put. Callers hold the key's
+   * lock, so no writer of this JVM can slip in between.
+   *
+   * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
+   */
+  public void write(String key, Object value, long expireAt, boolean knownAbsent) {
+    Codec.Encoded encoded = codec.encode(value);
+    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent);
+  }
+
+  /** Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding. */
+  public void rewrite(String key, StoredEntry entry, long expireAt) {
+    putBytes(key, entry.format(), entry.payload(), expireAt, false);
+  }
+
+  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent) {
+    int total = ValueHeader.SIZE + payload.length;
+    ByteBuffer buffer = buffers.acquire(total);
+    try {
+      ValueHeader.write(buffer, 0, format, expireAt, payload.length);
+      buffer.put(ValueHeader.SIZE, payload);
+      buffer.limit(total);
+      if (!absent) {
+        deleteNow(key);
+      }
+      int result = lanes.call(Lane.STORE, () -> store.put(key, buffer));
+      if (result != 0) {
+        throw failure("put", key, result);
+      }
+    } finally {
+      buffers.release(buffer);
+    }
+  }
+
+  /** Removes the object; true when there was one. */
+  public boolean delete(String key) {
+    return deleteNow(key);
+  }
+
+  private boolean deleteNow(String key) {
+    int result = lanes.call(Lane.DELETE, () -> store.remove(key, true));
+    if (result == 0) {
+      return true;
+    }
+    if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
+      return false;
+    }
+    throw failure("remove", key, result);
+  }
+
+  /** Removes every object whose key starts with {@code prefix}; the count removed. */
+  public long deleteByPrefix(String prefixPattern) {
+    long result = lanes.call(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
+    if (result < 0) {
+      throw failure("remove_by_regex", prefixPattern, result);
+    }
+    return result;
+  }
+
+  private StoredEntry decode(String key, ByteBuffer buffer, long length) {
+    ValueHeader.check(buffer, 0, length, key);
+    byte[] payload = new byte[(int) length - ValueHeader.SIZE];
+    buffer.get(ValueHeader.SIZE, payload);
+    return new StoredEntry(
+        ValueHeader.format(buffer, 0), ValueHeader.expireAt(buffer, 0), payload, codec);
+  }
+
+  private void growReadBuffer(int size) {
+    // Remember large values so the next read needs one round trip, within reason.
+    if (size > readBufferSize && size <= (1 << 20)) {
+      readBufferSize = size;
+    }
+  }
+
+  private int checkedSize(long needed, String key) {
+    if (needed > buffers.maxBufferSize() || needed > Integer.MAX_VALUE - 8) {
+      throw new CacheException(
+          "get on cache '" + cacheName + "' failed: stored object '" + key + "' has " + needed
+              + " bytes, more than the largest transfer buffer (" + buffers.maxBufferSize()
+              + " bytes, local_buffer_size)");
+    }
+    return (int) needed;
+  }
+
+  private CacheException failure(String operation, String key, long code) {
+    return new CacheException(
+        operation + " on cache '" + cacheName + "' failed for store key '" + key + "': "
+            + StoreStatus.describe(code) + " (" + store.describe() + ")");
+  }
+}
