@@ -191,6 +191,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     long start = statistics.start();
     Map<K, V> result = new HashMap<>();
     try {
+      Map<String, Long> stamps = new HashMap<>();
+      for (String storeKey : byStoreKey.keySet()) {
+        stamps.put(storeKey, locks.readStamp(storeKey));
+      }
       Map<String, StoredEntry> found = storage.readAll(new ArrayList<>(byStoreKey.keySet()));
       long now = now();
       List<K> missing = new ArrayList<>();
@@ -199,7 +203,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
         if (entry != null && entry.isExpired(now)) {
           entry = expireLocked(e.getValue(), e.getKey());
         }
-        if (entry == null && locks.isBusy(e.getKey())) {
+        if (entry == null && locks.mayHaveChanged(e.getKey(), stamps.get(e.getKey()))) {
           entry = readLocked(e.getValue(), e.getKey());
         }
         if (entry == null) {
@@ -861,10 +865,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
 
   /** A read without the lock, falling back to a locked one only when it must. */
   private StoredEntry readUnlocked(K key, String storeKey) {
+    long stamp = locks.readStamp(storeKey);
     StoredEntry entry = storage.read(storeKey);
     if (entry == null) {
       // Absent, or between the remove and the put of a writer of this JVM: wait for it.
-      return locks.isBusy(storeKey) ? readLocked(key, storeKey) : null;
+      return locks.mayHaveChanged(storeKey, stamp) ? readLocked(key, storeKey) : null;
     }
     return entry.isExpired(now()) ? expireLocked(key, storeKey) : entry;
   }

@@ -61,6 +61,17 @@ public final class MooncakeCacheManager implements CacheManager {
       ClassLoader classLoader,
       Properties properties,
       MooncakeConfig config) {
+    this(provider, uri, classLoader, properties, config, StoreFactory.open(config));
+  }
+
+  /** A manager on a store opened elsewhere (tests share one store between tenants this way). */
+  MooncakeCacheManager(
+      MooncakeCachingProvider provider,
+      URI uri,
+      ClassLoader classLoader,
+      Properties properties,
+      MooncakeConfig config,
+      ObjectStore store) {
     this.provider = provider;
     this.uri = uri;
     this.classLoader = classLoader;
@@ -69,7 +80,7 @@ public final class MooncakeCacheManager implements CacheManager {
     String id = "m" + MANAGER_IDS.incrementAndGet();
     this.codec = new TypedCodec(new SerializationCodec(
         new DeserializationFilter(config.deserializationAllowList()), classLoader));
-    this.store = StoreFactory.open(config);
+    this.store = store;
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
         config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));

@@ -5,14 +5,25 @@ package dev.mooncake.jcache.lock;
  * Unrelated keys never wait on each other. This is the seam for atomicity across JVMs that share a
  * Mooncake cluster: a distributed implementation replaces {@link LocalKeyLocks} here and nowhere
  * else.
+ *
+ * <p>Plain reads take no lock. Because Mooncake's put never overwrites, a writer replaces a value
+ * by remove-then-put, and an unlocked read can fall into that gap. Readers therefore take a
+ * {@link #readStamp} before reading and, when they find nothing, ask {@link #mayHaveChanged}: if
+ * a lock on the key may have been held meanwhile, they read again under the lock.
  */
 public interface KeyLocks {
 
   /** Blocks until this thread holds the key's lock. Re-entrant. */
   Held lock(String key);
 
-  /** Whether some thread holds (or waits for) the key's lock right now; a hint, never a guarantee. */
-  boolean isBusy(String key);
+  /** A stamp to take before an unlocked read of the key. */
+  long readStamp(String key);
+
+  /**
+   * Whether a lock on the key may have been held at any time since {@code stamp} was taken. False
+   * positives are allowed (they cost a locked re-read); false negatives are not.
+   */
+  boolean mayHaveChanged(String key, long stamp);
 
   /** A held lock; closing it releases it. */
   interface Held extends AutoCloseable {

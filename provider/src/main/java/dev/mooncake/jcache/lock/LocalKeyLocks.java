@@ -1,29 +1,49 @@
 package dev.mooncake.jcache.lock;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Per-key locks for one JVM. A lock exists only while some thread holds or waits for it (counted
- * references), so memory stays proportional to the keys in use, not the keys ever seen.
+ * references), so memory stays proportional to the keys in use, not the keys ever seen. Read
+ * stamps come from striped counters: each stripe counts lock acquisitions and current holders of
+ * the keys hashed to it, so a reader can tell cheaply whether a writer may have overlapped it.
  */
 public final class LocalKeyLocks implements KeyLocks {
+  private static final int STRIPES = 4096; // a power of two
+  private static final long BUSY = -1L;
+
   private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
+  private final AtomicLongArray acquisitions = new AtomicLongArray(STRIPES);
+  private final AtomicIntegerArray holders = new AtomicIntegerArray(STRIPES);
 
   @Override
   public Held lock(String key) {
+    int stripe = stripe(key);
+    // Announce before taking the lock, so a reader's stamp sees any writer that may follow.
+    holders.incrementAndGet(stripe);
+    acquisitions.incrementAndGet(stripe);
     Entry entry = locks.compute(key, (k, existing) -> {
       Entry e = existing == null ? new Entry() : existing;
       e.users++;
       return e;
     });
     entry.lock.lock();
-    return () -> release(key, entry);
+    return () -> release(key, entry, stripe);
   }
 
   @Override
-  public boolean isBusy(String key) {
-    return locks.containsKey(key);
+  public long readStamp(String key) {
+    int stripe = stripe(key);
+    long stamp = acquisitions.get(stripe); // read before holders: see lock()'s order
+    return holders.get(stripe) > 0 ? BUSY : stamp;
+  }
+
+  @Override
+  public boolean mayHaveChanged(String key, long stamp) {
+    return stamp == BUSY || acquisitions.get(stripe(key)) != stamp;
   }
 
   /** How many keys have a lock right now (for tests). */
@@ -31,9 +51,15 @@ public final class LocalKeyLocks implements KeyLocks {
     return locks.size();
   }
 
-  private void release(String key, Entry entry) {
+  private void release(String key, Entry entry, int stripe) {
     entry.lock.unlock();
     locks.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
+    holders.decrementAndGet(stripe);
+  }
+
+  private static int stripe(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 
   private static final class Entry {

@@ -1,0 +1,44 @@
+package dev.mooncake.jcache;
+
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.store.StoreFactory;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import javax.cache.Cache;
+import javax.cache.configuration.MutableConfiguration;
+
+/** Builds managers and caches for tests and closes them all afterwards. */
+final class JCacheFixture implements AutoCloseable {
+  private final MooncakeCachingProvider provider = new MooncakeCachingProvider();
+  private final List<AutoCloseable> opened = new ArrayList<>();
+
+  /** A manager on its own in-process store. */
+  MooncakeCacheManager manager(MooncakeConfig config) {
+    return manager(config, StoreFactory.open(config));
+  }
+
+  /** A manager on a given store (which may be shared with other managers). */
+  MooncakeCacheManager manager(MooncakeConfig config, ObjectStore store) {
+    MooncakeCacheManager manager = new MooncakeCacheManager(provider,
+        URI.create("test:" + config.tenantId() + "-" + opened.size()),
+        getClass().getClassLoader(), new Properties(), config, store);
+    opened.add(manager);
+    return manager;
+  }
+
+  <K, V> Cache<K, V> cache(String name, Class<K> keyType, Class<V> valueType) {
+    return manager(TestConfigs.inProcess())
+        .createCache(name, new MutableConfiguration<K, V>().setTypes(keyType, valueType));
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (AutoCloseable closeable : opened) {
+      closeable.close();
+    }
+  }
+}

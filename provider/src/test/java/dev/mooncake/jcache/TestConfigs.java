@@ -1,0 +1,23 @@
+package dev.mooncake.jcache;
+
+import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.config.MooncakeConfig;
+import java.util.List;
+
+/** Configs for tests: the built-in defaults with one thing changed. */
+final class TestConfigs {
+  private TestConfigs() {}
+
+  static MooncakeConfig inProcess() {
+    return ConfigLoader.defaults();
+  }
+
+  static MooncakeConfig withTenantAndAllowList(
+      MooncakeConfig d, String tenant, List<String> allowList) {
+    return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
+        d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
+        d.globalSegmentSize(), d.localBufferSize(), d.enableOffload(), tenant, d.library(),
+        d.numWorkers(), d.perOpWorkers(), d.singleCallsOnLanes(), d.replica(),
+        d.operationTimeout(), d.eviction(), allowList, d.caches(), d.strict());
+  }
+}
