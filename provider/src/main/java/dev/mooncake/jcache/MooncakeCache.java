@@ -35,6 +35,7 @@ import javax.cache.configuration.Configuration;
 import javax.cache.configuration.MutableConfiguration;
 import javax.cache.event.CacheEntryListenerException;
 import javax.cache.event.EventType;
+import javax.cache.expiry.EternalExpiryPolicy;
 import javax.cache.integration.CacheLoaderException;
 import javax.cache.integration.CacheWriterException;
 import javax.cache.integration.CompletionListener;
@@ -325,6 +326,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     checkValue(value);
     long start = statistics.start();
     boolean written = mutate(storeKey, () -> {
+      if (blindWritesAllowed()) {
+        writer.write(new CacheEntry<>(key, value));
+        return blindWrite(key, storeKey, value);
+      }
       StoredEntry current = readLive(key, storeKey, now());
       writer.write(new CacheEntry<>(key, value));
       return writeEntry(key, storeKey, value, current, now());
@@ -333,6 +338,27 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
       statistics.puts(1);
       statistics.putTime(start);
     }
+  }
+
+  /**
+   * Whether a put may skip reading the old entry: nothing depends on it when entries never expire
+   * and no listener wants updated or expired events. Saves Mooncake one round trip per put.
+   */
+  private boolean blindWritesAllowed() {
+    return expiry.policy() instanceof EternalExpiryPolicy
+        && !dispatcher.hasListenerFor(EventType.UPDATED)
+        && !dispatcher.hasListenerFor(EventType.EXPIRED);
+  }
+
+  /** A put that learns from the remove whether the key existed, instead of reading it first. */
+  private boolean blindWrite(K key, String storeKey, V value) {
+    boolean existed = storage.delete(storeKey);
+    storage.write(storeKey, value, ExpiryTimes.ETERNAL, true);
+    index.add(storeKey);
+    if (!existed) {
+      dispatcher.created(this, key, value);
+    }
+    return true;
   }
 
   @Override
@@ -388,21 +414,15 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
         }
       }
     }
-    int puts = 0;
+    int puts;
     try {
+      Map<String, Map.Entry<? extends K, ? extends V>> toWrite = new java.util.TreeMap<>();
       for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : byStoreKey.entrySet()) {
-        K key = e.getValue().getKey();
-        if (notWritten.contains(key)) {
-          continue;
-        }
-        V value = e.getValue().getValue();
-        try (KeyLocks.Held held = locks.lock(e.getKey())) {
-          StoredEntry current = readLive(key, e.getKey(), now());
-          if (writeEntry(key, e.getKey(), value, current, now())) {
-            puts++;
-          }
+        if (!notWritten.contains(e.getValue().getKey())) {
+          toWrite.put(e.getKey(), e.getValue());
         }
       }
+      puts = writeBatch(toWrite);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -414,6 +434,59 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     }
     if (writerFailure != null) {
       throw writerFailure;
+    }
+  }
+
+  /**
+   * Writes many entries with one batch read and one batch put. The keys' locks are taken in store
+   * key order (the map is sorted), so two batches never deadlock; single-key operations hold one
+   * lock at a time. Answers how many entries were stored.
+   */
+  private int writeBatch(Map<String, Map.Entry<? extends K, ? extends V>> sorted) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    List<KeyLocks.Held> held = new ArrayList<>(sorted.size());
+    try {
+      for (String storeKey : sorted.keySet()) {
+        held.add(locks.lock(storeKey));
+      }
+      boolean blind = blindWritesAllowed();
+      Map<String, StoredEntry> current =
+          blind ? Map.of() : storage.readAll(new ArrayList<>(sorted.keySet()));
+      long now = now();
+      List<EntryStorage.Write> writes = new ArrayList<>(sorted.size());
+      List<StoredEntry> previous = new ArrayList<>(sorted.size());
+      for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : sorted.entrySet()) {
+        K key = e.getValue().getKey();
+        StoredEntry entry = current.get(e.getKey());
+        if (entry != null && entry.isExpired(now)) {
+          expire(key, e.getKey(), entry);
+          entry = null;
+        }
+        long expireAt = blind ? ExpiryTimes.ETERNAL : expiryForWrite(entry, now);
+        if (expireAt == NOT_STORED) {
+          continue;
+        }
+        writes.add(new EntryStorage.Write(
+            e.getKey(), e.getValue().getValue(), expireAt, !blind && entry == null));
+        previous.add(entry);
+      }
+      boolean[] replaced = storage.writeAll(writes);
+      for (int i = 0; i < writes.size(); i++) {
+        EntryStorage.Write write = writes.get(i);
+        index.add(write.key());
+        @SuppressWarnings("unchecked")
+        K key = (K) sorted.get(write.key()).getKey();
+        @SuppressWarnings("unchecked")
+        V value = (V) write.value();
+        publishWrite(key, value, blind ? null : previous.get(i), blind && replaced[i]);
+      }
+      return writes.size();
+    } finally {
+      for (int i = held.size() - 1; i >= 0; i--) {
+        held.get(i).close();
+      }
     }
   }
 
@@ -900,26 +973,36 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
    * expiry; publishes the event. Answers false when a creation expires at once (not stored).
    */
   private boolean writeEntry(K key, String storeKey, V value, StoredEntry current, long now) {
-    long expireAt;
-    if (current == null) {
-      expireAt = expiry.forCreation(now);
-      if (expireAt == ExpiryTimes.EXPIRED_NOW) {
-        return false;
-      }
-    } else {
-      expireAt = expiry.forUpdate(now);
-      if (expireAt == ExpiryTimes.UNCHANGED) {
-        expireAt = current.expireAt();
-      }
+    long expireAt = expiryForWrite(current, now);
+    if (expireAt == NOT_STORED) {
+      return false;
     }
     storage.write(storeKey, value, expireAt, current == null);
     index.add(storeKey);
+    publishWrite(key, value, current, false);
+    return true;
+  }
+
+  /** Returned by {@link #expiryForWrite} for a creation that expires at once (not stored). */
+  private static final long NOT_STORED = Long.MIN_VALUE + 1;
+
+  /** The expiry time of a value written over {@code current} (null when absent). */
+  private long expiryForWrite(StoredEntry current, long now) {
     if (current == null) {
+      long expireAt = expiry.forCreation(now);
+      return expireAt == ExpiryTimes.EXPIRED_NOW ? NOT_STORED : expireAt;
+    }
+    long expireAt = expiry.forUpdate(now);
+    return expireAt == ExpiryTimes.UNCHANGED ? current.expireAt() : expireAt;
+  }
+
+  /** Publishes CREATED or UPDATED for a write over {@code current}. */
+  private void publishWrite(K key, V value, StoredEntry current, boolean replacedUnread) {
+    if (current == null && !replacedUnread) {
       dispatcher.created(this, key, value);
-    } else if (dispatcher.hasListenerFor(EventType.UPDATED)) {
+    } else if (current != null && dispatcher.hasListenerFor(EventType.UPDATED)) {
       dispatcher.updated(this, key, value, value(current));
     }
-    return true;
   }
 
   private boolean deleteEntry(K key, String storeKey, StoredEntry current) {

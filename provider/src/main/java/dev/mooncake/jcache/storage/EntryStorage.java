@@ -143,18 +143,61 @@ public final class EntryStorage {
     putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent);
   }
 
+  /**
+   * One value to write in a batch.
+   *
+   * @param key the store key
+   * @param value the value to encode
+   * @param expireAt its expiry time
+   * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
+   */
+  public record Write(String key, Object value, long expireAt, boolean knownAbsent) {}
+
+  /**
+   * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
+   * write, whether the remove found an object (for callers that did not read first).
+   */
+  public boolean[] writeAll(List<Write> writes) {
+    boolean[] replaced = new boolean[writes.size()];
+    if (writes.isEmpty()) {
+      return replaced;
+    }
+    String[] keys = new String[writes.size()];
+    ByteBuffer[] values = new ByteBuffer[writes.size()];
+    try {
+      for (int i = 0; i < keys.length; i++) {
+        Write write = writes.get(i);
+        keys[i] = write.key();
+        Codec.Encoded encoded = codec.encode(write.value());
+        values[i] = headed(encoded.format(), encoded.bytes(), write.expireAt());
+        if (!write.knownAbsent()) {
+          replaced[i] = deleteNow(write.key());
+        }
+      }
+      int[] results = lanes.submit(Lane.STORE, () -> store.batchPut(keys, values)).join();
+      for (int i = 0; i < keys.length; i++) {
+        if (results[i] != 0) {
+          throw failure("batch put", keys[i], results[i]);
+        }
+      }
+      return replaced;
+    } finally {
+      for (ByteBuffer value : values) {
+        if (value != null) {
+          buffers.release(value);
+        }
+      }
+    }
+  }
+
   /** Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding. */
   public void rewrite(String key, StoredEntry entry, long expireAt) {
     putBytes(key, entry.format(), entry.payload(), expireAt, false);
   }
 
   private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent) {
-    int total = ValueHeader.SIZE + payload.length;
-    ByteBuffer buffer = buffers.acquire(total);
+    ByteBuffer buffer = headed(format, payload, expireAt);
     try {
-      ValueHeader.write(buffer, 0, format, expireAt, payload.length);
-      buffer.put(ValueHeader.SIZE, payload);
-      buffer.limit(total);
       if (!absent) {
         deleteNow(key);
       }
@@ -165,6 +208,16 @@ public final class EntryStorage {
     } finally {
       buffers.release(buffer);
     }
+  }
+
+  /** A pool buffer holding header and payload, limited to their length. */
+  private ByteBuffer headed(byte format, byte[] payload, long expireAt) {
+    int total = ValueHeader.SIZE + payload.length;
+    ByteBuffer buffer = buffers.acquire(total);
+    ValueHeader.write(buffer, 0, format, expireAt, payload.length);
+    buffer.put(ValueHeader.SIZE, payload);
+    buffer.limit(total);
+    return buffer;
   }
 
   /** Removes the object; true when there was one. */
