@@ -74,6 +74,11 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public int put(String key, ByteBuffer value) {
+    return put(key, value, pin);
+  }
+
+  /** A put with its own pin (the public one uses the config's); tests mix pins with it. */
+  int put(String key, ByteBuffer value, Pin pin) {
     ensureOpen();
     if (!validKey(key) || value == null || !value.hasRemaining()) {
       return StoreStatus.INVALID_PARAMS.code();
@@ -301,6 +306,11 @@ public final class InProcessStore implements ObjectStore {
   /** Objects stored, those being written included. */
   public int objectCount() {
     return table.size();
+  }
+
+  /** The segment itself, for white-box tests (e.g. to hold a put in flight). */
+  ObjectTable table() {
+    return table;
   }
 
   private void ensureOpen() {
