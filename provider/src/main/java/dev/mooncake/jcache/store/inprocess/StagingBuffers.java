@@ -216,6 +216,16 @@ final class StagingBuffers implements BufferPool {
     }
   }
 
+  /** Whether some acquire is waiting for a release (for tests). */
+  boolean hasWaiters() {
+    lock.lock();
+    try {
+      return lock.hasWaiters(released);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The capacity class of a request: a power of two, within [MIN_CAPACITY, maxBufferSize]. */
   int capacityFor(int minCapacity) {
     long wanted = Math.max(minCapacity, MIN_CAPACITY);
