@@ -87,7 +87,7 @@ final class TestConfigs {
 
   /** {@code size} bytes, each {@code fill}. */
   static ByteBuffer filled(int size, int fill) {
-    ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+    ByteBuffer buffer = ByteBuffer.allocate(size); // heap: leaves no direct garbage behind
     for (int i = 0; i < size; i++) {
       buffer.put(i, (byte) fill);
     }
