@@ -1,45 +1,257 @@
 package dev.mooncake.jcache.lane;
 
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Worker lanes for store calls (placeholder: a single shared pool; the real per-lane pools are
- * built here).
+ * Worker lanes for store calls, as LMCache runs Mooncake: a lane named in {@code per_op_workers}
+ * gets its own fixed pool of that many threads; the other lanes share one pool of
+ * {@code num_workers} threads. A slow kind of call (say, large retrieves) then cannot starve
+ * another (lookups).
+ *
+ * <p>Single synchronous calls run on the caller's thread unless {@code single_calls_on_lanes} is
+ * set: the caller waits anyway, so a hop would only add a context switch. Batches and asynchronous
+ * work go to the lanes ({@link #submit}, {@link #runChunked}). See {@code docs/lanes.md}.
+ *
+ * <p>Work already running on a lane's pool that calls back into the same lane runs inline, so a
+ * pool can never deadlock waiting for itself.
  */
 public final class Lanes implements AutoCloseable {
-  private final ExecutorService shared;
-  private final boolean singleCallsOnLanes;
+  private static final long CLOSE_WAIT_MILLIS = 2_000;
 
+  private final String name;
+  private final boolean singleCallsOnLanes;
+  private final Map<Lane, Pool> pools = new EnumMap<>(Lane.class);
+  private final List<Pool> distinctPools = new ArrayList<>();
+  private volatile boolean closed;
+
+  /**
+   * @param numWorkers threads of the shared pool, for every lane without its own
+   * @param perOpWorkers lanes with a dedicated pool, and its size
+   * @param singleCallsOnLanes whether {@link #call} hops onto the lane too
+   * @param name names the threads, e.g. the cache manager's, for thread dumps
+   */
   public Lanes(
       int numWorkers, Map<Lane, Integer> perOpWorkers, boolean singleCallsOnLanes, String name) {
-    this.shared = Executors.newFixedThreadPool(numWorkers);
+    if (numWorkers <= 0) {
+      throw new IllegalArgumentException("num_workers must be > 0, got " + numWorkers);
+    }
+    this.name = name;
     this.singleCallsOnLanes = singleCallsOnLanes;
+    Pool shared = null;
+    for (Lane lane : Lane.values()) {
+      Integer size = perOpWorkers.get(lane);
+      Pool pool;
+      if (size != null) {
+        if (size <= 0) {
+          throw new IllegalArgumentException(
+              "per_op_workers." + lane.configKey() + " must be > 0, got " + size);
+        }
+        pool = new Pool("mooncake-" + name + "-" + lane.configKey() + "-", size);
+        distinctPools.add(pool);
+      } else {
+        if (shared == null) {
+          shared = new Pool("mooncake-" + name + "-shared-", numWorkers);
+          distinctPools.add(shared);
+        }
+        pool = shared;
+      }
+      pools.put(lane, pool);
+    }
   }
 
-  /** The executor that runs a lane's work. */
+  /** The executor that runs a lane's work. Do not shut it down: {@link #close()} does. */
   public ExecutorService executor(Lane lane) {
-    return shared;
+    return pools.get(lane).executor;
   }
 
-  /** Runs one synchronous store call: on the caller's thread, or on the lane when so configured. */
+  /** The prefix of the names of the lane's threads, e.g. {@code mooncake-cm1-lookup-}. */
+  public String threadNamePrefix(Lane lane) {
+    return pools.get(lane).prefix;
+  }
+
+  /** How many threads run the lane's work (shared with other lanes when it has no own pool). */
+  public int poolSize(Lane lane) {
+    return pools.get(lane).size;
+  }
+
+  /**
+   * Runs one synchronous store call: on the caller's thread, or on the lane when
+   * {@code single_calls_on_lanes} is set. Whatever the call throws is thrown as is.
+   */
   public <T> T call(Lane lane, Supplier<T> call) {
-    if (!singleCallsOnLanes) {
+    ensureOpen();
+    if (!singleCallsOnLanes || pools.get(lane).ownsCurrentThread()) {
       return call.get();
     }
-    return submit(lane, call).join();
+    return await(submit(lane, call));
   }
 
   /** Runs a store call on its lane. */
   public <T> CompletableFuture<T> submit(Lane lane, Supplier<T> call) {
-    return CompletableFuture.supplyAsync(call, executor(lane));
+    ensureOpen();
+    try {
+      return CompletableFuture.supplyAsync(call, executor(lane));
+    } catch (RejectedExecutionException e) {
+      throw closedException(); // closed between the check and the submit
+    }
   }
 
+  /**
+   * Runs {@code task} over {@code [0, count)} split into contiguous chunks of at least
+   * {@code minChunk} items, at most one per thread of the lane's pool, on that pool, and waits for
+   * all of them. For batch calls: each chunk is one store batch call filling its part of the
+   * results. The first failure is thrown as is, after every chunk has ended.
+   */
+  public void runChunked(Lane lane, int count, int minChunk, ChunkTask task) {
+    ensureOpen();
+    if (count <= 0) {
+      return;
+    }
+    Pool pool = pools.get(lane);
+    int chunks = Math.max(1, Math.min(pool.size, count / Math.max(1, minChunk)));
+    if (pool.ownsCurrentThread()) {
+      task.run(0, count); // nested in the same pool: waiting on it could deadlock
+      return;
+    }
+    List<CompletableFuture<Void>> parts = new ArrayList<>(chunks);
+    for (int c = 0; c < chunks; c++) {
+      int from = (int) ((long) count * c / chunks);
+      int to = (int) ((long) count * (c + 1) / chunks);
+      parts.add(
+          submit(
+              lane,
+              () -> {
+                task.run(from, to);
+                return null;
+              }));
+    }
+    RuntimeException first = null;
+    for (CompletableFuture<Void> part : parts) {
+      try {
+        await(part);
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** A slice of a batch: items {@code [from, to)}. */
+  @FunctionalInterface
+  public interface ChunkTask {
+    void run(int from, int to);
+  }
+
+  /** Stops the pools (idempotent): running work gets a moment to finish, queued work is dropped. */
   @Override
   public void close() {
-    shared.shutdown();
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Pool pool : distinctPools) {
+      pool.executor.shutdown();
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    for (Pool pool : distinctPools) {
+      if (pool.ownsCurrentThread()) {
+        continue; // closing from a lane thread: it cannot wait for itself
+      }
+      try {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !pool.executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+          pool.executor.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        pool.executor.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw closedException();
+    }
+  }
+
+  private IllegalStateException closedException() {
+    Set<String> names = new LinkedHashSet<>();
+    for (Pool pool : distinctPools) {
+      names.add(pool.prefix + "*");
+    }
+    return new IllegalStateException(
+        "the lanes of " + name + " are closed (" + String.join(", ", names) + ")");
+  }
+
+  /** Waits for a lane's result; the call's own exception comes out unwrapped. */
+  private static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new CompletionException(cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      future.cancel(false);
+      throw new CompletionException("interrupted while waiting for a lane", e);
+    }
+  }
+
+  /** One fixed pool of daemon threads, named {@code prefix + n}. */
+  private static final class Pool {
+    /** The pool whose worker the current thread is, so nested calls can run inline. */
+    private static final ThreadLocal<Pool> CURRENT = new ThreadLocal<>();
+
+    final String prefix;
+    final int size;
+    final ExecutorService executor;
+
+    Pool(String prefix, int size) {
+      this.prefix = prefix;
+      this.size = size;
+      AtomicInteger counter = new AtomicInteger();
+      ThreadFactory factory =
+          work -> {
+            Runnable marked =
+                () -> {
+                  CURRENT.set(this);
+                  work.run();
+                };
+            Thread thread = new Thread(marked, prefix + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+          };
+      this.executor = Executors.newFixedThreadPool(size, factory);
+    }
+
+    boolean ownsCurrentThread() {
+      return CURRENT.get() == this;
+    }
   }
 }
