@@ -12,6 +12,14 @@ final class TestConfigs {
     return ConfigLoader.defaults();
   }
 
+  static MooncakeConfig withSegment(MooncakeConfig d, long segmentBytes, long bufferBytes) {
+    return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
+        d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
+        segmentBytes, bufferBytes, d.enableOffload(), d.tenantId(), d.library(),
+        d.numWorkers(), d.perOpWorkers(), d.singleCallsOnLanes(), d.replica(),
+        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
+  }
+
   static MooncakeConfig withTenantAndAllowList(
       MooncakeConfig d, String tenant, List<String> allowList) {
     return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
