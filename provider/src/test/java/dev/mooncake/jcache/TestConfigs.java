@@ -20,6 +20,15 @@ final class TestConfigs {
         d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
   }
 
+  static MooncakeConfig withLanes(MooncakeConfig d, java.util.Map<dev.mooncake.jcache.lane.Lane,
+      Integer> perOpWorkers, boolean singleCallsOnLanes) {
+    return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
+        d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
+        d.globalSegmentSize(), d.localBufferSize(), d.enableOffload(), d.tenantId(), d.library(),
+        2, perOpWorkers, singleCallsOnLanes, d.replica(),
+        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
+  }
+
   static MooncakeConfig withTenantAndAllowList(
       MooncakeConfig d, String tenant, List<String> allowList) {
     return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),

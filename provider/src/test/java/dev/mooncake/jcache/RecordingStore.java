@@ -1,0 +1,113 @@
+package dev.mooncake.jcache;
+
+import dev.mooncake.jcache.store.BufferPool;
+import dev.mooncake.jcache.store.ObjectStore;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** An ObjectStore decorator that records which thread made each call. */
+final class RecordingStore implements ObjectStore {
+  record Call(String operation, String thread) {}
+
+  private final ObjectStore delegate;
+  final List<Call> calls = new CopyOnWriteArrayList<>();
+
+  RecordingStore(ObjectStore delegate) {
+    this.delegate = delegate;
+  }
+
+  private void record(String operation) {
+    calls.add(new Call(operation, Thread.currentThread().getName()));
+  }
+
+  /** The thread of the last call of an operation. */
+  String threadOf(String operation) {
+    for (int i = calls.size() - 1; i >= 0; i--) {
+      if (calls.get(i).operation().equals(operation)) {
+        return calls.get(i).thread();
+      }
+    }
+    throw new AssertionError("no " + operation + " call in " + calls);
+  }
+
+  @Override
+  public int put(String key, ByteBuffer value) {
+    record("put");
+    return delegate.put(key, value);
+  }
+
+  @Override
+  public int[] batchPut(String[] keys, ByteBuffer[] values) {
+    record("batchPut");
+    return delegate.batchPut(keys, values);
+  }
+
+  @Override
+  public long getInto(String key, ByteBuffer destination) {
+    record("getInto");
+    return delegate.getInto(key, destination);
+  }
+
+  @Override
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+    record("batchGetInto");
+    return delegate.batchGetInto(keys, destinations);
+  }
+
+  @Override
+  public int isExist(String key) {
+    record("isExist");
+    return delegate.isExist(key);
+  }
+
+  @Override
+  public int[] batchIsExist(String[] keys) {
+    record("batchIsExist");
+    return delegate.batchIsExist(keys);
+  }
+
+  @Override
+  public long getSize(String key) {
+    record("getSize");
+    return delegate.getSize(key);
+  }
+
+  @Override
+  public int remove(String key, boolean force) {
+    record("remove");
+    return delegate.remove(key, force);
+  }
+
+  @Override
+  public long removeByRegex(String pattern, boolean force) {
+    record("removeByRegex");
+    return delegate.removeByRegex(pattern, force);
+  }
+
+  @Override
+  public long removeAll(boolean force) {
+    record("removeAll");
+    return delegate.removeAll(force);
+  }
+
+  @Override
+  public int healthCheck() {
+    return delegate.healthCheck();
+  }
+
+  @Override
+  public BufferPool buffers() {
+    return delegate.buffers();
+  }
+
+  @Override
+  public String describe() {
+    return "recording " + delegate.describe();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
