@@ -31,7 +31,7 @@ final class ConfigJsonParser {
       root = MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
       throw new ConfigException(
-          "Mooncake config " + source + ": invalid JSON" + where(e.getLocation()) + ": " + e.getOriginalMessage(), e);
+          "Mooncake config " + source + ": invalid JSON" + where(e.getLocation()) + ": " + problem(e), e);
     } catch (IOException e) {
       throw new ConfigException("Mooncake config " + source + ": cannot read: " + e.getMessage(), e);
     }
@@ -43,6 +43,16 @@ final class ConfigJsonParser {
           "Mooncake config " + source + ": the top level must be a JSON object, not " + ConfigObject.describe(root));
     }
     return (ObjectNode) root;
+  }
+
+  /** Jackson's message, without its advice on Jackson features (meaningless to a config author). */
+  private static String problem(JsonProcessingException e) {
+    String message = e.getOriginalMessage();
+    int featureAdvice = message.indexOf(" for `ObjectNode`: not allowed when");
+    if (message.startsWith("Duplicate field") && featureAdvice > 0) {
+      return message.substring(0, featureAdvice) + ": a key may be given only once";
+    }
+    return message;
   }
 
   private static String where(JsonLocation location) {

@@ -14,12 +14,12 @@ record HostPort(String host, int port) {
   static HostPort parse(String text) {
     int colon = text.lastIndexOf(':');
     if (colon < 0) {
-      throw new IllegalArgumentException("'" + text + "' has no port; use host:port, e.g. 127.0.0.1:50051");
+      throw new IllegalArgumentException("'" + text + "' has no port (expected host:port, e.g. 127.0.0.1:50051)");
     }
     String host = text.substring(0, colon);
     String port = text.substring(colon + 1);
     if (host.isEmpty()) {
-      throw new IllegalArgumentException("'" + text + "' has no host; use host:port");
+      throw new IllegalArgumentException("'" + text + "' has no host (expected host:port)");
     }
     if (!HOST_NAME.matcher(host).matches() && !IPV6.matcher(host).matches()) {
       throw new IllegalArgumentException(
