@@ -21,10 +21,6 @@ final class ClassInstanceFactory<T> implements Factory<T> {
     this.type = Objects.requireNonNull(type);
   }
 
-  Class<? extends T> type() {
-    return type;
-  }
-
   @Override
   public T create() {
     try {

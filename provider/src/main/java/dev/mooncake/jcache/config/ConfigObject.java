@@ -57,10 +57,6 @@ final class ConfigObject {
     return value == null || value.isNull() ? Optional.empty() : Optional.of(value);
   }
 
-  boolean has(String key) {
-    return value(key).isPresent();
-  }
-
   Optional<String> string(String key) {
     return value(key).map(v -> requireString(key, v));
   }

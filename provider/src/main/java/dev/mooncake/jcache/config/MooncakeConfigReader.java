@@ -48,7 +48,8 @@ final class MooncakeConfigReader {
         config.string("backend").map(v -> backend(config, v)).orElse(master.isEmpty() ? Backend.IN_PROCESS : Backend.MOONCAKE);
     Mode mode = config.string("mode").map(v -> mode(config, v)).orElse(Mode.EMBEDDED);
     String metadataServer = config.string("metadata_server", "");
-    String protocol = config.string("protocol", DEFAULT_PROTOCOL).strip();
+    Optional<String> explicitProtocol = config.string("protocol").map(String::strip);
+    String protocol = explicitProtocol.orElse(DEFAULT_PROTOCOL);
     String device = aliased(config, "device_name", "rdma_devices", config::stringOrList).orElse("");
     Optional<String> localHostname = config.string("local_hostname").map(String::strip);
     long globalSegmentSize = config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
@@ -71,6 +72,12 @@ final class MooncakeConfigReader {
 
     checkTopology(config, backend, mode, globalSegmentSize, localBufferSize);
     checkTransport(config, protocol, device);
+    if (explicitProtocol.isEmpty() && !device.isBlank()) {
+      // vLLM defaults to rdma; a vLLM file that names a device but no protocol meant rdma.
+      config.context().warn("protocol",
+          "not set, so tcp is used although a device is named (vLLM would default to rdma);"
+              + " set \"protocol\" explicitly");
+    }
     if (!master.isEmpty()) {
       check(config, "master_server_address", HostPort::parse, master);
     }

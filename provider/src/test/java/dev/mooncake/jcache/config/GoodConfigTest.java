@@ -216,6 +216,15 @@ class GoodConfigTest {
     assertTrue(warnings.messages.get(0).contains("local_hostname"), warnings.messages.get(0));
   }
 
+  @Test
+  void warnsWhenADeviceIsNamedWithoutAProtocol() {
+    MooncakeConfig config = parse("{'device_name':'mlx5_0'}");
+
+    assertEquals("tcp", config.protocol());
+    assertEquals(1, warnings.messages.size());
+    assertTrue(warnings.messages.get(0).contains("protocol: not set"), warnings.messages.get(0));
+  }
+
   private static MooncakeConfig withSource(MooncakeConfig c, String source) {
     return new MooncakeConfig(source, c.backend(), c.mode(), c.metadataServer(), c.masterServerAddress(), c.protocol(),
         c.deviceName(), c.localHostname(), c.globalSegmentSize(), c.localBufferSize(), c.enableOffload(), c.tenantId(),
