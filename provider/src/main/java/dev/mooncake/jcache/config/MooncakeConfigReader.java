@@ -70,29 +70,9 @@ final class MooncakeConfigReader {
     Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     config.finish();
 
-    checkTopology(config, backend, mode, globalSegmentSize, localBufferSize);
-    checkTransport(config, protocol, device);
-    if (explicitProtocol.isEmpty() && !device.isBlank()) {
-      // vLLM defaults to rdma; a vLLM file that names a device but no protocol meant rdma.
-      config.context().warn("protocol",
-          "not set, so tcp is used although a device is named (vLLM would default to rdma);"
-              + " set \"protocol\" explicitly");
-    }
-    if (!master.isEmpty()) {
-      check(config, "master_server_address", HostPort::parse, master);
-    }
-    if (backend == Backend.MOONCAKE) {
-      checkMooncakeBackend(config, metadataServer, master);
-    }
     String hostname = localHostname.orElse(DEFAULT_LOCAL_HOSTNAME);
-    check(config, "local_hostname", MooncakeConfigReader::checkHostname, hostname);
-    if (backend == Backend.MOONCAKE && localHostname.isEmpty() && !HostPort.parse(master).isLoopback()) {
-      config.context().warn("local_hostname",
-          "not set, so this client advertises 127.0.0.1 to a master at " + master
-              + "; peers on other machines cannot reach it. Set local_hostname to this machine's address");
-    }
 
-    return new MooncakeConfig(
+    MooncakeConfig settings = new MooncakeConfig(
         source,
         backend,
         mode,
@@ -115,6 +95,8 @@ final class MooncakeConfigReader {
         allowList,
         caches,
         config.context().strict());
+    ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
+    return settings;
   }
 
   private static boolean readStrict(ObjectNode root, String source) {
@@ -258,60 +240,8 @@ final class MooncakeConfigReader {
     return Collections.unmodifiableMap(definitions);
   }
 
-  private static void checkTopology(ConfigObject config, Backend backend, Mode mode, long segment, long buffer) {
-    if (backend == Backend.IN_PROCESS && mode == Mode.STANDALONE_STORE) {
-      throw config.error("mode",
-          "standalone-store needs backend \"mooncake\": in that mode a separate Mooncake client process owns"
-              + " the pool, which the in-process store does not have");
-    }
-    if (buffer <= 0) {
-      throw config.error("local_buffer_size", "must be > 0");
-    }
-    if (mode == Mode.EMBEDDED && segment == 0) {
-      throw config.error("global_segment_size", "embedded mode requires global_segment_size > 0 (this process contributes it to the pool)");
-    }
-    if (mode == Mode.STANDALONE_STORE && segment != 0) {
-      throw config.error("global_segment_size",
-          "standalone-store mode requires global_segment_size = 0 (a separate client process owns the pool), not " + segment);
-    }
-  }
-
-  private static void checkTransport(ConfigObject config, String protocol, String device) {
-    check(config, "protocol", Protocols::validate, protocol);
-    if (Protocols.needsDevice(protocol) && device.isBlank()) {
-      throw config.error("protocol",
-          "\"" + protocol + "\" needs an RDMA device: set device_name (or rdma_devices), e.g. \"mlx5_0\";"
-              + " there is no fallback to another protocol");
-    }
-  }
-
-  private static void checkMooncakeBackend(ConfigObject config, String metadataServer, String master) {
-    if (metadataServer.isBlank()) {
-      throw config.error("metadata_server",
-          "is required for backend mooncake; " + MetadataServerValidator.FORMS);
-    }
-    check(config, "metadata_server", MetadataServerValidator::validate, metadataServer);
-    if (master.isEmpty()) {
-      throw config.error("master_server_address",
-          "is required for backend mooncake: host:port of mooncake_master, e.g. 127.0.0.1:50051");
-    }
-  }
-
-  private static String checkHostname(String hostname) {
-    if (hostname.isEmpty()) {
-      throw new IllegalArgumentException("is empty; give the address this client advertises, e.g. 127.0.0.1");
-    }
-    for (int i = 0; i < hostname.length(); i++) {
-      char c = hostname.charAt(i);
-      if (Character.isWhitespace(c) || Character.isISOControl(c) || c == '/') {
-        throw new IllegalArgumentException("'" + hostname + "' is not a host name or address");
-      }
-    }
-    return hostname;
-  }
-
   /** Runs a value check that throws IllegalArgumentException, turning it into an error on the key. */
-  private static <T> T check(ConfigObject config, String key, Function<String, T> rule, String value) {
+  static <T> T check(ConfigObject config, String key, Function<String, T> rule, String value) {
     return check(config.context(), config.path(key), rule, value);
   }
 
