@@ -4,6 +4,8 @@ import dev.mooncake.jcache.codec.Codec;
 import dev.mooncake.jcache.codec.DeserializationFilter;
 import dev.mooncake.jcache.codec.SerializationCodec;
 import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.config.CacheDefinition;
+import dev.mooncake.jcache.config.CacheDefinitions;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -53,6 +56,8 @@ public final class MooncakeCacheManager implements CacheManager {
   private final Codec codec;
   private final ExecutorService events;
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
+  /** Caches the config file declares that no one has created (or destroyed) yet. */
+  private final Set<String> declared = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   public MooncakeCacheManager(
@@ -84,6 +89,11 @@ public final class MooncakeCacheManager implements CacheManager {
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
         config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
+    for (CacheDefinition definition : config.caches().values()) {
+      // Fails now, naming the cache and key, if a declared class cannot be loaded.
+      CacheDefinitions.toConfiguration(definition, classLoader);
+      declared.add(definition.name());
+    }
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
 
@@ -108,6 +118,10 @@ public final class MooncakeCacheManager implements CacheManager {
   /** The configuration a cache gets: the file's settings for that name, overridden by the call's. */
   private <K, V> MutableConfiguration<K, V> effectiveConfiguration(
       String cacheName, Configuration<K, V> given) {
+    CacheDefinition definition = config.caches().get(cacheName);
+    if (definition != null) {
+      return CacheDefinitions.merge(definition, given, classLoader);
+    }
     if (given instanceof CompleteConfiguration<K, V> complete) {
       return new MutableConfiguration<>(complete);
     }
@@ -123,7 +137,24 @@ public final class MooncakeCacheManager implements CacheManager {
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, events);
     caches.put(cacheName, cache);
+    declared.remove(cacheName);
     return cache;
+  }
+
+  /** The cache under that name, creating a cache the config file declares on first use. */
+  private MooncakeCache<?, ?> existingOrDeclared(String cacheName) {
+    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null || !declared.contains(cacheName)) {
+      return cache;
+    }
+    synchronized (caches) {
+      cache = caches.get(cacheName);
+      if (cache == null && declared.contains(cacheName)) {
+        cache = newCache(cacheName,
+            CacheDefinitions.toConfiguration(config.caches().get(cacheName), classLoader));
+      }
+      return cache;
+    }
   }
 
   @Override
@@ -133,7 +164,7 @@ public final class MooncakeCacheManager implements CacheManager {
     Objects.requireNonNull(cacheName, "cache name");
     Objects.requireNonNull(keyType, "key type");
     Objects.requireNonNull(valueType, "value type");
-    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
     if (cache == null) {
       return null;
     }
@@ -154,19 +185,22 @@ public final class MooncakeCacheManager implements CacheManager {
   public <K, V> Cache<K, V> getCache(String cacheName) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
-    return (Cache<K, V>) caches.get(cacheName);
+    return (Cache<K, V>) existingOrDeclared(cacheName);
   }
 
   @Override
   public Iterable<String> getCacheNames() {
     requireOpen();
-    return List.copyOf(new ArrayList<>(caches.keySet()));
+    Set<String> names = new java.util.TreeSet<>(caches.keySet());
+    names.addAll(declared);
+    return List.copyOf(names);
   }
 
   @Override
   public void destroyCache(String cacheName) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
+    declared.remove(cacheName); // a destroyed declared cache stays gone until created again
     MooncakeCache<?, ?> cache = caches.get(cacheName);
     if (cache != null) {
       cache.clear();
@@ -178,7 +212,7 @@ public final class MooncakeCacheManager implements CacheManager {
   public void enableManagement(String cacheName, boolean enabled) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
-    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
     if (cache != null) {
       cache.setManagementEnabled(enabled);
     }
@@ -188,7 +222,7 @@ public final class MooncakeCacheManager implements CacheManager {
   public void enableStatistics(String cacheName, boolean enabled) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
-    MooncakeCache<?, ?> cache = caches.get(cacheName);
+    MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
     if (cache != null) {
       cache.setStatisticsEnabled(enabled);
     }

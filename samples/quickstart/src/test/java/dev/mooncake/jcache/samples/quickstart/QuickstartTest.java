@@ -26,7 +26,7 @@ class QuickstartTest {
     assertTrue(out.contains("read-through:  get(12) = 12² = 144"), out);
     assertTrue(out.contains("cached:        containsKey(12) = true"), out);
     assertTrue(out.contains("expired:       containsKey(12) after 300 ms = false"), out);
-    assertTrue(out.contains("statistics:    hits="), out);
+    assertTrue(out.contains("statistics:    hits=9 misses=1 puts=6"), out);
     assertTrue(out.contains("done."), out);
   }
 }
