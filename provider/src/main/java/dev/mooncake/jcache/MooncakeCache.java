@@ -1,6 +1,8 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.event.EventDispatcher;
+import dev.mooncake.jcache.expiry.ExpiryQueue;
+import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
 import dev.mooncake.jcache.integration.WriterCalls;
@@ -58,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * while the key is being rewritten waits for the writer and reads again, so no reader of this JVM
  * sees the gap between the remove and the put.
  */
-public final class MooncakeCache<K, V> implements Cache<K, V> {
+public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Sweepable {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCache.class);
 
   private final String name;
@@ -67,6 +69,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
   private final EntryStorage storage;
   private final KeyNamespace keys;
   private final KeyIndex index = new KeyIndex();
+  private final ExpiryQueue expiring = new ExpiryQueue();
   private final KeyLocks locks;
   private final ExpiryTimes expiry;
   private final LoaderCalls<K, V> loader;
@@ -175,6 +178,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
         StoredEntry current = storage.read(storeKey);
         if (current != null && current.expireAt() == entry.expireAt()) {
           storage.rewrite(storeKey, current, accessExpiry);
+          expiring.add(storeKey, accessExpiry);
         }
       }
     }
@@ -476,6 +480,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
       for (int i = 0; i < writes.size(); i++) {
         EntryStorage.Write write = writes.get(i);
         index.add(write.key());
+        expiring.add(write.key(), write.expireAt());
         @SuppressWarnings("unchecked")
         K key = (K) sorted.get(write.key()).getKey();
         @SuppressWarnings("unchecked")
@@ -741,6 +746,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     // cache's objects written by any JVM.
     storage.deleteByPrefix(keys.prefixPattern());
     index.clear();
+    expiring.clear();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -842,6 +848,33 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
       }
     }
     return results;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Active expiry
+
+  /** Called by the manager's sweeper: removes entries whose expiry time has passed. */
+  @Override
+  public int sweepExpired(long nowMillis) {
+    if (closed) {
+      return 0;
+    }
+    List<String> due = expiring.pollDue(nowMillis, 10_000);
+    for (String storeKey : due) {
+      K key = cacheKey(storeKey);
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        StoredEntry live = readLive(key, storeKey, now()); // expires it if it has expired
+        if (live != null) {
+          expiring.add(storeKey, live.expireAt()); // extended meanwhile: check again later
+        }
+      }
+    }
+    try {
+      dispatcher.awaitSynchronous();
+    } catch (RuntimeException e) {
+      LOG.warn("a listener failed on an expiry event of cache '{}'", name, e);
+    }
+    return due.size();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -979,6 +1012,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     }
     storage.write(storeKey, value, expireAt, current == null);
     index.add(storeKey);
+    expiring.add(storeKey, expireAt);
     publishWrite(key, value, current, false);
     return true;
   }
@@ -1019,6 +1053,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V> {
     long accessExpiry = expiry.forAccess(now());
     if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != current.expireAt()) {
       storage.rewrite(storeKey, current, accessExpiry);
+      expiring.add(storeKey, accessExpiry);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.config.CacheDefinitions;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class MooncakeCacheManager implements CacheManager {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCacheManager.class);
   private static final AtomicInteger MANAGER_IDS = new AtomicInteger();
+  /** How often expired entries nobody reads are looked for and removed. */
+  static final long SWEEP_INTERVAL_MILLIS = 1000;
 
   private final MooncakeCachingProvider provider;
   private final URI uri;
@@ -55,6 +58,7 @@ public final class MooncakeCacheManager implements CacheManager {
   private final KeyLocks locks = new LocalKeyLocks();
   private final Codec codec;
   private final ExecutorService events;
+  private final ExpirySweeper sweeper;
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Caches the config file declares that no one has created (or destroyed) yet. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
@@ -89,6 +93,7 @@ public final class MooncakeCacheManager implements CacheManager {
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
         config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
+    this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS);
     for (CacheDefinition definition : config.caches().values()) {
       // Fails now, naming the cache and key, if a declared class cannot be loaded.
       CacheDefinitions.toConfiguration(definition, classLoader);
@@ -138,6 +143,7 @@ public final class MooncakeCacheManager implements CacheManager {
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, events);
     caches.put(cacheName, cache);
     declared.remove(cacheName);
+    sweeper.register(cache);
     return cache;
   }
 
@@ -231,6 +237,7 @@ public final class MooncakeCacheManager implements CacheManager {
   /** Called by a closing cache. */
   void forget(String cacheName, MooncakeCache<?, ?> cache) {
     caches.remove(cacheName, cache);
+    sweeper.deregister(cache);
   }
 
   @Override
@@ -283,6 +290,7 @@ public final class MooncakeCacheManager implements CacheManager {
     }
     caches.clear();
     provider.forget(this);
+    sweeper.close();
     events.shutdown();
     lanes.close();
     store.close();

@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /** An ObjectStore decorator that records which thread made each call. */
 final class RecordingStore implements ObjectStore {
-  record Call(String operation, String thread) {}
+  record Call(String operation, String thread, String key) {}
 
   private final ObjectStore delegate;
   final List<Call> calls = new CopyOnWriteArrayList<>();
@@ -18,7 +18,16 @@ final class RecordingStore implements ObjectStore {
   }
 
   private void record(String operation) {
-    calls.add(new Call(operation, Thread.currentThread().getName()));
+    record(operation, null);
+  }
+
+  private void record(String operation, String key) {
+    calls.add(new Call(operation, Thread.currentThread().getName(), key));
+  }
+
+  /** The keys of every single put so far, in order. */
+  List<String> putKeys() {
+    return calls.stream().filter(c -> c.operation().equals("put")).map(Call::key).toList();
   }
 
   /** The thread of the last call of an operation. */
@@ -33,7 +42,7 @@ final class RecordingStore implements ObjectStore {
 
   @Override
   public int put(String key, ByteBuffer value) {
-    record("put");
+    record("put", key);
     return delegate.put(key, value);
   }
 
