@@ -339,8 +339,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       return writeEntry(key, storeKey, value, current, now());
     });
     if (written) {
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
   }
 
@@ -378,11 +377,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       old[0] = current == null ? null : value(current);
       return writeEntry(key, storeKey, value, current, now());
     });
-    statistics.hits(old[0] == null ? 0 : 1);
-    statistics.misses(old[0] == null ? 1 : 0);
+    statistics.lookup(old[0] != null);
     if (written) {
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
     statistics.getTime(start);
     @SuppressWarnings("unchecked")
@@ -511,11 +508,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       writer.write(new CacheEntry<>(key, value));
       return writeEntry(key, storeKey, value, null, now());
     });
-    statistics.hits(present[0] ? 1 : 0);
-    statistics.misses(present[0] ? 0 : 1);
+    statistics.lookup(present[0]);
     if (written) {
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
     return written;
   }
@@ -531,8 +526,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       return current != null && deleteEntry(key, storeKey, current);
     });
     if (removed) {
-      statistics.removals(1);
-      statistics.removeTime(start);
+      statistics.removal(start);
     }
     return removed;
   }
@@ -557,11 +551,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       writer.delete(key);
       return deleteEntry(key, storeKey, current);
     });
-    statistics.hits(found[0] ? 1 : 0);
-    statistics.misses(found[0] ? 0 : 1);
+    statistics.lookup(found[0]);
     if (removed) {
-      statistics.removals(1);
-      statistics.removeTime(start);
+      statistics.removal(start);
     }
     return removed;
   }
@@ -585,8 +577,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       statistics.misses(1);
     } else {
       statistics.hits(1);
-      statistics.removals(1);
-      statistics.removeTime(start);
+      statistics.removal(start);
     }
     statistics.getTime(start);
     @SuppressWarnings("unchecked")
@@ -615,11 +606,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       writer.write(new CacheEntry<>(key, newValue));
       return writeEntry(key, storeKey, newValue, current, now());
     });
-    statistics.hits(found[0] ? 1 : 0);
-    statistics.misses(found[0] ? 0 : 1);
+    statistics.lookup(found[0]);
     if (replaced) {
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
     statistics.getTime(start);
     return replaced;
@@ -639,11 +628,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       writer.write(new CacheEntry<>(key, value));
       return writeEntry(key, storeKey, value, current, now());
     });
-    statistics.hits(replaced ? 1 : 0);
-    statistics.misses(replaced ? 0 : 1);
+    statistics.lookup(replaced);
     if (replaced) {
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
     statistics.getTime(start);
     return replaced;
@@ -669,8 +656,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       statistics.misses(1);
     } else {
       statistics.hits(1);
-      statistics.puts(1);
-      statistics.putTime(start);
+      statistics.put(start);
     }
     statistics.getTime(start);
     @SuppressWarnings("unchecked")
@@ -763,11 +749,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       long now = now();
       StoredEntry current = readLive(key, storeKey, now);
       V value = current == null ? null : value(current);
-      if (current == null) {
-        statistics.misses(1);
-      } else {
-        statistics.hits(1);
-      }
+      statistics.lookup(current != null);
       Function<K, V> load = readThrough() ? loader::load : null;
       ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, value, load);
       try {

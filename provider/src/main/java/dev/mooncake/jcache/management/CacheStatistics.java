@@ -31,6 +31,27 @@ public final class CacheStatistics implements CacheStatisticsMXBean {
     return enabled ? System.nanoTime() : 0L;
   }
 
+  /** One lookup: a hit or a miss. */
+  public void lookup(boolean hit) {
+    if (hit) {
+      hits(1);
+    } else {
+      misses(1);
+    }
+  }
+
+  /** One put that started at {@code start}. */
+  public void put(long start) {
+    puts(1);
+    putTime(start);
+  }
+
+  /** One removal that started at {@code start}. */
+  public void removal(long start) {
+    removals(1);
+    removeTime(start);
+  }
+
   public void hits(long n) {
     if (enabled && n > 0) {
       hits.add(n);
