@@ -18,7 +18,15 @@ int Py_IsInitialized(void) {
   return 0;
 }
 
-int mcj_host_probe_visible(void) { return dlsym(RTLD_DEFAULT, "Py_IsInitialized") != NULL; }
+/* Looked up through the main program's handle, i.e. in the global scope only: dlsym(RTLD_DEFAULT)
+ * from this library would also search this library itself (it is in its own lookup scope), and
+ * so would always succeed here, while from Mooncake's library it does not. */
+int mcj_host_probe_visible(void) {
+  void *global = dlopen(NULL, RTLD_LAZY);
+  int visible = global != NULL && dlsym(global, "Py_IsInitialized") != NULL;
+  if (global != NULL) dlclose(global);
+  return visible;
+}
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 

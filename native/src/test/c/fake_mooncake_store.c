@@ -24,13 +24,15 @@
  *  - remove(h, "__fake_mc__/ctl/<name>=<value>", any) sets a control and answers 0:
  *      fail_ops=<code>      every data call answers <code> (batch calls: per key)
  *      fail_batch=<code>    every batch call itself answers <code>
- *      fail_setup=<code>, fail_health=<code>, fail_register=<code>, fail_create=1
+ *      fail_setup=<code>, fail_health=<code>, fail_register=<code>
+ *      fail_create=<n>      the next n creates return NULL
  *      lease_ms=<n>
  *      sigint_handler_on_create=1  the next creates install a SIGINT handler that swallows it
  *      block_on_create=1           the next creates block SIGINT/SIGTERM/SIGHUP/SIGUSR1 in the caller
  *      reset=1                     all controls back to their defaults
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
- *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler.
+ *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler;
+ *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
  *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create).
  * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions, to test the bridge's message.
  */
@@ -61,6 +63,7 @@ MCJ_STORE_FUNCTIONS(FAKE_PROTOTYPE)
 
 static const char CTL_PREFIX[] = "__fake_mc__/ctl/";
 static const char STAT_PREFIX[] = "__fake_mc__/stat/";
+static const char ENV_PREFIX[] = "__fake_mc__/env/";
 
 typedef struct registration {
   char *base;
@@ -342,7 +345,8 @@ static pthread_once_t tracker_once = PTHREAD_ONCE_INIT;
 
 void *mooncake_store_create(void) {
   pthread_mutex_lock(&lock);
-  int refuse = fail_create;
+  int refuse = fail_create > 0;
+  if (refuse) fail_create--;
   int install = sigint_handler_on_create ||
                 (getenv("FAKE_MC_SIGINT_HANDLER") != NULL && strcmp(getenv("FAKE_MC_SIGINT_HANDLER"), "1") == 0);
   int block = block_on_create;
@@ -595,6 +599,9 @@ int64_t mooncake_store_get_size(void *store, const char *key) {
   int64_t result;
   if (strncmp(key, STAT_PREFIX, sizeof STAT_PREFIX - 1) == 0) {
     result = stat_value(key + sizeof STAT_PREFIX - 1);
+  } else if (strncmp(key, ENV_PREFIX, sizeof ENV_PREFIX - 1) == 0) {
+    const char *value = getenv(key + sizeof ENV_PREFIX - 1); /* what Mooncake would read */
+    result = value == NULL ? OBJECT_NOT_FOUND : atoll(value);
   } else if (!c->set_up) {
     result = MCJ_INVALID_PARAMS;
   } else if (fail_ops) {

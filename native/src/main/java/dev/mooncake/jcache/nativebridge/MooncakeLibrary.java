@@ -5,8 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One loaded {@code libmooncake_store.so} with all 19 functions of its C ABI resolved. A library
- * is never unloaded (Mooncake leaves threads and atexit handlers behind), so instances are cached
- * by path and need no closing.
+ * is never unloaded (Mooncake leaves threads and atexit handlers behind): a path is opened once
+ * and instances need no closing.
  *
  * <p>Which file: the config's {@code library} path; else the environment variable
  * {@value #ENVIRONMENT_VARIABLE} (as Mooncake's own Rust binding does); else the plain soname
@@ -16,7 +16,8 @@ public final class MooncakeLibrary {
   public static final String ENVIRONMENT_VARIABLE = "MOONCAKE_STORE_LIBRARY";
   public static final String SONAME = "libmooncake_store.so";
 
-  private static final Map<String, MooncakeLibrary> LOADED = new ConcurrentHashMap<>();
+  /** Native handles by path: a path is dlopen()ed and resolved once. */
+  private static final Map<String, Long> LOADED = new ConcurrentHashMap<>();
 
   private final long handle;
   private final String path;
@@ -49,25 +50,21 @@ public final class MooncakeLibrary {
           + ENVIRONMENT_VARIABLE + " to choose a file)";
     }
     MooncakeNative.load();
-    MooncakeLibrary cached = LOADED.get(path);
-    if (cached != null) {
-      return cached;
-    }
-    synchronized (LOADED) {
-      cached = LOADED.get(path);
-      if (cached != null) {
-        return cached;
+    Long cached = LOADED.get(path);
+    if (cached == null) {
+      synchronized (LOADED) {
+        cached = LOADED.get(path);
+        if (cached == null) {
+          try {
+            cached = MooncakeNative.openLibrary(path);
+          } catch (NativeBridgeException e) {
+            throw new NativeBridgeException(e.getMessage() + " [path from " + origin + "]", e);
+          }
+          LOADED.put(path, cached);
+        }
       }
-      long handle;
-      try {
-        handle = MooncakeNative.openLibrary(path);
-      } catch (NativeBridgeException e) {
-        throw new NativeBridgeException(e.getMessage() + " [path from " + origin + "]", e);
-      }
-      MooncakeLibrary library = new MooncakeLibrary(handle, path, origin);
-      LOADED.put(path, library);
-      return library;
     }
+    return new MooncakeLibrary(cached, path, origin);
   }
 
   long handle() {

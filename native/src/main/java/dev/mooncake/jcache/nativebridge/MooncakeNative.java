@@ -48,7 +48,7 @@ public final class MooncakeNative {
    */
   public static native int applyRpcTimeouts(long requestTimeoutMs, long connectTimeoutMs);
 
-  /** Whether {@code dlsym(RTLD_DEFAULT, "Py_IsInitialized")} finds a symbol. */
+  /** Whether {@code Py_IsInitialized} is visible in the process's global symbol scope. */
   public static native boolean hostProbeVisible();
 
   // Store lifecycle
