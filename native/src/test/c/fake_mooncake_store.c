@@ -33,7 +33,8 @@
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
  *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler;
  *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
- *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create).
+ *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create),
+ *    FAKE_MC_FAIL_OPS=<code> (as fail_ops, from the first create of the process on).
  * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions, to test the bridge's message.
  */
 #define _GNU_SOURCE
@@ -338,12 +339,23 @@ static void swallow_sigint(int sig) {
 }
 
 static pthread_once_t tracker_once = PTHREAD_ONCE_INIT;
+static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
+
+static void read_environment(void) {
+  const char *fail = getenv("FAKE_MC_FAIL_OPS");
+  if (fail != NULL) {
+    pthread_mutex_lock(&lock);
+    fail_ops = atoi(fail);
+    pthread_mutex_unlock(&lock);
+  }
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Lifecycle
  * ------------------------------------------------------------------------------------------- */
 
 void *mooncake_store_create(void) {
+  pthread_once(&environment_once, read_environment);
   pthread_mutex_lock(&lock);
   int refuse = fail_create > 0;
   if (refuse) fail_create--;

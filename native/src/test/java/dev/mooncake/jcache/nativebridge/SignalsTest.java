@@ -126,7 +126,8 @@ class SignalsTest {
     reader.start();
     try {
       assertTrue(ready.await(30, TimeUnit.SECONDS), () -> "child never got ready: " + output);
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("sh", "-c", "kill -" + signal + " " + process.pid()).inheritIO().start();
       assertEquals(0, kill.waitFor());
       boolean exited = process.waitFor(waitSeconds, TimeUnit.SECONDS);
       if (exited) {
