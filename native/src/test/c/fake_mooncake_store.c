@@ -1,0 +1,794 @@
+/*
+ * A fake libmooncake_store.so for tests: Mooncake Store's C ABI (mooncake_store_abi.h) with the
+ * semantics documented in shared/MOONCAKE.md, in one process, thread-safe through one mutex.
+ * Written from the documented behaviour, not from Mooncake's code. Never packaged.
+ *
+ * What it mimics:
+ *  - one "cluster" per process: every client handle sees the same objects; each object lives in
+ *    the segment of the client that was chosen for it (preferred_segments first, else round-robin
+ *    over clients with room); destroying a client loses the objects in its segment;
+ *  - put / put_from are create-only (an existing key answers 0 and keeps the old value); size 0 and
+ *    replica_num 0 answer -600; a full pool answers -200 (no eviction);
+ *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
+ *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
+ *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
+ *  - register_buffer twice on one address -600, unregistering an unknown one -600; with protocol
+ *    rdma, put_from / get_into on memory outside registered buffers fail with -800;
+ *  - an unknown metadata_server scheme aborts the process (Mooncake's LOG(FATAL));
+ *  - the first create of the process: unless dlsym(RTLD_DEFAULT, "Py_IsInitialized") finds a
+ *    symbol, blocks SIGINT/SIGTERM/SIGHUP/SIGUSR1 in the calling thread and starts a thread
+ *    ("fake-mc-signal") that sigwait()s for them, then resets the signal to SIG_DFL and re-raises
+ *    it (the process dies without the JVM's shutdown hooks); registers an atexit handler.
+ *
+ * Test hooks, in-band so that a JVM can drive them:
+ *  - remove(h, "__fake_mc__/ctl/<name>=<value>", any) sets a control and answers 0:
+ *      fail_ops=<code>      every data call answers <code> (batch calls: per key)
+ *      fail_batch=<code>    every batch call itself answers <code>
+ *      fail_setup=<code>, fail_health=<code>, fail_register=<code>
+ *      fail_create=<n>      the next n creates return NULL
+ *      lease_ms=<n>
+ *      sigint_handler_on_create=1  the next creates install a SIGINT handler that swallows it
+ *      block_on_create=1           the next creates block SIGINT/SIGTERM/SIGHUP/SIGUSR1 in the caller
+ *      reset=1                     all controls back to their defaults
+ *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
+ *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler;
+ *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
+ *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create),
+ *    FAKE_MC_FAIL_OPS=<code> (as fail_ops, from the first create of the process on).
+ * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions, to test the bridge's message.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mooncake_store_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The shared header's types: a definition below that disagrees does not compile. */
+#define FAKE_PROTOTYPE(ret, name, params) EXPORT ret mooncake_store_##name params;
+MCJ_STORE_FUNCTIONS(FAKE_PROTOTYPE)
+#undef FAKE_PROTOTYPE
+
+#define NO_AVAILABLE_HANDLE (-200)
+#define OBJECT_NOT_FOUND (-704)
+#define OBJECT_HAS_LEASE (-706)
+#define TRANSFER_FAIL (-800)
+
+static const char CTL_PREFIX[] = "__fake_mc__/ctl/";
+static const char STAT_PREFIX[] = "__fake_mc__/stat/";
+static const char ENV_PREFIX[] = "__fake_mc__/env/";
+
+typedef struct registration {
+  char *base;
+  size_t size;
+  struct registration *next;
+} registration;
+
+typedef struct client {
+  int id;
+  int set_up;
+  char hostname[512];
+  char protocol[32];
+  uint64_t segment_size;
+  uint64_t used;
+  uint64_t local_buffer_size;
+  registration *registrations;
+  struct client *next;
+} client;
+
+typedef struct object {
+  char *key;
+  char *data;
+  size_t size;
+  int64_t lease_until_ms;
+  client *owner;
+  struct object *next;
+} object;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static client *clients;
+static int next_client_id;
+static int round_robin;
+
+static object **buckets;
+static size_t bucket_count;
+static size_t object_count;
+
+static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
+    stat_destroys, stat_signal_thread, stat_sigint_handler;
+
+static int fail_ops, fail_batch, fail_setup, fail_health, fail_register, fail_create;
+static int64_t lease_ms = -1;
+static int sigint_handler_on_create, block_on_create;
+
+/* ------------------------------------------------------------------------------------------- */
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t lease_duration(void) {
+  if (lease_ms < 0) {
+    const char *env = getenv("FAKE_MC_LEASE_MS");
+    lease_ms = env != NULL ? atoll(env) : 10000;
+  }
+  return lease_ms;
+}
+
+static size_t hash(const char *key) {
+  size_t h = 5381;
+  for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = h * 33 + *p;
+  return h;
+}
+
+static object **slot_of(const char *key) {
+  if (bucket_count == 0) {
+    bucket_count = 1024;
+    buckets = calloc(bucket_count, sizeof(object *));
+  }
+  object **link = &buckets[hash(key) % bucket_count];
+  while (*link != NULL && strcmp((*link)->key, key) != 0) link = &(*link)->next;
+  return link;
+}
+
+static void grow_if_needed(void) {
+  if (object_count < bucket_count * 2) return;
+  size_t new_count = bucket_count * 4;
+  object **grown = calloc(new_count, sizeof(object *));
+  if (grown == NULL) return;
+  for (size_t i = 0; i < bucket_count; i++) {
+    object *o = buckets[i];
+    while (o != NULL) {
+      object *next = o->next;
+      size_t b = hash(o->key) % new_count;
+      o->next = grown[b];
+      grown[b] = o;
+      o = next;
+    }
+  }
+  free(buckets);
+  buckets = grown;
+  bucket_count = new_count;
+}
+
+static void unlink_object(object **link) {
+  object *o = *link;
+  *link = o->next;
+  o->owner->used -= o->size;
+  object_count--;
+  free(o->key);
+  free(o->data);
+  free(o);
+}
+
+static int leased(const object *o) { return o->lease_until_ms > now_ms(); }
+
+static int is_registered(client *c, const void *address, size_t size) {
+  const char *p = address;
+  for (registration *r = c->registrations; r != NULL; r = r->next) {
+    if (p >= r->base && (size_t)(p - r->base) <= r->size && size <= r->size - (size_t)(p - r->base)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int transfer_allowed(client *c, const void *buffer, size_t size) {
+  return strcmp(c->protocol, "rdma") != 0 || is_registered(c, buffer, size);
+}
+
+static client *pick_segment(const mcj_replicate_config *config, size_t size) {
+  if (config != NULL && config->preferred_segments != NULL) {
+    for (size_t i = 0; i < config->preferred_segments_count; i++) {
+      for (client *c = clients; c != NULL; c = c->next) {
+        if (c->set_up && config->preferred_segments[i] != NULL &&
+            strcmp(c->hostname, config->preferred_segments[i]) == 0 &&
+            c->segment_size - c->used >= size) {
+          return c;
+        }
+      }
+    }
+  }
+  int count = 0;
+  for (client *c = clients; c != NULL; c = c->next) count++;
+  for (int attempt = 0; attempt < count; attempt++) {
+    int index = (round_robin + attempt) % count;
+    client *c = clients;
+    for (int i = 0; i < index; i++) c = c->next;
+    if (c->set_up && c->segment_size >= c->used + size && c->segment_size > 0) {
+      round_robin = index + 1;
+      return c;
+    }
+  }
+  return NULL;
+}
+
+/* Stores a copy; caller holds the lock. */
+static int put_locked(client *c, const char *key, const void *value, size_t size,
+                      const mcj_replicate_config *config) {
+  if (!c->set_up) return MCJ_INVALID_PARAMS;
+  if (fail_ops) return fail_ops;
+  if (key == NULL || key[0] == '\0' || size == 0) return MCJ_INVALID_PARAMS;
+  if (config != NULL && config->replica_num == 0) return MCJ_INVALID_PARAMS;
+  object **link = slot_of(key);
+  if (*link != NULL) return 0; /* create-only: keep the old value */
+  client *owner = pick_segment(config, size);
+  if (owner == NULL) return NO_AVAILABLE_HANDLE;
+  object *o = calloc(1, sizeof *o);
+  if (o == NULL) return MCJ_INTERNAL_ERROR;
+  o->key = strdup(key);
+  o->data = malloc(size);
+  if (o->key == NULL || o->data == NULL) {
+    free(o->key);
+    free(o->data);
+    free(o);
+    return MCJ_INTERNAL_ERROR;
+  }
+  memcpy(o->data, value, size);
+  o->size = size;
+  o->owner = owner;
+  owner->used += size;
+  *link = o;
+  object_count++;
+  grow_if_needed();
+  return 0;
+}
+
+static int64_t get_locked(client *c, const char *key, void *buffer, size_t size) {
+  if (!c->set_up) return MCJ_INVALID_PARAMS;
+  if (fail_ops) return fail_ops;
+  object *o = *slot_of(key);
+  if (o == NULL) return OBJECT_NOT_FOUND;
+  if (size < o->size) return MCJ_INVALID_PARAMS;
+  if (!transfer_allowed(c, buffer, o->size)) return TRANSFER_FAIL;
+  memcpy(buffer, o->data, o->size);
+  o->lease_until_ms = now_ms() + lease_duration();
+  return (int64_t)o->size;
+}
+
+static int exist_locked(client *c, const char *key) {
+  if (!c->set_up) return MCJ_INVALID_PARAMS;
+  if (fail_ops) return fail_ops;
+  object *o = *slot_of(key);
+  if (o == NULL) return 0;
+  o->lease_until_ms = now_ms() + lease_duration();
+  return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Signals, as Mooncake's ResourceTracker does them
+ * ------------------------------------------------------------------------------------------- */
+
+static sigset_t signal_thread_set;
+
+static void *signal_thread(void *arg) {
+  (void)arg;
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signal_thread_set, &sig) != 0) continue;
+    if (sig == SIGUSR1) continue;
+    char message[] = "fake-mooncake: signal thread took signal NN; re-raising with SIG_DFL\n";
+    char *nn = strstr(message, "NN");
+    nn[0] = (char)('0' + sig / 10);
+    nn[1] = (char)('0' + sig % 10);
+    if (write(2, message, sizeof message - 1) < 0) {
+      /* nothing to do */
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, sig);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    raise(sig);
+  }
+  return NULL;
+}
+
+static void exit_handler(void) {
+  /* Mooncake tears every live client down here; the fake has nothing outside the process. */
+}
+
+static void block_signals_in_caller(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void resource_tracker_init(void) {
+  if (dlsym(RTLD_DEFAULT, "Py_IsInitialized") == NULL) {
+    sigemptyset(&signal_thread_set);
+    sigaddset(&signal_thread_set, SIGINT);
+    sigaddset(&signal_thread_set, SIGTERM);
+    sigaddset(&signal_thread_set, SIGHUP);
+    sigaddset(&signal_thread_set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &signal_thread_set, NULL); /* and never unblocked here */
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, signal_thread, NULL) == 0) {
+      pthread_setname_np(thread, "fake-mc-signal");
+      pthread_detach(thread);
+      stat_signal_thread = 1;
+    }
+  }
+  atexit(exit_handler);
+}
+
+static void swallow_sigint(int sig) {
+  (void)sig;
+  static const char message[] = "fake-mooncake: SIGINT swallowed by the handler installed in create\n";
+  if (write(2, message, sizeof message - 1) < 0) {
+    /* nothing to do */
+  }
+}
+
+static pthread_once_t tracker_once = PTHREAD_ONCE_INIT;
+static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
+
+static void read_environment(void) {
+  const char *fail = getenv("FAKE_MC_FAIL_OPS");
+  if (fail != NULL) {
+    pthread_mutex_lock(&lock);
+    fail_ops = atoi(fail);
+    pthread_mutex_unlock(&lock);
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Lifecycle
+ * ------------------------------------------------------------------------------------------- */
+
+void *mooncake_store_create(void) {
+  pthread_once(&environment_once, read_environment);
+  pthread_mutex_lock(&lock);
+  int refuse = fail_create > 0;
+  if (refuse) fail_create--;
+  int install = sigint_handler_on_create ||
+                (getenv("FAKE_MC_SIGINT_HANDLER") != NULL && strcmp(getenv("FAKE_MC_SIGINT_HANDLER"), "1") == 0);
+  int block = block_on_create;
+  pthread_mutex_unlock(&lock);
+  if (refuse) return NULL;
+  pthread_once(&tracker_once, resource_tracker_init);
+  if (install) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = swallow_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+  }
+  if (block) block_signals_in_caller();
+  client *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  pthread_mutex_lock(&lock);
+  if (install) stat_sigint_handler++;
+  c->id = next_client_id++;
+  c->next = clients;
+  clients = c;
+  stat_creates++;
+  pthread_mutex_unlock(&lock);
+  return c;
+}
+
+void mooncake_store_destroy(void *store) {
+  if (store == NULL) return;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  /* The segment leaves the cluster with every object in it, whoever wrote them. */
+  for (size_t b = 0; b < bucket_count; b++) {
+    object **link = &buckets[b];
+    while (*link != NULL) {
+      if ((*link)->owner == c) {
+        unlink_object(link);
+      } else {
+        link = &(*link)->next;
+      }
+    }
+  }
+  while (c->registrations != NULL) {
+    registration *r = c->registrations;
+    c->registrations = r->next;
+    stat_registered--;
+    free(r);
+  }
+  for (client **link = &clients; *link != NULL; link = &(*link)->next) {
+    if (*link == c) {
+      *link = c->next;
+      break;
+    }
+  }
+  stat_destroys++;
+  pthread_mutex_unlock(&lock);
+  free(c);
+}
+
+static int known_metadata_server(const char *value) {
+  if (strcmp(value, "P2PHANDSHAKE") == 0) return 1;
+  const char *end = strstr(value, "://");
+  if (end == NULL) return 1;
+  size_t n = (size_t)(end - value);
+  return (n == 4 && strncmp(value, "etcd", 4) == 0) || (n == 5 && strncmp(value, "redis", 5) == 0) ||
+         (n == 4 && strncmp(value, "http", 4) == 0) || (n == 5 && strncmp(value, "https", 5) == 0);
+}
+
+static int setup_locked(client *c, const char *local_hostname, uint64_t segment,
+                        uint64_t local_buffer, const char *protocol) {
+  if (fail_setup) return fail_setup;
+  if (c->set_up) return MCJ_INVALID_PARAMS;
+  if (strcmp(protocol, "tcp") != 0 && strcmp(protocol, "rdma") != 0) return MCJ_INVALID_PARAMS;
+  if (local_hostname[0] == '\0') return MCJ_INVALID_PARAMS;
+  if (strchr(local_hostname, ':') != NULL) {
+    snprintf(c->hostname, sizeof c->hostname, "%s", local_hostname);
+  } else {
+    snprintf(c->hostname, sizeof c->hostname, "%s:%d", local_hostname, 12300 + c->id);
+  }
+  snprintf(c->protocol, sizeof c->protocol, "%s", protocol);
+  c->segment_size = segment;
+  c->local_buffer_size = local_buffer;
+  c->set_up = 1;
+  return 0;
+}
+
+int mooncake_store_setup(void *store, const char *local_hostname, const char *metadata_server,
+                         uint64_t global_segment_size, uint64_t local_buffer_size,
+                         const char *protocol, const char *device_name,
+                         const char *master_server_addr) {
+  (void)device_name;
+  if (store == NULL) return MCJ_INTERNAL_ERROR;
+  if (local_hostname == NULL || metadata_server == NULL || protocol == NULL ||
+      master_server_addr == NULL) {
+    return MCJ_INTERNAL_ERROR;
+  }
+  if (!known_metadata_server(metadata_server)) {
+    fprintf(stderr, "fake-mooncake: FATAL: Unable to find metadata storage plugin for %s\n",
+            metadata_server);
+    abort(); /* Mooncake's LOG(FATAL) */
+  }
+  if (strchr(master_server_addr, ':') == NULL) return MCJ_INVALID_PARAMS;
+  pthread_mutex_lock(&lock);
+  int result = setup_locked(store, local_hostname, global_segment_size, local_buffer_size, protocol);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_init_all(void *store, const char *protocol, const char *device_name,
+                            uint64_t mount_segment_size) {
+  (void)device_name;
+  if (store == NULL || protocol == NULL) return MCJ_INTERNAL_ERROR;
+  pthread_mutex_lock(&lock);
+  int result = setup_locked(store, "localhost", mount_segment_size, 0, protocol);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_health_check(void *store) {
+  if (store == NULL) return MCJ_INTERNAL_ERROR;
+  pthread_mutex_lock(&lock);
+  int result = fail_health ? fail_health : ((client *)store)->set_up ? 0 : MCJ_INTERNAL_ERROR;
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Data
+ * ------------------------------------------------------------------------------------------- */
+
+int mooncake_store_put(void *store, const char *key, const void *value, size_t size,
+                       const mcj_replicate_config *config) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  if (value == NULL && size > 0) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  /* A copying put goes through the client's local buffer. */
+  int result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
+                                                        : put_locked(c, key, value, size, config);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_put_from(void *store, const char *key, void *buffer, size_t size,
+                            const mcj_replicate_config *config) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int result = c->set_up && !fail_ops && !transfer_allowed(c, buffer, size)
+                   ? TRANSFER_FAIL
+                   : put_locked(c, key, buffer, size, config);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_batch_put_from(void *store, const char **keys, void **buffers,
+                                  const size_t *sizes, size_t count,
+                                  const mcj_replicate_config *config, int *results_out) {
+  if (store == NULL || keys == NULL || buffers == NULL || sizes == NULL || results_out == NULL) {
+    return MCJ_INTERNAL_ERROR;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (keys[i] == NULL || (buffers[i] == NULL && sizes[i] > 0)) return MCJ_INTERNAL_ERROR;
+  }
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int overall = fail_batch;
+  if (!overall) {
+    for (size_t i = 0; i < count; i++) {
+      results_out[i] = c->set_up && !fail_ops && !transfer_allowed(c, buffers[i], sizes[i])
+                           ? TRANSFER_FAIL
+                           : put_locked(c, keys[i], buffers[i], sizes[i], config);
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return overall;
+}
+
+int64_t mooncake_store_get_into(void *store, const char *key, void *buffer, size_t size) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
+  pthread_mutex_lock(&lock);
+  int64_t result = get_locked(store, key, buffer, size);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_batch_get_into(void *store, const char **keys, void **buffers,
+                                  const size_t *sizes, size_t count, int64_t *results_out) {
+  if (store == NULL || keys == NULL || buffers == NULL || sizes == NULL || results_out == NULL) {
+    return MCJ_INTERNAL_ERROR;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (keys[i] == NULL || (buffers[i] == NULL && sizes[i] > 0)) return MCJ_INTERNAL_ERROR;
+  }
+  pthread_mutex_lock(&lock);
+  int overall = fail_batch;
+  if (!overall) {
+    for (size_t i = 0; i < count; i++) results_out[i] = get_locked(store, keys[i], buffers[i], sizes[i]);
+  }
+  pthread_mutex_unlock(&lock);
+  return overall;
+}
+
+int mooncake_store_is_exist(void *store, const char *key) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  pthread_mutex_lock(&lock);
+  int result = exist_locked(store, key);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+#ifndef FAKE_MC_PARTIAL
+int mooncake_store_batch_is_exist(void *store, const char **keys, size_t count, int *results_out) {
+  if (store == NULL || keys == NULL || results_out == NULL) return MCJ_INTERNAL_ERROR;
+  for (size_t i = 0; i < count; i++) {
+    if (keys[i] == NULL) return MCJ_INTERNAL_ERROR;
+  }
+  pthread_mutex_lock(&lock);
+  int overall = fail_batch;
+  if (!overall) {
+    for (size_t i = 0; i < count; i++) results_out[i] = exist_locked(store, keys[i]);
+  }
+  pthread_mutex_unlock(&lock);
+  return overall;
+}
+#endif
+
+static int64_t stat_value(const char *name) {
+  if (strcmp(name, "registered") == 0) return stat_registered;
+  if (strcmp(name, "register_calls") == 0) return stat_register_calls;
+  if (strcmp(name, "unregister_calls") == 0) return stat_unregister_calls;
+  if (strcmp(name, "creates") == 0) return stat_creates;
+  if (strcmp(name, "destroys") == 0) return stat_destroys;
+  if (strcmp(name, "objects") == 0) return (int64_t)object_count;
+  if (strcmp(name, "signal_thread") == 0) return stat_signal_thread;
+  if (strcmp(name, "sigint_handler") == 0) return stat_sigint_handler;
+  if (strcmp(name, "clients") == 0) {
+    int64_t n = 0;
+    for (client *c = clients; c != NULL; c = c->next) n++;
+    return n;
+  }
+  return MCJ_INVALID_PARAMS;
+}
+
+int64_t mooncake_store_get_size(void *store, const char *key) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int64_t result;
+  if (strncmp(key, STAT_PREFIX, sizeof STAT_PREFIX - 1) == 0) {
+    result = stat_value(key + sizeof STAT_PREFIX - 1);
+  } else if (strncmp(key, ENV_PREFIX, sizeof ENV_PREFIX - 1) == 0) {
+    const char *value = getenv(key + sizeof ENV_PREFIX - 1); /* what Mooncake would read */
+    result = value == NULL ? OBJECT_NOT_FOUND : atoll(value);
+  } else if (!c->set_up) {
+    result = MCJ_INVALID_PARAMS;
+  } else if (fail_ops) {
+    result = fail_ops;
+  } else {
+    object *o = *slot_of(key);
+    result = o == NULL ? OBJECT_NOT_FOUND : (int64_t)o->size;
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int mooncake_store_get_hostname(void *store, char *buf_out, size_t buf_len) {
+  if (store == NULL || buf_out == NULL || buf_len == 0) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int result = 0;
+  size_t length = strlen(c->hostname);
+  if (length >= buf_len) {
+    result = MCJ_INTERNAL_ERROR;
+  } else {
+    memcpy(buf_out, c->hostname, length + 1);
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+/* "name=value" under the control prefix; caller holds the lock. */
+static int control_locked(const char *text) {
+  const char *equals = strchr(text, '=');
+  if (equals == NULL) return MCJ_INVALID_PARAMS;
+  size_t n = (size_t)(equals - text);
+  long long value = atoll(equals + 1);
+#define CONTROL(name, variable)                                         \
+  if (n == sizeof name - 1 && strncmp(text, name, n) == 0) {            \
+    variable = value;                                                   \
+    return 0;                                                           \
+  }
+  CONTROL("fail_ops", fail_ops)
+  CONTROL("fail_batch", fail_batch)
+  CONTROL("fail_setup", fail_setup)
+  CONTROL("fail_health", fail_health)
+  CONTROL("fail_register", fail_register)
+  CONTROL("fail_create", fail_create)
+  CONTROL("lease_ms", lease_ms)
+  CONTROL("sigint_handler_on_create", sigint_handler_on_create)
+  CONTROL("block_on_create", block_on_create)
+#undef CONTROL
+  if (n == 5 && strncmp(text, "reset", 5) == 0) {
+    fail_ops = fail_batch = fail_setup = fail_health = fail_register = fail_create = 0;
+    lease_ms = -1;
+    sigint_handler_on_create = block_on_create = 0;
+    return 0;
+  }
+  return MCJ_INVALID_PARAMS;
+}
+
+int mooncake_store_remove(void *store, const char *key, int force) {
+  if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int result;
+  if (strncmp(key, CTL_PREFIX, sizeof CTL_PREFIX - 1) == 0) {
+    result = control_locked(key + sizeof CTL_PREFIX - 1);
+  } else if (!c->set_up) {
+    result = MCJ_INVALID_PARAMS;
+  } else if (fail_ops) {
+    result = fail_ops;
+  } else {
+    object **link = slot_of(key);
+    if (*link == NULL) {
+      result = OBJECT_NOT_FOUND;
+    } else if (!force && leased(*link)) {
+      result = OBJECT_HAS_LEASE;
+    } else {
+      unlink_object(link);
+      result = 0;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+/* Removes every object the predicate accepts; caller holds the lock. */
+static int64_t remove_matching(const regex_t *regex, int force) {
+  int64_t removed = 0;
+  for (size_t b = 0; b < bucket_count; b++) {
+    object **link = &buckets[b];
+    while (*link != NULL) {
+      int match = regex == NULL || regexec(regex, (*link)->key, 0, NULL, 0) == 0;
+      if (match && (force || !leased(*link))) {
+        unlink_object(link);
+        removed++;
+      } else {
+        link = &(*link)->next;
+      }
+    }
+  }
+  return removed;
+}
+
+int64_t mooncake_store_remove_by_regex(void *store, const char *pattern, int force) {
+  if (store == NULL || pattern == NULL) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  regex_t regex;
+  if (regcomp(&regex, pattern, REG_EXTENDED | REG_NOSUB) != 0) return MCJ_INVALID_PARAMS;
+  pthread_mutex_lock(&lock);
+  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS : fail_ops ? fail_ops : remove_matching(&regex, force);
+  pthread_mutex_unlock(&lock);
+  regfree(&regex);
+  return result;
+}
+
+#ifndef FAKE_MC_PARTIAL
+int64_t mooncake_store_remove_all(void *store, int force) {
+  if (store == NULL) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS : fail_ops ? fail_ops : remove_matching(NULL, force);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Registration
+ * ------------------------------------------------------------------------------------------- */
+
+int mooncake_store_register_buffer(void *store, void *buffer, size_t size) {
+  if (store == NULL || buffer == NULL || size == 0) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  stat_register_calls++;
+  int result = 0;
+  if (fail_register) {
+    result = fail_register;
+  } else {
+    for (registration *r = c->registrations; r != NULL; r = r->next) {
+      if (r->base == buffer) result = MCJ_INVALID_PARAMS;
+    }
+    if (result == 0) {
+      registration *r = calloc(1, sizeof *r);
+      if (r == NULL) {
+        result = MCJ_INTERNAL_ERROR;
+      } else {
+        r->base = buffer;
+        r->size = size;
+        r->next = c->registrations;
+        c->registrations = r;
+        stat_registered++;
+      }
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+#ifndef FAKE_MC_PARTIAL
+int mooncake_store_unregister_buffer(void *store, void *buffer) {
+  if (store == NULL) return MCJ_INTERNAL_ERROR;
+  client *c = store;
+  pthread_mutex_lock(&lock);
+  stat_unregister_calls++;
+  int result = MCJ_INVALID_PARAMS;
+  for (registration **link = &c->registrations; *link != NULL; link = &(*link)->next) {
+    if ((*link)->base == buffer) {
+      registration *r = *link;
+      *link = r->next;
+      free(r);
+      stat_registered--;
+      result = 0;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+#endif
