@@ -15,6 +15,7 @@ import dev.mooncake.jcache.storage.EntryStorage;
 import dev.mooncake.jcache.storage.KeyIndex;
 import dev.mooncake.jcache.storage.KeyNamespace;
 import dev.mooncake.jcache.storage.StoredEntry;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -38,6 +39,7 @@ import javax.cache.configuration.MutableConfiguration;
 import javax.cache.event.CacheEntryListenerException;
 import javax.cache.event.EventType;
 import javax.cache.expiry.EternalExpiryPolicy;
+import javax.cache.expiry.ModifiedExpiryPolicy;
 import javax.cache.integration.CacheLoaderException;
 import javax.cache.integration.CacheWriterException;
 import javax.cache.integration.CompletionListener;
@@ -833,6 +835,104 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Zero-copy access (see ZeroCopyCache)
+
+  private ZeroCopyCache<K> zeroCopy() {
+    Class<V> valueType = configuration.getValueType();
+    if (valueType != Object.class && valueType != byte[].class) {
+      throw new IllegalArgumentException("cache '" + name + "' holds " + valueType.getName()
+          + " values; zero-copy access needs byte[] (or Object) values");
+    }
+    Object policy = expiry.policy();
+    if (!(policy instanceof EternalExpiryPolicy) && !(policy instanceof ModifiedExpiryPolicy)) {
+      throw new IllegalArgumentException("cache '" + name + "' expires entries with "
+          + policy.getClass().getName() + "; zero-copy access needs an eternal or modified"
+          + " expiry policy (others need the old entry read on every call)");
+    }
+    return new ZeroCopyCache<>() {
+      @Override
+      public ByteBuffer allocate(int size) {
+        ByteBuffer buffer = storage.buffers().acquire(ZeroCopyCache.HEADER_BYTES + size);
+        buffer.limit(ZeroCopyCache.HEADER_BYTES + size).position(ZeroCopyCache.HEADER_BYTES);
+        return buffer;
+      }
+
+      @Override
+      public void release(ByteBuffer buffer) {
+        storage.buffers().release(buffer.clear());
+      }
+
+      @Override
+      public void put(K key, ByteBuffer value) {
+        zeroCopyPut(key, value);
+      }
+
+      @Override
+      public int get(K key, ByteBuffer destination) {
+        return zeroCopyGet(key, destination);
+      }
+
+      @Override
+      public long javaCopiedBytes() {
+        return storage.copiedBytes();
+      }
+    };
+  }
+
+  private void requireNoWriterOrListeners() {
+    if (writer.enabled() || !dispatcher.listenersAndFilters().isEmpty()) {
+      throw new UnsupportedOperationException("cache '" + name + "' has write-through or"
+          + " listeners; zero-copy calls call no writer and publish no events");
+    }
+  }
+
+  private void zeroCopyPut(K key, ByteBuffer value) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    Objects.requireNonNull(value, "value buffer");
+    requireNoWriterOrListeners();
+    long start = statistics.start();
+    mutate(storeKey, () -> {
+      // Eternal or modified expiry: the new expiry time does not depend on the old entry.
+      long expireAt = expiry.forUpdate(now());
+      if (expireAt == ExpiryTimes.UNCHANGED) {
+        expireAt = ExpiryTimes.ETERNAL;
+      }
+      storage.writeInPlace(storeKey, value, expireAt, false);
+      index.add(storeKey);
+      expiring.add(storeKey, expireAt);
+      return true;
+    });
+    statistics.put(start);
+  }
+
+  private int zeroCopyGet(K key, ByteBuffer destination) {
+    requireOpen();
+    String storeKey = storeKey(key);
+    Objects.requireNonNull(destination, "destination buffer");
+    requireNoWriterOrListeners();
+    long start = statistics.start();
+    int position = destination.position();
+    int limit = destination.limit();
+    long stamp = locks.readStamp(storeKey);
+    long expireAt = storage.readInPlace(storeKey, destination);
+    if (expireAt == EntryStorage.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        expireAt = storage.readInPlace(storeKey, destination);
+      }
+    }
+    if (expireAt != EntryStorage.ABSENT && expireAt != ExpiryTimes.ETERNAL && now() >= expireAt) {
+      destination.limit(limit).position(position); // a miss leaves the destination as it was
+      expireLocked(key, storeKey);
+      expireAt = EntryStorage.ABSENT;
+    }
+    boolean hit = expireAt != EntryStorage.ABSENT;
+    statistics.lookup(hit);
+    statistics.getTime(start);
+    return hit ? destination.remaining() : -1;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Active expiry
 
   /** Called by the manager's sweeper: removes entries whose expiry time has passed. */
@@ -1231,6 +1331,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   public <T> T unwrap(Class<T> clazz) {
     if (clazz.isInstance(this)) {
       return clazz.cast(this);
+    }
+    if (clazz == ZeroCopyCache.class) {
+      return clazz.cast(zeroCopy());
     }
     throw new IllegalArgumentException("cannot unwrap cache '" + name + "' to " + clazz.getName());
   }

@@ -12,6 +12,20 @@ final class TestConfigs {
     return ConfigLoader.defaults();
   }
 
+  /** The Mooncake backend over the test-only fake libmooncake_store.so the build makes. */
+  static MooncakeConfig mooncakeFixture() {
+    MooncakeConfig d = ConfigLoader.defaults();
+    String library = System.getProperty("mooncake.fixture.library");
+    if (library == null) {
+      throw new IllegalStateException("system property mooncake.fixture.library is not set");
+    }
+    return new MooncakeConfig("fixture", MooncakeConfig.Backend.MOONCAKE,
+        MooncakeConfig.Mode.EMBEDDED, "P2PHANDSHAKE", "127.0.0.1:50051", "tcp", "", "127.0.0.1",
+        16L << 20, 8L << 20, false, "fixture", library, d.numWorkers(), d.perOpWorkers(),
+        false, d.replica(), java.time.Duration.ofSeconds(2), d.eviction(),
+        d.deserializationAllowList(), d.caches(), false);
+  }
+
   static MooncakeConfig withSegment(MooncakeConfig d, long segmentBytes, long bufferBytes) {
     return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
         d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),

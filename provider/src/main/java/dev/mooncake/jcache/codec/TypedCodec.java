@@ -10,6 +10,9 @@ import javax.cache.CacheException;
  * the decoder which one was used, so a cache may hold values of mixed types.
  */
 public final class TypedCodec implements Codec {
+  /** The format of {@code byte[]} values: the zero-copy API stores values in this format. */
+  public static final byte BYTES_FORMAT = Formats.BYTES;
+
   private final SerializationCodec serialization;
 
   public TypedCodec(SerializationCodec serialization) {

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.storage;
 
 import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.store.BufferPool;
@@ -10,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import javax.cache.CacheException;
 
 /**
@@ -30,6 +32,7 @@ public final class EntryStorage {
   private final Lanes lanes;
   private final Codec codec;
   private volatile int readBufferSize = MIN_READ_BUFFER;
+  private final LongAdder copiedBytes = new LongAdder();
 
   public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec) {
     this.cacheName = cacheName;
@@ -37,6 +40,11 @@ public final class EntryStorage {
     this.buffers = store.buffers();
     this.lanes = lanes;
     this.codec = codec;
+  }
+
+  /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
+  public BufferPool buffers() {
+    return buffers;
   }
 
   /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
@@ -210,12 +218,73 @@ public final class EntryStorage {
     }
   }
 
+  /**
+   * Zero-copy write: stores {@code value[position, limit)} as a {@code byte[]} value, writing the
+   * header into the {@link ValueHeader#SIZE} bytes before its position. No byte is copied in Java;
+   * the store transfers straight from the caller's buffer.
+   */
+  public void writeInPlace(String key, ByteBuffer value, long expireAt, boolean knownAbsent) {
+    int start = value.position() - ValueHeader.SIZE;
+    if (start < 0) {
+      throw new IllegalArgumentException("a zero-copy value needs " + ValueHeader.SIZE
+          + " free bytes before its position for the header; its position is " + value.position());
+    }
+    ValueHeader.write(value, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
+    ByteBuffer whole = value.duplicate().position(start);
+    if (!knownAbsent) {
+      deleteNow(key);
+    }
+    int result = lanes.call(Lane.STORE, () -> store.put(key, whole));
+    if (result != 0) {
+      throw failure("put", key, result);
+    }
+  }
+
+  /**
+   * Zero-copy read into {@code destination} at its position (header first). Answers the entry's
+   * expiry time, or {@link #ABSENT}; on success the destination's position and limit frame the
+   * payload. No byte is copied in Java.
+   */
+  public long readInPlace(String key, ByteBuffer destination) {
+    int start = destination.position();
+    long length = lanes.call(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    if (length == StoreStatus.OBJECT_NOT_FOUND.code()
+        || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
+      return ABSENT;
+    }
+    if (length < 0) {
+      long size = store.getSize(key);
+      if (size > destination.remaining()) {
+        throw new CacheException("get on cache '" + cacheName + "': the value of '" + key
+            + "' needs " + size + " bytes, the destination has " + destination.remaining());
+      }
+      throw failure("get", key, length);
+    }
+    ValueHeader.check(destination, start, length, key);
+    if (ValueHeader.format(destination, start) != TypedCodec.BYTES_FORMAT) {
+      throw new CacheException("get on cache '" + cacheName + "': the value of '" + key
+          + "' is not a byte[] (format " + ValueHeader.format(destination, start) + ")");
+    }
+    long expireAt = ValueHeader.expireAt(destination, start);
+    destination.limit(start + (int) length).position(start + ValueHeader.SIZE);
+    return expireAt;
+  }
+
+  /** Answered by {@link #readInPlace} for a missing key. */
+  public static final long ABSENT = Long.MIN_VALUE;
+
+  /** The bytes this cache has copied in Java to encode or decode values (zero-copy adds none). */
+  public long copiedBytes() {
+    return copiedBytes.sum();
+  }
+
   /** A pool buffer holding header and payload, limited to their length. */
   private ByteBuffer headed(byte format, byte[] payload, long expireAt) {
     int total = ValueHeader.SIZE + payload.length;
     ByteBuffer buffer = buffers.acquire(total);
     ValueHeader.write(buffer, 0, format, expireAt, payload.length);
     buffer.put(ValueHeader.SIZE, payload);
+    copiedBytes.add(payload.length);
     buffer.limit(total);
     return buffer;
   }
@@ -249,6 +318,7 @@ public final class EntryStorage {
     ValueHeader.check(buffer, 0, length, key);
     byte[] payload = new byte[(int) length - ValueHeader.SIZE];
     buffer.get(ValueHeader.SIZE, payload);
+    copiedBytes.add(payload.length);
     return new StoredEntry(
         ValueHeader.format(buffer, 0), ValueHeader.expireAt(buffer, 0), payload, codec);
   }
