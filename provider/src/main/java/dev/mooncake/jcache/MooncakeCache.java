@@ -6,6 +6,8 @@ import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
 import dev.mooncake.jcache.integration.WriterCalls;
+import dev.mooncake.jcache.lane.Lane;
+import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.management.CacheConfigurationBean;
 import dev.mooncake.jcache.management.CacheStatistics;
@@ -79,7 +81,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final EventDispatcher<K, V> dispatcher;
   private final CacheStatistics statistics = new CacheStatistics();
   private final CacheConfigurationBean configurationBean;
-  private final Executor executor;
+  private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private volatile boolean closed;
 
@@ -90,14 +92,15 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       EntryStorage storage,
       KeyNamespace keys,
       KeyLocks locks,
-      Executor executor) {
+      Lanes lanes,
+      Executor eventExecutor) {
     this.name = name;
     this.manager = manager;
     this.configuration = configuration;
     this.storage = storage;
     this.keys = keys;
     this.locks = locks;
-    this.executor = executor;
+    this.lanes = lanes;
     this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());
     closeables.add(expiry.policy());
     if (configuration.getCacheLoaderFactory() == null) {
@@ -114,7 +117,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
             : null;
     closeables.add(createdWriter);
     this.writer = new WriterCalls<>(createdWriter);
-    this.dispatcher = new EventDispatcher<>(executor);
+    this.dispatcher = new EventDispatcher<>(eventExecutor);
     for (CacheEntryListenerConfiguration<K, V> listener :
         configuration.getCacheEntryListenerConfigurations()) {
       dispatcher.register(listener);
@@ -278,7 +281,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       return;
     }
     List<K> toLoad = new ArrayList<>(keySet);
-    executor.execute(() -> {
+    // Asynchronous work runs on a lane (docs/lanes.md): loading is a retrieval.
+    lanes.submit(Lane.RETRIEVE, () -> {
       try {
         List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
         Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
@@ -293,6 +297,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         dispatcher.ignoreSynchronous();
         done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
       }
+      return null;
     });
   }
 

@@ -140,7 +140,7 @@ public final class MooncakeCacheManager implements CacheManager {
     KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
     EntryStorage storage = new EntryStorage(cacheName, store, lanes, codec);
     MooncakeCache<K, V> cache =
-        new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, events);
+        new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events);
     caches.put(cacheName, cache);
     declared.remove(cacheName);
     sweeper.register(cache);

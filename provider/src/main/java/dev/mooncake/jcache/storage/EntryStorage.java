@@ -8,6 +8,7 @@ import dev.mooncake.jcache.store.BufferPool;
 import dev.mooncake.jcache.store.ObjectStore;
 import dev.mooncake.jcache.store.StoreStatus;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,8 @@ public final class EntryStorage {
   private static final int MIN_READ_BUFFER = 4096;
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
+  /** Batches are split across a lane's threads in chunks of at least this many keys. */
+  private static final int MIN_BATCH_CHUNK = 16;
 
   private final String cacheName;
   private final ObjectStore store;
@@ -108,8 +111,12 @@ public final class EntryStorage {
       for (int i = 0; i < array.length; i++) {
         targets[i] = buffers.acquire(size);
       }
-      long[] results =
-          lanes.submit(Lane.RETRIEVE, () -> store.batchGetInto(array, targets)).join();
+      long[] results = new long[array.length];
+      lanes.runChunked(Lane.RETRIEVE, array.length, MIN_BATCH_CHUNK, (from, to) -> {
+        long[] chunk = store.batchGetInto(
+            Arrays.copyOfRange(array, from, to), Arrays.copyOfRange(targets, from, to));
+        System.arraycopy(chunk, 0, results, from, to - from);
+      });
       for (int i = 0; i < array.length; i++) {
         if (results[i] >= 0) {
           found.put(array[i], decode(array[i], targets[i], results[i]));
@@ -182,7 +189,12 @@ public final class EntryStorage {
           replaced[i] = deleteNow(write.key());
         }
       }
-      int[] results = lanes.submit(Lane.STORE, () -> store.batchPut(keys, values)).join();
+      int[] results = new int[keys.length];
+      lanes.runChunked(Lane.STORE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
+        int[] chunk = store.batchPut(
+            Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(values, from, to));
+        System.arraycopy(chunk, 0, results, from, to - from);
+      });
       for (int i = 0; i < keys.length; i++) {
         if (results[i] != 0) {
           throw failure("batch put", keys[i], results[i]);
