@@ -1,0 +1,165 @@
+package dev.mooncake.jcache.real;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.configuration.MutableConfiguration;
+import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Against a real Mooncake master on loopback (profile real-mooncake; skipped with the reason
+ * otherwise): the provider's operations, two JVMs seeing each other's changes, and a JVM holding
+ * an open store that still stops and runs its shutdown hooks on SIGINT, SIGTERM and exit.
+ */
+class RealMooncakeTest {
+  @TempDir Path dir;
+  private Path config;
+
+  @BeforeEach
+  void cluster() throws Exception {
+    RealMooncake.assumeAvailable();
+    config = RealMooncake.config(dir, "real-" + UUID.randomUUID());
+  }
+
+  @Test
+  void cacheOperationsOnARealCluster() {
+    MooncakeCachingProvider provider = new MooncakeCachingProvider();
+    try (CacheManager manager = provider.getCacheManager(config.toUri(),
+        getClass().getClassLoader())) {
+      Cache<String, String> cache = manager.createCache("ops",
+          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      cache.put("a", "1");
+      assertEquals("1", cache.get("a"));
+      cache.put("a", "2");
+      assertEquals("2", cache.get("a"), "an overwrite must replace the value");
+      assertFalse(cache.putIfAbsent("a", "3"));
+      assertTrue(cache.replace("a", "2", "4"));
+      assertEquals("4", cache.invoke("a", (e, args) -> e.getValue()));
+      cache.putAll(Map.of("b", "5", "c", "6"));
+      assertEquals(Map.of("a", "4", "b", "5", "c", "6"), cache.getAll(Set.of("a", "b", "c")));
+      assertTrue(cache.remove("b"));
+      assertNull(cache.get("b"));
+      cache.clear();
+      assertNull(cache.get("a"));
+    }
+  }
+
+  @Test
+  void twoJvmsSeeEachOthersChanges() throws Exception {
+    MooncakeCachingProvider provider = new MooncakeCachingProvider();
+    Process peer = startPeer("peer");
+    try (CacheManager manager = provider.getCacheManager(config.toUri(),
+        getClass().getClassLoader());
+        PrintWriter toPeer = new PrintWriter(peer.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromPeer = new BufferedReader(
+            new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
+      awaitLine(fromPeer, "READY");
+      Cache<String, String> cache = manager.createCache("shared",
+          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+
+      cache.put("k", "one");
+      assertEquals("OK one", ask(toPeer, fromPeer, "get k"), "the peer did not see the put");
+      cache.put("k", "two");
+      assertEquals("OK two", ask(toPeer, fromPeer, "get k"), "the peer did not see the overwrite");
+      cache.remove("k");
+      assertEquals("OK null", ask(toPeer, fromPeer, "get k"), "the peer did not see the remove");
+      assertEquals("OK done", ask(toPeer, fromPeer, "put p from-peer"));
+      assertEquals("from-peer", cache.get("p"), "this JVM did not see the peer's put");
+    } finally {
+      peer.destroy();
+      peer.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void ctrlCStopsAJvmHoldingAStoreAndRunsItsHooks() throws Exception {
+    assertSignalStops("INT", 130);
+  }
+
+  @Test
+  void sigtermStopsAJvmHoldingAStoreAndRunsItsHooks() throws Exception {
+    assertSignalStops("TERM", 143);
+  }
+
+  @Test
+  void systemExitRunsTheHooksWithAStoreOpen() throws Exception {
+    Process peer = startPeer("exit");
+    List<String> output = drain(peer);
+    assertTrue(peer.waitFor(60, TimeUnit.SECONDS), "the JVM did not exit: " + output);
+    assertEquals(3, peer.exitValue(), output.toString());
+    assertTrue(output.contains("HOOK-RAN"), "no shutdown hook ran: " + output);
+  }
+
+  private void assertSignalStops(String signal, int exitCode) throws Exception {
+    Process peer = startPeer("hold");
+    BufferedReader out = new BufferedReader(
+        new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+    awaitLine(out, "READY");
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(peer.pid()))
+        .inheritIO().start();
+    assertEquals(0, kill.waitFor());
+    boolean stopped = peer.waitFor(60, TimeUnit.SECONDS);
+    List<String> rest = new ArrayList<>();
+    for (String line; stopped && (line = out.readLine()) != null; ) {
+      rest.add(line);
+    }
+    peer.destroyForcibly();
+    assertTrue(stopped, "SIG" + signal + " was swallowed: the JVM kept running");
+    assertEquals(exitCode, peer.exitValue());
+    assertTrue(rest.contains("HOOK-RAN"), "no shutdown hook ran: " + rest);
+  }
+
+  private Process startPeer(String mode) throws Exception {
+    String classPath = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", classPath, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        RealMooncakePeer.class.getName(), mode, config.toString())
+        .redirectError(ProcessBuilder.Redirect.INHERIT)
+        .start();
+  }
+
+  private static String ask(PrintWriter to, BufferedReader from, String command)
+      throws Exception {
+    to.println(command);
+    return from.readLine();
+  }
+
+  private static void awaitLine(BufferedReader in, String expected) throws Exception {
+    for (String line; (line = in.readLine()) != null; ) {
+      if (line.equals(expected)) {
+        return;
+      }
+    }
+    throw new AssertionError("the peer ended before printing " + expected);
+  }
+
+  private static List<String> drain(Process process) throws Exception {
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader in = new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        lines.add(line);
+      }
+    }
+    return lines;
+  }
+}
