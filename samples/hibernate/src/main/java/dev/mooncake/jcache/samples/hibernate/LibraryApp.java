@@ -2,7 +2,11 @@ package dev.mooncake.jcache.samples.hibernate;
 
 import java.io.PrintStream;
 import java.util.List;
+import javax.cache.CacheManager;
 import org.hibernate.SessionFactory;
+import org.hibernate.cache.jcache.internal.JCacheRegionFactory;
+import org.hibernate.cache.spi.RegionFactory;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.stat.CacheRegionStatistics;
 import org.hibernate.stat.Statistics;
 
@@ -18,6 +22,10 @@ public final class LibraryApp {
       long queryCacheMissesAfterUpdate) {}
 
   public static void main(String[] args) {
+    // Hibernate logs through JBoss Logging; route it to SLF4J so simplelogger.properties applies.
+    if (System.getProperty("org.jboss.logging.provider") == null) {
+      System.setProperty("org.jboss.logging.provider", "slf4j");
+    }
     run(System.out);
   }
 
@@ -34,8 +42,10 @@ public final class LibraryApp {
             2006));
         return first.getId();
       });
-      out.println("stored 3 books in H2; cache regions: "
-          + List.of(stats.getSecondLevelCacheRegionNames()));
+      CacheManager caches = cacheManager(sessionFactory);
+      out.printf("stored 3 books in H2; second-level cache: %s on %s, caches %s%n",
+          caches.getCachingProvider().getClass().getSimpleName(), caches.getURI(),
+          caches.getCacheNames());
 
       // Start from a cold cache, so that the first load has to go to the database.
       sessionFactory.getCache().evictAllRegions();
@@ -84,6 +94,13 @@ public final class LibraryApp {
       return new Summary(secondLoadStatements, stats.getSecondLevelCacheHitCount(),
           stats.getQueryCacheHitCount(), missesAfterUpdate);
     }
+  }
+
+  /** The JCache manager behind Hibernate's regions. */
+  public static CacheManager cacheManager(SessionFactory sessionFactory) {
+    RegionFactory regionFactory = sessionFactory.unwrap(SessionFactoryImplementor.class)
+        .getServiceRegistry().requireService(RegionFactory.class);
+    return ((JCacheRegionFactory) regionFactory).getCacheManager();
   }
 
   private LibraryApp() {}

@@ -11,7 +11,10 @@ import org.hibernate.cfg.Configuration;
  * in {@link #settings()}, the second-level cache ones marked.
  */
 public final class LibrarySessions {
-  /** The Mooncake JSON config, a class path resource (Hibernate resolves it to a URL). */
+  /**
+   * The Mooncake JSON config: a class path resource name, or a file: / jar: URL. Hibernate looks it
+   * up with its class loader service, which does not understand "classpath:" prefixes.
+   */
   public static final String CACHE_CONFIG = "mooncake-hibernate.json";
 
   private LibrarySessions() {}
@@ -30,7 +33,9 @@ public final class LibrarySessions {
     s.put("hibernate.cache.use_query_cache", "true");
     s.put("hibernate.cache.region.factory_class", "jcache");
     s.put("hibernate.javax.cache.provider", "dev.mooncake.jcache.spi.MooncakeCachingProvider");
-    s.put("hibernate.javax.cache.uri", CACHE_CONFIG);
+    // -Dhibernate.javax.cache.uri=mooncake-hibernate-cluster.json switches to a Mooncake cluster.
+    s.put("hibernate.javax.cache.uri",
+        System.getProperty("hibernate.javax.cache.uri", CACHE_CONFIG));
     // Every region must be a cache declared in the config: a typo fails at start-up.
     s.put("hibernate.javax.cache.missing_cache_strategy", "fail");
 

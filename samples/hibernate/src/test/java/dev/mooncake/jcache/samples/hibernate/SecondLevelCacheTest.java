@@ -7,9 +7,6 @@ import java.util.List;
 import java.util.stream.StreamSupport;
 import javax.cache.CacheManager;
 import org.hibernate.SessionFactory;
-import org.hibernate.cache.jcache.internal.JCacheRegionFactory;
-import org.hibernate.cache.spi.RegionFactory;
-import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.stat.Statistics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,9 +51,7 @@ class SecondLevelCacheTest {
 
   @Test
   void regionsAreMooncakeCachesDeclaredInTheConfig() {
-    RegionFactory regionFactory = sessionFactory.unwrap(SessionFactoryImplementor.class)
-        .getServiceRegistry().requireService(RegionFactory.class);
-    CacheManager cacheManager = ((JCacheRegionFactory) regionFactory).getCacheManager();
+    CacheManager cacheManager = LibraryApp.cacheManager(sessionFactory);
 
     assertEquals("dev.mooncake.jcache.spi.MooncakeCachingProvider",
         cacheManager.getCachingProvider().getClass().getName());
