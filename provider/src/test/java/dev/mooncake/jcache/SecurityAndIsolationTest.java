@@ -74,6 +74,8 @@ class SecurityAndIsolationTest {
         .createCache("jdk", new MutableConfiguration<>());
     cache.put("list", new java.util.ArrayList<>(List.of(1, "two", 3.0)));
     cache.put("time", java.time.Instant.ofEpochSecond(42));
+    cache.put("state", new Serializable[] {1, "a"}); // how Hibernate caches an entity's state
+    assertEquals(List.of(1, "a"), List.of((Object[]) cache.get("state")));
     assertEquals(List.of(1, "two", 3.0), cache.get("list"));
     assertEquals(java.time.Instant.ofEpochSecond(42), cache.get("time"));
   }

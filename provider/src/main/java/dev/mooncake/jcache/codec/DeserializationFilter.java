@@ -16,7 +16,8 @@ public final class DeserializationFilter {
   /** JDK types that cannot run code while being deserialized. */
   static final List<String> BUILT_IN =
       List.of(
-          "java.lang.Object", "java.lang.Boolean", "java.lang.Byte", "java.lang.Character", "java.lang.Short",
+          "java.lang.Object", "java.io.Serializable", // as array element types, e.g. Hibernate's
+          "java.lang.Boolean", "java.lang.Byte", "java.lang.Character", "java.lang.Short",
           "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double",
           "java.lang.Number", "java.lang.String", "java.lang.Enum", "java.lang.Record",
           "java.math.BigInteger", "java.math.BigDecimal",
