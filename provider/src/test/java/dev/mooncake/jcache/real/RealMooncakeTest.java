@@ -90,6 +90,21 @@ class RealMooncakeTest {
   }
 
   @Test
+  void anUnreachableMasterFailsWithinTheTimeoutNamingIt() throws Exception {
+    Path nowhere = dir.resolve("nowhere.json");
+    java.nio.file.Files.writeString(nowhere, java.nio.file.Files.readString(config)
+        .replace("127.0.0.1:50051", "127.0.0.1:50999")
+        .replace("\"operation_timeout_ms\": 10000", "\"operation_timeout_ms\": 3000"));
+    long start = System.nanoTime();
+    javax.cache.CacheException error = org.junit.jupiter.api.Assertions.assertThrows(
+        javax.cache.CacheException.class, () -> new MooncakeCachingProvider()
+            .getCacheManager(nowhere.toUri(), getClass().getClassLoader()));
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+    assertTrue(seconds < 60, "failing took " + seconds + " s");
+    assertTrue(error.getMessage().contains("127.0.0.1:50999"), error.getMessage());
+  }
+
+  @Test
   void ctrlCStopsAJvmHoldingAStoreAndRunsItsHooks() throws Exception {
     assertSignalStops("INT", 130);
   }
