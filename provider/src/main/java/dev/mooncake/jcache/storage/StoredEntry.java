@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.storage;
 
 import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.codec.TypedCodec;
 import java.nio.ByteBuffer;
 
 /**
@@ -13,6 +14,7 @@ public final class StoredEntry {
   private final byte[] payload;
   private final Codec codec;
   private Object value;
+  private boolean payloadHandedOut;
 
   StoredEntry(byte format, long expireAt, byte[] payload, Codec codec) {
     this.format = format;
@@ -32,6 +34,9 @@ public final class StoredEntry {
 
   /** The decoded value; the same instance on every call. */
   public Object value() {
+    if (value == null && payloadHandedOut) {
+      throw new IllegalStateException("the payload was handed out; read value() first");
+    }
     if (value == null) {
       value = codec.decode(format, ByteBuffer.wrap(payload));
     }
@@ -40,6 +45,12 @@ public final class StoredEntry {
 
   /** A fresh copy of the value (store-by-value: callers must not share instances). */
   public Object copyOfValue() {
+    if (format == TypedCodec.BYTES_FORMAT && !payloadHandedOut) {
+      // The payload is already a private copy of the stored bytes: hand it out once instead of
+      // copying a (possibly megabytes large) array again; later callers get their own copies.
+      payloadHandedOut = true;
+      return payload;
+    }
     return codec.decode(format, ByteBuffer.wrap(payload));
   }
 
