@@ -18,10 +18,10 @@ final class RealMooncake {
         + " libmooncake_store.so) and MOONCAKE_MASTER (the mooncake_master binary)");
     assumeTrue(System.getenv("MCJ_IN_NETNS") != null, "skipped: real-Mooncake tests run only"
         + " inside a private network namespace with a master on loopback: mvn verify"
-        + " -Preal-mooncake (test-support/java-in-netns)");
+        + " -Preal-mooncake (test-support/netns/bin/java)");
   }
 
-  /** A config file for the loopback cluster that test-support/java-in-netns starts. */
+  /** A config file for the loopback cluster that test-support/netns/bin/java starts. */
   static Path config(Path dir, String tenant) throws IOException {
     Path file = dir.resolve("mooncake-" + tenant + ".json");
     Files.writeString(file, """
