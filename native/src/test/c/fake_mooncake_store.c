@@ -25,6 +25,7 @@
  *      fail_ops=<code>      every data call answers <code> (batch calls: per key)
  *      fail_batch=<code>    every batch call itself answers <code>
  *      fail_setup=<code>, fail_health=<code>, fail_register=<code>
+ *      setup_delay_ms=<ms>  setup sleeps that long first (an unreachable master)
  *      fail_create=<n>      the next n creates return NULL
  *      lease_ms=<n>
  *      sigint_handler_on_create=1  the next creates install a SIGINT handler that swallows it
@@ -106,6 +107,7 @@ static long stat_register_calls, stat_unregister_calls, stat_registered, stat_cr
     stat_destroys, stat_signal_thread, stat_sigint_handler;
 
 static int fail_ops, fail_batch, fail_setup, fail_health, fail_register, fail_create;
+static int setup_delay_ms;
 static int64_t lease_ms = -1;
 static int sigint_handler_on_create, block_on_create;
 
@@ -460,6 +462,9 @@ int mooncake_store_setup(void *store, const char *local_hostname, const char *me
     abort(); /* Mooncake's LOG(FATAL) */
   }
   if (strchr(master_server_addr, ':') == NULL) return MCJ_INVALID_PARAMS;
+  if (setup_delay_ms > 0) {
+    usleep((useconds_t)setup_delay_ms * 1000); /* an unreachable master: setup hangs in retries */
+  }
   pthread_mutex_lock(&lock);
   int result = setup_locked(store, local_hostname, global_segment_size, local_buffer_size, protocol);
   pthread_mutex_unlock(&lock);
@@ -658,12 +663,14 @@ static int control_locked(const char *text) {
   CONTROL("fail_health", fail_health)
   CONTROL("fail_register", fail_register)
   CONTROL("fail_create", fail_create)
+  CONTROL("setup_delay_ms", setup_delay_ms)
   CONTROL("lease_ms", lease_ms)
   CONTROL("sigint_handler_on_create", sigint_handler_on_create)
   CONTROL("block_on_create", block_on_create)
 #undef CONTROL
   if (n == 5 && strncmp(text, "reset", 5) == 0) {
     fail_ops = fail_batch = fail_setup = fail_health = fail_register = fail_create = 0;
+    setup_delay_ms = 0;
     lease_ms = -1;
     sigint_handler_on_create = block_on_create = 0;
     return 0;

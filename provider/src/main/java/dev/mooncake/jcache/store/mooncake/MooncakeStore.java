@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,6 +90,53 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     this.shutdownHook = new Thread(this::closeFromHook, "mooncake-store-close");
   }
 
+  /**
+   * Runs Mooncake's setup, but waits at most the operation timeout for it: against an unreachable
+   * master Mooncake retries for much longer than MC_RPC_TIMEOUT_MS says. On time-out the client
+   * is handed to the setup thread, which closes it when setup finally returns (closing it now
+   * would wait for the call in flight).
+   */
+  private static int setupWithin(MooncakeClient client, MooncakeConfig config, long contributed,
+      long timeoutMs, String where, List<AutoCloseable> opened) {
+    CompletableFuture<Integer> setup = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        setup.complete(client.setup(
+            config.localHostname(),
+            config.metadataServer(),
+            contributed,
+            config.localBufferSize(),
+            config.protocol(),
+            config.deviceName() == null ? "" : config.deviceName(),
+            config.masterServerAddress()));
+      } catch (RuntimeException | Error e) {
+        setup.completeExceptionally(e);
+      }
+    }, "mooncake-setup");
+    thread.setDaemon(true);
+    thread.start();
+    try {
+      return setup.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      opened.remove(client);
+      setup.whenComplete((code, error) -> client.close());
+      throw new StoreException("the Mooncake master at " + config.masterServerAddress()
+          + " did not complete setup within " + timeoutMs + " ms (operation_timeout_ms): is it"
+          + " running and reachable? " + where);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      opened.remove(client);
+      setup.whenComplete((code, error) -> client.close());
+      throw new StoreException("interrupted while setting up Mooncake against " + where, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new StoreException("Mooncake setup against " + where + " failed: " + cause, cause);
+    }
+  }
+
   /** Opens a store on the cluster the config names; the result also implements CallerMemory. */
   public static ObjectStore open(MooncakeConfig config) {
     validate(config);
@@ -126,15 +177,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       }
       opened.add(client);
       long restored = client.signalsRestored();
-      int code =
-          client.setup(
-              config.localHostname(),
-              config.metadataServer(),
-              contributed,
-              config.localBufferSize(),
-              config.protocol(),
-              config.deviceName() == null ? "" : config.deviceName(),
-              master);
+      int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
       restored |= client.signalsRestored();
       if (restored != 0) {
         LOG.info("Mooncake changed the handlers of signals {}; the JVM's were put back", signals(restored));
