@@ -31,6 +31,14 @@ if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
   mvn -q -B -pl bench -am -DskipTests package
 fi
 
+# The class path must name this checkout's provider (a build without -am would take whatever
+# mooncake-jcache SNAPSHOT sits in ~/.m2, e.g. another branch's).
+if ! head -c 4096 bench/target/classpath.txt | grep -q "^$PWD/provider/target/"; then
+  echo "bench/target/classpath.txt does not start with $PWD/provider/target/: rebuild with" \
+    "mvn -pl bench -am -DskipTests package (or run without BENCH_SKIP_BUILD)" >&2
+  exit 1
+fi
+
 if [ "$PART" = both ] || [ "$PART" = in-process ]; then
   java -Dbench.root=. \
     -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

@@ -36,7 +36,8 @@ import org.openjdk.jmh.util.ListStatistics;
  *
  * <pre>
  * BenchMain [--part in-process|mooncake] [--level smoke|short|long] [--only SEGMENT-REGEX]
- *           [--budget 1g] [--prof jfr]… [--doc FILE] [--data DIR] [--command TEXT] [--render-only]
+ *           [--peers mooncake,caffeine] [--values 1k,1m] [--budget 1g] [--prof jfr]…
+ *           [--doc FILE] [--data DIR] [--command TEXT] [--render-only]
  * </pre>
  */
 public final class BenchMain {
@@ -65,6 +66,11 @@ public final class BenchMain {
     }
     if (opts.containsKey("only")) {
       plan = plan.filtered(one(opts, "only", null));
+    }
+    if (opts.containsKey("peers") || opts.containsKey("values")) {
+      plan = plan.restricted(
+          opts.containsKey("peers") ? List.of(one(opts, "peers", "").split(",")) : null,
+          opts.containsKey("values") ? List.of(one(opts, "values", "").split(",")) : null);
     }
 
     String skipped = null;
@@ -122,7 +128,7 @@ public final class BenchMain {
     Instant start = Instant.now();
     System.out.printf(Locale.ROOT, "%s part, %s level: %d combinations in %d segments%n",
         plan.part(), plan.level(), plan.runs(), plan.segments().size());
-    List<String> jvmArgs = forkJvmArgs(plan);
+    java.util.Set<String> jvmArgsSeen = new java.util.TreeSet<>();
     Results results = new Results();
     List<String> failed = new ArrayList<>();
     Path raw = root.resolve("bench/target/jmh");
@@ -133,11 +139,14 @@ public final class BenchMain {
       System.out.printf(Locale.ROOT, "%n=== segment %d/%d: %s (%d combinations, %d thread(s))%n",
           n, plan.segments().size(), segment.name(), segment.runs(), segment.threads());
       List<String> jmhPeers = new ArrayList<>(segment.peers());
-      if (!jmhPeers.isEmpty()) {
+      // one JMH run per value size, so each fork's heap and direct memory fit its data set
+      for (String value : jmhPeers.isEmpty() ? List.<String>of() : segment.values()) {
+        List<String> jvmArgs = forkJvmArgs(plan, ValueKind.of(value));
+        jvmArgsSeen.add(value + ": `" + String.join(" ", jvmArgs) + "`");
         ChainedOptionsBuilder options = new OptionsBuilder()
             .include(Pattern.quote(BENCHMARK + "." + segment.benchmark()) + "$")
             .param("peer", jmhPeers.toArray(String[]::new))
-            .param("value", segment.values().toArray(String[]::new))
+            .param("value", value)
             .param("keys", segment.keys().toArray(String[]::new))
             .threads(segment.threads())
             .forks(plan.forks())
@@ -148,7 +157,7 @@ public final class BenchMain {
             .jvmArgsAppend(jvmArgs.toArray(String[]::new))
             .addProfiler(GCProfiler.class)
             .shouldFailOnError(false)
-            .result(raw.resolve(plan.part() + "-" + n + ".json").toString())
+            .result(raw.resolve(plan.part() + "-" + n + "-" + value + ".json").toString())
             .resultFormat(ResultFormatType.JSON);
         for (String profiler : opts.getOrDefault("prof", List.of())) {
           int colon = profiler.indexOf(':');
@@ -163,19 +172,19 @@ public final class BenchMain {
         for (RunResult run : runs) {
           Record record = record(segment, run);
           results.records.add(record);
-          got.add(record.peer() + "/" + record.value() + "/" + record.keys());
+          got.add(record.peer() + "/" + record.keys());
         }
         for (String peer : jmhPeers) {
-          for (String value : segment.values()) {
-            for (String keys : segment.keys()) {
-              if (!got.contains(peer + "/" + value + "/" + keys)) {
-                failed.add(segment.name() + ": " + peer + " " + value + " " + keys);
-              }
+          for (String keys : segment.keys()) {
+            if (!got.contains(peer + "/" + keys)) {
+              failed.add(segment.name() + ": " + peer + " " + value + " " + keys);
             }
           }
         }
       }
-      if (plan.part().equals("mooncake")) {
+      boolean driverWanted = !opts.containsKey("peers")
+          || List.of(one(opts, "peers", "").split(",")).contains(Report.C_ABI);
+      if (plan.part().equals("mooncake") && driverWanted) {
         for (String value : segment.values()) {
           for (String keys : segment.keys()) {
             Record record = Driver.run(plan, segment, value, keys);
@@ -189,7 +198,7 @@ public final class BenchMain {
       }
     }
     Duration took = Duration.between(start, Instant.now());
-    results.meta = meta(plan, opts, jvmArgs, start, took, failed);
+    results.meta = meta(plan, opts, jvmArgsSeen, start, took, failed);
     System.out.printf(Locale.ROOT, "%nDone in %d min %d s%s%n", took.toMinutes(),
         took.toSecondsPart(), failed.isEmpty() ? "" : "; FAILED: " + failed);
     return results;
@@ -212,23 +221,26 @@ public final class BenchMain {
         primary.getScoreUnit(), alloc, misses);
   }
 
-  /** Heap for the heap peers' data and its copies, direct memory for the off-heap ones. */
-  static List<String> forkJvmArgs(Plan plan) {
+  /**
+   * Heap for the heap peers' data and its copies, direct memory for the off-heap ones (segment or
+   * off-heap tier of 1.5 × data, plus 512 MiB of staging buffers), both sized to one value kind.
+   */
+  static List<String> forkJvmArgs(Plan plan, ValueKind kind) {
     long mib = 1L << 20;
-    long heap = Math.max(1024 * mib, 3 * plan.budget());
-    long direct = 2 * plan.budget() + 1024 * mib;
+    long data = Peers.dataBytes(kind, kind.keyCount(plan.budget()));
+    long heap = Math.max(768 * mib, 3 * data);
+    long direct = 2 * data + 768 * mib;
     List<String> args = new ArrayList<>(List.of(
         "-Xms" + heap / mib + "m", "-Xmx" + heap / mib + "m",
         "-XX:MaxDirectMemorySize=" + direct / mib + "m",
         "-Dbench.budget=" + plan.budget(),
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-    if (!plan.level().equals("smoke")) {
-      args.add("-XX:+AlwaysPreTouch"); // no page faults in the first iterations
-    }
+    // No -XX:+AlwaysPreTouch: on this kind of machine (a VM) touching 3 GiB takes 10+ s per fork;
+    // the warm-up iterations take the heap's first page faults instead.
     return args;
   }
 
-  static Map<String, String> meta(Plan plan, Map<String, List<String>> opts, List<String> jvmArgs,
+  static Map<String, String> meta(Plan plan, Map<String, List<String>> opts, java.util.Set<String> jvmArgs,
       Instant start, Duration took, List<String> failed) throws IOException {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("Command", "`" + one(opts, "command",
@@ -248,7 +260,7 @@ public final class BenchMain {
         + " value size): " + keys);
     meta.put("JDK", System.getProperty("java.vm.vendor") + " "
         + System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vm.name")
-        + "); forks: `" + String.join(" ", jvmArgs) + "`");
+        + "); forks: " + String.join("; ", jvmArgs));
     meta.put("Machine", Runtime.getRuntime().availableProcessors() + " CPUs, "
         + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
         + System.getProperty("os.arch") + machineLoad());

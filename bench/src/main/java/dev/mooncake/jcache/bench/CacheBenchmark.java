@@ -84,8 +84,13 @@ public class CacheBenchmark {
     for (int i = 0; i < VALUE_POOL; i++) {
       values[i] = kind.newValue(random);
     }
+    long start = System.nanoTime();
     cache = Peers.open(peer, kind, keyCount);
+    long opened = System.nanoTime();
     fill();
+    System.out.printf(java.util.Locale.ROOT,
+        "%n# %s: opened in %.1f s, filled %,d keys of %s in %.1f s%n", cache.describe(),
+        (opened - start) / 1e9, keyCount, kind.id(), (System.nanoTime() - opened) / 1e9);
   }
 
   /** Puts every key, in putAll chunks, then checks a few are there. */

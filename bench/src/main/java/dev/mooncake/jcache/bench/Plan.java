@@ -35,20 +35,20 @@ public record Plan(
     List<Segment> segments = new ArrayList<>();
     switch (level) {
       case "smoke", "short" -> {
-        // every peer and every value size on the headline workloads
+        // every peer and every value size on the headline workload; the write-heavy one for
+        // every peer a target names (all but Ehcache's heap tier)
         segments.add(new Segment("read-heavy", "readHeavy", all, ALL_VALUES, u, 1));
-        segments.add(new Segment("write-heavy", "writeHeavy", all, ALL_VALUES, u, 1));
-        // the targets' pair (and Caffeine) on Zipfian keys with two threads, and on batches
-        List<String> pair = List.of("mooncake", "caffeine", "ehcache-offheap");
+        segments.add(new Segment("write-heavy", "writeHeavy",
+            List.of("mooncake", "caffeine", "ehcache-offheap", "chm-floor"), ALL_VALUES, u, 1));
+        // the first target's pair on Zipfian keys with two threads, and on batches
+        List<String> pair = List.of("mooncake", "ehcache-offheap");
         segments.add(new Segment("read-heavy zipf 2t", "readHeavy", pair,
-            List.of("1k", "1m"), List.of("zipf"), 2));
+            List.of("1k"), List.of("zipf"), 2));
         segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair,
             List.of("1k"), u, 1));
-        // allocation per get and per put of the provider alone
+        // heap allocated per get of the provider alone (the zero-copy target)
         segments.add(new Segment("get only", "getOnly", List.of("mooncake"),
-            List.of("1k", "1m"), u, 1));
-        segments.add(new Segment("put only", "putOnly", List.of("mooncake"),
-            List.of("1k", "1m"), u, 1));
+            List.of("1m"), u, 1));
       }
       case "long" -> {
         for (int threads : new int[] {1, 2}) {
@@ -89,7 +89,7 @@ public record Plan(
     return switch (level) {
       case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, segments);
       case "short" -> new Plan(part, level, 1, 2, 1, 3, 1, Budget.DEFAULT, segments);
-      default -> new Plan(part, level, 2, 3, 2, 5, 2, Budget.DEFAULT, segments);
+      default -> new Plan(part, level, 2, 2, 2, 4, 2, Budget.DEFAULT, segments);
     };
   }
 
@@ -107,6 +107,23 @@ public record Plan(
     for (Segment s : segments) {
       if (s.name().matches(regex)) {
         kept.add(s);
+      }
+    }
+    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
+        iterationSeconds, budget, kept);
+  }
+
+  /** Keeps only these peers and values (null: all); segments left empty are dropped. */
+  public Plan restricted(List<String> peers, List<String> values) {
+    List<Segment> kept = new ArrayList<>();
+    for (Segment s : segments) {
+      List<String> p = peers == null ? s.peers()
+          : s.peers().stream().filter(peers::contains).toList();
+      List<String> v = values == null ? s.values()
+          : s.values().stream().filter(values::contains).toList();
+      if (!v.isEmpty() && (!p.isEmpty() || (part.equals("mooncake") && peers != null
+          && peers.contains(Report.C_ABI)))) {
+        kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads()));
       }
     }
     return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,

@@ -73,6 +73,13 @@ final class Report {
     List<Record> in = inProcess == null ? List.of() : inProcess.records;
     List<Record> mc = mooncake == null ? List.of() : mooncake.records;
     StringBuilder md = new StringBuilder();
+    for (Results r : new Results[] {inProcess, mooncake}) {
+      if (r != null && r.meta.getOrDefault("Level", "").startsWith("smoke")) {
+        md.append("_Computed from a smoke run (").append(r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", ""))
+            .append("): placeholders until `bench/run-short.sh` runs on a quiet machine._\n\n");
+        break;
+      }
+    }
     md.append("| target | status |\n|---|---|\n");
     md.append("| in-process ≥ Ehcache off-heap on every workload | ")
         .append(atLeast(in, OURS, "ehcache-offheap", 1.0, r -> MIXES.contains(r.benchmark()),
@@ -103,6 +110,11 @@ final class Report {
   // Tables
 
   private static void meta(StringBuilder md, Results results) {
+    if (results.meta.getOrDefault("Level", "").startsWith("smoke")) {
+      md.append("> **Smoke run**: it only checks that everything runs (small data, one short"
+          + " iteration, one fork). Its numbers are not measurements; run `bench/run-short.sh`"
+          + " on a quiet machine for those.\n\n");
+    }
     for (Map.Entry<String, String> e : results.meta.entrySet()) {
       md.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
     }
@@ -292,32 +304,40 @@ final class Report {
     return mine == null || theirs == null ? null : mine.score() / theirs.score();
   }
 
+  /**
+   * Judged on the largest value measured, where fixed per-call allocation (keys, entry objects)
+   * no longer hides a copy: a by-value get must allocate the one array it hands out; more than
+   * that is an extra heap copy. Allocation cannot show copies into reused buffers, so a 1.0×
+   * result is "not measured yet", not "met".
+   */
   private static String zeroCopy(List<Record> in, List<Record> mc) {
     List<String> facts = new ArrayList<>();
-    boolean copies = false;
-    for (String size : List.of("1m", "64k", "1k")) {
-      List<Record> gets = new ArrayList<>();
-      gets.add(find(in, OURS, "getOnly", "uniform", 1, size));
-      gets.add(find(mc, OURS_ON_MOONCAKE, "getOnly", "uniform", 1, size));
-      for (Record r : gets) {
+    boolean extraCopy = false;
+    for (String peer : List.of(OURS, OURS_ON_MOONCAKE)) {
+      for (String size : List.of("1m", "64k", "1k")) {
+        Record r = find(peer.equals(OURS) ? in : mc, peer, "getOnly", "uniform", 1, size);
         if (r == null || r.allocBytesPerOp() == null) {
           continue;
         }
         double times = r.allocBytesPerOp() / ValueKind.of(size).bytes();
-        facts.add((r.peer().equals(OURS) ? "in-process" : "Mooncake") + " get of "
-            + valueLabel(size) + " allocates " + bytes(r.allocBytesPerOp()) + " on the heap ("
+        facts.add((peer.equals(OURS) ? "in-process" : "Mooncake") + ": a get of "
+            + valueLabel(size) + " allocates " + bytes(r.allocBytesPerOp()) + " ("
             + String.format(Locale.ROOT, "%.2f", times) + "× the value)");
-        copies |= times > 1.05;
+        extraCopy |= times > 1.05;
+        break; // the largest size measured for this peer
       }
     }
     if (facts.isEmpty()) {
       return "**not measured yet**";
     }
-    String status = copies
-        ? "**not met**: a by-value get must hand out one fresh array; more than that is a"
-            + " copy in Java —"
-        : "**not measured yet** (allocation alone cannot show that nothing is copied) —";
-    return status + " " + String.join("; ", facts);
+    return (extraCopy
+        ? "**not met**: more heap than the one array a by-value get hands out, i.e. an extra"
+            + " copy in Java — "
+        : "**not measured yet**: no heap copy beyond the returned array, but copies into"
+            + " reused buffers allocate nothing, so allocation cannot show \"no bytes copied\""
+            + " (the code still copies staging buffer → array in Java; in-process also segment"
+            + " → staging buffer) — ")
+        + String.join("; ", facts);
   }
 
   private static Record find(
