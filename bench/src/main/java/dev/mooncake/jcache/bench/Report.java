@@ -75,7 +75,8 @@ final class Report {
     StringBuilder md = new StringBuilder();
     for (Results r : new Results[] {inProcess, mooncake}) {
       if (r != null && r.meta.getOrDefault("Level", "").startsWith("smoke")) {
-        md.append("_Computed from a smoke run (").append(r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", ""))
+        String date = r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", "");
+        md.append("_Computed from a smoke run (").append(date)
             .append("): placeholders until `bench/run-short.sh` runs on a quiet machine._\n\n");
         break;
       }
