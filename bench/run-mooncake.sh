@@ -33,7 +33,9 @@ java_main() {
 }
 
 if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
-  mvn -q -B -pl bench -am -DskipTests package
+  # offline first (works once everything was resolved), then with Maven Central
+  mvn -q -B -o -pl bench -am -DskipTests package 2>/dev/null \
+    || mvn -q -B -pl bench -am -DskipTests package
 fi
 
 # The class path must name this checkout's provider (a build without -am would take whatever
