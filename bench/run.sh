@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and rewrites docs/performance.md (smoke: bench/target/performance-smoke.md).
+#
+#   bench/run.sh [smoke|short|long] [BenchMain options…]
+#
+# short: the in-process part in under 10 minutes on a quiet 2-core machine, then the Mooncake part
+# (skipped, with the reason printed, unless MOONCAKE_STORE_LIBRARY and MOONCAKE_MASTER are set).
+# long: the whole matrix, hours. Options after the level go to BenchMain, e.g. --part in-process
+# (one part only), --only 'read-heavy' (segments by name), --prof jfr, --budget 256m.
+# See docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LEVEL=${1:-short}
+shift || true
+case "$LEVEL" in
+  smoke|short|long) ;;
+  *) echo "usage: bench/run.sh [smoke|short|long] [BenchMain options…]" >&2; exit 2 ;;
+esac
+
+PART=both
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [ "${args[$i]}" = "--part" ] && [ $((i + 1)) -lt ${#args[@]} ]; then
+    PART=${args[$((i + 1))]}
+  fi
+done
+
+if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
+  echo "Building the provider and the benchmarks (tests skipped)…"
+  # offline first (works once everything was resolved), then with Maven Central
+  mvn -q -B -o -pl bench -am -DskipTests package 2>/dev/null \
+    || mvn -q -B -pl bench -am -DskipTests package
+fi
+
+# The class path must name this checkout's provider (a build without -am would take whatever
+# mooncake-jcache SNAPSHOT sits in ~/.m2, e.g. another branch's).
+if ! head -c 4096 bench/target/classpath.txt | grep -q "^$PWD/provider/target/"; then
+  echo "bench/target/classpath.txt does not start with $PWD/provider/target/: rebuild with" \
+    "mvn -pl bench -am -DskipTests package (or run without BENCH_SKIP_BUILD)" >&2
+  exit 1
+fi
+
+if [ "$PART" = both ] || [ "$PART" = in-process ]; then
+  java -Dbench.root=. \
+    -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    -Dbench.command="bench/run.sh $LEVEL${*:+ $*}" \
+    -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
+    dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part in-process "$@"
+fi
+
+if [ "$PART" = both ] || [ "$PART" = mooncake ]; then
+  BENCH_SKIP_BUILD=1 bench/run-mooncake.sh "$LEVEL" "$@"
+fi

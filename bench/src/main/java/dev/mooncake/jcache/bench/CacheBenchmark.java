@@ -1,0 +1,245 @@
+package dev.mooncake.jcache.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * The workloads. One peer, one value kind and one key distribution per trial (so per forked JVM);
+ * the key space is filled before measuring, so every get should hit ({@code misses} counts the
+ * ones that did not: a peer that evicts shows up there).
+ *
+ * <ul>
+ *   <li>{@link #readHeavy} / {@link #writeHeavy}: 90/10 and 50/50 get/put, one key per call;
+ *   <li>{@link #readHeavyBatch} / {@link #writeHeavyBatch}: the same mixes with getAll/putAll of
+ *       64 keys per call (one op = one call);
+ *   <li>{@link #getOnly} / {@link #putOnly}: one operation alone, for allocation per get and per
+ *       put.
+ * </ul>
+ *
+ * <p>Keys, coin flips and batches are drawn before the trial from a seeded generator (per thread
+ * index), so every peer sees the same sequence and the generator costs nothing while measuring.
+ * Thread count is chosen by the runner ({@code -t}).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:MaxDirectMemorySize=4g"})
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@State(Scope.Benchmark)
+public class CacheBenchmark {
+  /** Values per kind that puts cycle through (power of two). */
+  static final int VALUE_POOL = 8;
+  static final int BATCH = 64;
+  /** Pre-drawn operations per thread (power of two). */
+  static final int OPS = 1 << 20;
+  /** Pre-drawn batches per thread (power of two). */
+  static final int BATCHES = 1 << 10;
+
+  @Param({"mooncake"})
+  public String peer;
+
+  @Param({"1k"})
+  public String value;
+
+  @Param({"uniform"})
+  public String keys;
+
+  Peer cache;
+  ValueKind kind;
+  int keyCount;
+  String[] keyNames;
+  Object[] values;
+
+  @Setup(Level.Trial)
+  public void open() {
+    kind = ValueKind.of(value);
+    keyCount = kind.keyCount(Budget.bytes());
+    keyNames = new String[keyCount];
+    for (int i = 0; i < keyCount; i++) {
+      keyNames[i] = "key-" + i;
+    }
+    SplittableRandom random = new SplittableRandom(42);
+    values = new Object[VALUE_POOL];
+    for (int i = 0; i < VALUE_POOL; i++) {
+      values[i] = kind.newValue(random);
+    }
+    long start = System.nanoTime();
+    cache = Peers.open(peer, kind, keyCount);
+    long opened = System.nanoTime();
+    fill();
+    System.out.printf(java.util.Locale.ROOT,
+        "%n# %s: opened in %.1f s, filled %,d keys of %s in %.1f s%n", cache.describe(),
+        (opened - start) / 1e9, keyCount, kind.id(), (System.nanoTime() - opened) / 1e9);
+  }
+
+  /** Puts every key, in putAll chunks, then checks a few are there. */
+  private void fill() {
+    int chunk = Math.max(1, Math.min(256, (int) (64 * Peers.MIB / kind.bytes())));
+    Map<String, Object> batch = new HashMap<>();
+    for (int i = 0; i < keyCount; i++) {
+      batch.put(keyNames[i], values[i & (VALUE_POOL - 1)]);
+      if (batch.size() == chunk || i == keyCount - 1) {
+        cache.putAll(batch);
+        batch.clear();
+      }
+    }
+    for (int i : new int[] {0, keyCount / 2, keyCount - 1}) {
+      if (cache.get(keyNames[i]) == null) {
+        throw new IllegalStateException(
+            peer + " lost " + keyNames[i] + " right after filling " + keyCount + " keys of "
+                + kind.id() + ": it is too small for the data set");
+      }
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void close() {
+    if (cache != null) {
+      cache.close();
+      cache = null;
+    }
+  }
+
+  /** Per-thread pre-drawn keys, coins (0..99) and batches. */
+  @State(Scope.Thread)
+  public static class Ops {
+    int[] keyIndex;
+    byte[] coin;
+    int next;
+    List<Set<String>> getBatches;
+    List<Map<String, Object>> putBatches;
+    int nextBatch;
+
+    @Setup(Level.Trial)
+    public void draw(CacheBenchmark b, ThreadParams thread) {
+      SplittableRandom random = new SplittableRandom(1000L + thread.getThreadIndex());
+      KeyChooser chooser = KeyChooser.of(b.keys, b.keyCount);
+      keyIndex = new int[OPS];
+      coin = new byte[OPS];
+      for (int i = 0; i < OPS; i++) {
+        keyIndex[i] = chooser.next(random);
+        coin[i] = (byte) random.nextInt(100);
+      }
+      getBatches = new ArrayList<>(BATCHES);
+      putBatches = new ArrayList<>(BATCHES);
+      for (int i = 0; i < BATCHES; i++) {
+        Set<String> set = new LinkedHashSet<>();
+        Map<String, Object> map = new HashMap<>();
+        for (int j = 0; j < BATCH; j++) {
+          String key = b.keyNames[chooser.next(random)];
+          set.add(key); // Zipfian batches may repeat a key: it counts once
+          map.put(key, b.values[(i + j) & (VALUE_POOL - 1)]);
+        }
+        getBatches.add(set);
+        putBatches.add(map);
+      }
+      // threads start at different places in their own sequence
+      next = 0;
+      nextBatch = 0;
+    }
+
+    int nextOp() {
+      return next++ & (OPS - 1);
+    }
+
+    int nextBatchIndex() {
+      return nextBatch++ & (BATCHES - 1);
+    }
+  }
+
+  /** Gets that found nothing (should stay 0: every key is filled and no peer should evict). */
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  @State(Scope.Thread)
+  public static class Misses {
+    public long misses;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      misses = 0;
+    }
+  }
+
+  private Object mixed(Ops ops, Misses misses, int putPercent) {
+    int i = ops.nextOp();
+    String key = keyNames[ops.keyIndex[i]];
+    if (ops.coin[i] < putPercent) {
+      cache.put(key, values[i & (VALUE_POOL - 1)]);
+      return key;
+    }
+    Object found = cache.get(key);
+    if (found == null) {
+      misses.misses++;
+    }
+    return found;
+  }
+
+  private Object mixedBatch(Ops ops, Misses misses, int putPercent) {
+    int b = ops.nextBatchIndex();
+    if (ops.coin[b] < putPercent) {
+      cache.putAll(ops.putBatches.get(b));
+      return ops;
+    }
+    Set<String> wanted = ops.getBatches.get(b);
+    Map<String, Object> found = cache.getAll(wanted);
+    misses.misses += wanted.size() - found.size();
+    return found;
+  }
+
+  @Benchmark
+  public Object readHeavy(Ops ops, Misses misses) {
+    return mixed(ops, misses, 10);
+  }
+
+  @Benchmark
+  public Object writeHeavy(Ops ops, Misses misses) {
+    return mixed(ops, misses, 50);
+  }
+
+  @Benchmark
+  public Object readHeavyBatch(Ops ops, Misses misses) {
+    return mixedBatch(ops, misses, 10);
+  }
+
+  @Benchmark
+  public Object writeHeavyBatch(Ops ops, Misses misses) {
+    return mixedBatch(ops, misses, 50);
+  }
+
+  @Benchmark
+  public Object getOnly(Ops ops, Misses misses) {
+    Object found = cache.get(keyNames[ops.keyIndex[ops.nextOp()]]);
+    if (found == null) {
+      misses.misses++;
+    }
+    return found;
+  }
+
+  @Benchmark
+  public Object putOnly(Ops ops) {
+    int i = ops.nextOp();
+    String key = keyNames[ops.keyIndex[i]];
+    cache.put(key, values[i & (VALUE_POOL - 1)]);
+    return key;
+  }
+}

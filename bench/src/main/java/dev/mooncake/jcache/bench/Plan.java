@@ -1,0 +1,136 @@
+package dev.mooncake.jcache.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a run measures and for how long. Two parts: {@code in-process} (this provider on its
+ * in-process store against Caffeine, Ehcache heap and off-heap, and the ConcurrentHashMap floor)
+ * and {@code mooncake} (this provider on a real Mooncake against Redisson on redis-server and
+ * against the raw C ABI). Three levels: {@code smoke} (checks that everything runs, seconds per
+ * benchmark, small data), {@code short} (the one-command run, under 10 minutes for the in-process
+ * part), {@code long} (the whole matrix).
+ */
+public record Plan(
+    String part, String level, int forks, int warmupIterations, int warmupSeconds,
+    int iterations, int iterationSeconds, long budget, List<Segment> segments) {
+
+  static final List<String> ALL_VALUES = List.of("string100", "1k", "64k", "1m");
+  static final List<String> BOTH_KEYS = List.of("uniform", "zipf");
+  static final List<String> WORKLOADS =
+      List.of("readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
+
+  public static Plan of(String part, String level) {
+    return switch (part) {
+      case "in-process" -> inProcess(level);
+      case "mooncake" -> mooncake(level);
+      default -> throw new IllegalArgumentException(
+          "unknown part '" + part + "'; use in-process or mooncake");
+    };
+  }
+
+  private static Plan inProcess(String level) {
+    List<String> all = Peers.IN_PROCESS;
+    List<String> u = List.of("uniform");
+    List<Segment> segments = new ArrayList<>();
+    switch (level) {
+      case "smoke", "short" -> {
+        // every peer and every value size on the headline workload; the write-heavy one for
+        // every peer a target names (all but Ehcache's heap tier)
+        segments.add(new Segment("read-heavy", "readHeavy", all, ALL_VALUES, u, 1));
+        segments.add(new Segment("write-heavy", "writeHeavy",
+            List.of("mooncake", "caffeine", "ehcache-offheap", "chm-floor"), ALL_VALUES, u, 1));
+        // the first target's pair on Zipfian keys with two threads, and on batches
+        List<String> pair = List.of("mooncake", "ehcache-offheap");
+        segments.add(new Segment("read-heavy zipf 2t", "readHeavy", pair,
+            List.of("1k"), List.of("zipf"), 2));
+        segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair,
+            List.of("1k"), u, 1));
+        // heap allocated per get of the provider alone (the zero-copy target)
+        segments.add(new Segment("get only", "getOnly", List.of("mooncake"),
+            List.of("1m"), u, 1));
+      }
+      case "long" -> {
+        for (int threads : new int[] {1, 2}) {
+          for (String workload : WORKLOADS) {
+            segments.add(new Segment(workload + " " + threads + "t", workload, all, ALL_VALUES,
+                BOTH_KEYS, threads));
+          }
+        }
+        segments.add(new Segment("get only", "getOnly", all, ALL_VALUES, u, 1));
+        segments.add(new Segment("put only", "putOnly", all, ALL_VALUES, u, 1));
+      }
+      default -> throw badLevel(level);
+    }
+    return timed("in-process", level, segments);
+  }
+
+  private static Plan mooncake(String level) {
+    List<String> peers = Peers.MOONCAKE_PART;
+    List<String> u = List.of("uniform");
+    List<Segment> segments = new ArrayList<>();
+    switch (level) {
+      case "smoke", "short" -> segments.add(
+          new Segment("read-heavy", "readHeavy", peers, ALL_VALUES, u, 1));
+      case "long" -> {
+        for (int threads : new int[] {1, 2}) {
+          for (String workload : WORKLOADS) {
+            segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
+                BOTH_KEYS, threads));
+          }
+        }
+      }
+      default -> throw badLevel(level);
+    }
+    return timed("mooncake", level, segments);
+  }
+
+  private static Plan timed(String part, String level, List<Segment> segments) {
+    return switch (level) {
+      case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, segments);
+      case "short" -> new Plan(part, level, 1, 2, 1, 3, 1, Budget.DEFAULT, segments);
+      default -> new Plan(part, level, 2, 2, 2, 4, 2, Budget.DEFAULT, segments);
+    };
+  }
+
+  private static IllegalArgumentException badLevel(String level) {
+    return new IllegalArgumentException("unknown level '" + level + "'; use smoke, short or long");
+  }
+
+  public Plan withBudget(long bytes) {
+    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
+        iterationSeconds, bytes, segments);
+  }
+
+  public Plan filtered(String regex) {
+    List<Segment> kept = new ArrayList<>();
+    for (Segment s : segments) {
+      if (s.name().matches(regex)) {
+        kept.add(s);
+      }
+    }
+    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
+        iterationSeconds, budget, kept);
+  }
+
+  /** Keeps only these peers and values (null: all); segments left empty are dropped. */
+  public Plan restricted(List<String> peers, List<String> values) {
+    List<Segment> kept = new ArrayList<>();
+    for (Segment s : segments) {
+      List<String> p = peers == null ? s.peers()
+          : s.peers().stream().filter(peers::contains).toList();
+      List<String> v = values == null ? s.values()
+          : s.values().stream().filter(values::contains).toList();
+      if (!v.isEmpty() && (!p.isEmpty() || (part.equals("mooncake") && peers != null
+          && peers.contains(Report.C_ABI)))) {
+        kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads()));
+      }
+    }
+    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
+        iterationSeconds, budget, kept);
+  }
+
+  public int runs() {
+    return segments.stream().mapToInt(Segment::runs).sum();
+  }
+}

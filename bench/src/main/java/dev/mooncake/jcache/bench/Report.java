@@ -1,0 +1,451 @@
+package dev.mooncake.jcache.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Renders docs/performance.md's generated blocks from the stored results of both parts: the
+ * in-process table, the Mooncake table and the targets. Everything outside the blocks
+ * ({@code <!-- BEGIN GENERATED: name -->} … {@code <!-- END GENERATED: name -->}) is left as is.
+ */
+final class Report {
+  static final String OURS = "mooncake";
+  static final String OURS_ON_MOONCAKE = "mooncake-store";
+  static final String C_ABI = "c-abi";
+
+  static final List<String> BENCHMARK_ORDER = List.of(
+      "readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch", "getOnly", "putOnly");
+  static final List<String> MIXES = List.of(
+      "readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
+  static final int ALL_MIX_WORKLOADS = 4 * 2 * 2 * 4; // mixes × distributions × threads × values
+
+  private Report() {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Blocks
+
+  static String inProcessBlock(Results results) {
+    if (results == null) {
+      return "_Not measured yet: run `bench/run-short.sh`._\n";
+    }
+    StringBuilder md = new StringBuilder();
+    meta(md, results);
+    List<String> peers = Peers.IN_PROCESS;
+    md.append("\n**Throughput** (ops/s; one op = one call; ± is JMH's 99.9 % error) and **ours ÷ peer**"
+        + " (above 1: this provider is faster):\n\n");
+    throughputTable(md, results.records, OURS, peers);
+    md.append("\n**Heap allocated per op** (JMH `-prof gc`, `gc.alloc.rate.norm`; off-heap memory"
+        + " is not counted):\n\n");
+    allocationTable(md, results.records, peers);
+    misses(md, results.records);
+    return md.toString();
+  }
+
+  static String mooncakeBlock(Results results, String skipped) {
+    StringBuilder md = new StringBuilder();
+    if (skipped != null) {
+      md.append("_Last attempt skipped: ").append(skipped).append("_\n\n");
+    }
+    if (results == null) {
+      md.append("_Not measured yet: needs a Mooncake build (`MOONCAKE_STORE_LIBRARY`,"
+          + " `MOONCAKE_MASTER`) and redis-server; see \"The Mooncake part\" above._\n");
+      return md.toString();
+    }
+    meta(md, results);
+    List<String> peers = List.of(OURS_ON_MOONCAKE, "redisson", C_ABI);
+    md.append("\n**Throughput** (ops/s) and **ours ÷ peer**:\n\n");
+    throughputTable(md, results.records, OURS_ON_MOONCAKE, peers);
+    md.append("\n**Heap allocated per op** (JVM peers only):\n\n");
+    allocationTable(md, results.records, List.of(OURS_ON_MOONCAKE, "redisson"));
+    misses(md, results.records);
+    return md.toString();
+  }
+
+  static String targetsBlock(Results inProcess, Results mooncake) {
+    List<Record> in = inProcess == null ? List.of() : inProcess.records;
+    List<Record> mc = mooncake == null ? List.of() : mooncake.records;
+    StringBuilder md = new StringBuilder();
+    for (Results r : new Results[] {inProcess, mooncake}) {
+      if (r != null && r.meta.getOrDefault("Level", "").startsWith("smoke")) {
+        String date = r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", "");
+        md.append("_Computed from a smoke run (").append(date)
+            .append("): placeholders until `bench/run-short.sh` runs on a quiet machine._\n\n");
+        break;
+      }
+    }
+    md.append("| target | status |\n|---|---|\n");
+    md.append("| in-process ≥ Ehcache off-heap on every workload | ")
+        .append(atLeast(in, OURS, "ehcache-offheap", 1.0, r -> MIXES.contains(r.benchmark()),
+            ALL_MIX_WORKLOADS))
+        .append(" |\n");
+    md.append("| in-process ≥ 0.7× Caffeine JCache on Strings and 1 KiB | ")
+        .append(atLeast(in, OURS, "caffeine", 0.7,
+            r -> MIXES.contains(r.benchmark())
+                && (r.value().equals("string100") || r.value().equals("1k")),
+            ALL_MIX_WORKLOADS / 2))
+        .append(" |\n");
+    md.append("| in-process 1 MiB within 1.3× of the ConcurrentHashMap floor | ")
+        .append(atLeast(in, OURS, "chm-floor", 1 / 1.3,
+            r -> MIXES.contains(r.benchmark()) && r.value().equals("1m"), ALL_MIX_WORKLOADS / 4))
+        .append(" |\n");
+    md.append("| Mooncake store ≥ 0.95× raw C ABI, per value size | ")
+        .append(perSize(mc, C_ABI, 0.95, Plan.ALL_VALUES))
+        .append(" |\n");
+    md.append("| vs Redisson: ratio per size, level (≥ 0.95×) at 64 KiB and above | ")
+        .append(perSize(mc, "redisson", 0.95, List.of("64k", "1m")))
+        .append(ratiosPerSize(mc, "redisson"))
+        .append(" |\n");
+    md.append("| zero-copy get: no bytes copied in Java | ").append(zeroCopy(in, mc)).append(" |\n");
+    return md.toString();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Tables
+
+  private static void meta(StringBuilder md, Results results) {
+    if (results.meta.getOrDefault("Level", "").startsWith("smoke")) {
+      md.append("> **Smoke run**: it only checks that everything runs (small data, one short"
+          + " iteration, one fork). Its numbers are not measurements; run `bench/run-short.sh`"
+          + " on a quiet machine for those.\n\n");
+    }
+    for (Map.Entry<String, String> e : results.meta.entrySet()) {
+      md.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
+    }
+  }
+
+  private static void throughputTable(
+      StringBuilder md, List<Record> records, String ours, List<String> peers) {
+    Map<String, Map<String, Record>> rows = rows(records);
+    List<String> present = presentPeers(records, peers);
+    md.append("| workload | keys | threads | value |");
+    for (String p : present) {
+      md.append(' ').append(p).append(" |");
+    }
+    for (String p : present) {
+      if (!p.equals(ours)) {
+        md.append(" ÷ ").append(p).append(" |");
+      }
+    }
+    md.append('\n').append("|---|---|---|---|");
+    md.append("---:|".repeat(present.size() * 2 - (present.contains(ours) ? 1 : 0)));
+    md.append('\n');
+    for (Map<String, Record> row : rows.values()) {
+      Record any = row.values().iterator().next();
+      rowHead(md, any);
+      for (String p : present) {
+        Record r = row.get(p);
+        md.append(' ').append(r == null ? "—" : ops(r.score()) + " ±" + percent(r)).append(" |");
+      }
+      Record mine = row.get(ours);
+      for (String p : present) {
+        if (p.equals(ours)) {
+          continue;
+        }
+        Record r = row.get(p);
+        md.append(' ')
+            .append(mine == null || r == null ? "—" : ratio(mine.score() / r.score()))
+            .append(" |");
+      }
+      md.append('\n');
+    }
+  }
+
+  private static void allocationTable(StringBuilder md, List<Record> records, List<String> peers) {
+    Map<String, Map<String, Record>> rows = rows(records);
+    List<String> present = presentPeers(records, peers);
+    md.append("| workload | keys | threads | value |");
+    for (String p : present) {
+      md.append(' ').append(p).append(" |");
+    }
+    md.append("\n|---|---|---|---|").append("---:|".repeat(present.size())).append('\n');
+    for (Map<String, Record> row : rows.values()) {
+      rowHead(md, row.values().iterator().next());
+      for (String p : present) {
+        Record r = row.get(p);
+        md.append(' ')
+            .append(r == null || r.allocBytesPerOp() == null ? "—" : bytes(r.allocBytesPerOp()))
+            .append(" |");
+      }
+      md.append('\n');
+    }
+  }
+
+  private static void misses(StringBuilder md, List<Record> records) {
+    List<String> missed = new ArrayList<>();
+    for (Record r : records) {
+      if (r.misses() != null && r.misses() > 0.5) {
+        missed.add(r.peer() + " " + label(r.benchmark()) + " " + r.keys() + " " + r.value()
+            + ": " + String.format(Locale.ROOT, "%.0f", r.misses()) + " misses per iteration");
+      }
+    }
+    md.append('\n');
+    if (missed.isEmpty()) {
+      md.append("Every get hit (no peer evicted or lost a key).\n");
+    } else {
+      md.append("**Gets that missed** (the peer evicted or lost keys; its numbers are not"
+          + " comparable): ").append(String.join("; ", missed)).append(".\n");
+    }
+  }
+
+  private static void rowHead(StringBuilder md, Record r) {
+    md.append("| ").append(label(r.benchmark())).append(" | ").append(r.keys()).append(" | ")
+        .append(r.threads()).append(" | ").append(valueLabel(r.value())).append(" |");
+  }
+
+  /** Rows in a stable order: workload, keys, threads, value; each maps peer → record. */
+  private static Map<String, Map<String, Record>> rows(List<Record> records) {
+    List<Record> sorted = new ArrayList<>(records);
+    sorted.sort(Comparator
+        .comparingInt((Record r) -> index(BENCHMARK_ORDER, r.benchmark()))
+        .thenComparing(Record::keys, Comparator.comparingInt(k -> k.equals("uniform") ? 0 : 1))
+        .thenComparingInt(Record::threads)
+        .thenComparingInt(r -> index(Plan.ALL_VALUES, r.value())));
+    Map<String, Map<String, Record>> rows = new LinkedHashMap<>();
+    for (Record r : sorted) {
+      rows.computeIfAbsent(r.workloadKey(), k -> new LinkedHashMap<>()).put(r.peer(), r);
+    }
+    return rows;
+  }
+
+  private static List<String> presentPeers(List<Record> records, List<String> order) {
+    List<String> present = new ArrayList<>();
+    for (String p : order) {
+      if (records.stream().anyMatch(r -> r.peer().equals(p))) {
+        present.add(p);
+      }
+    }
+    return present;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Targets
+
+  /** ours ÷ peer ≥ min on every row the filter keeps. */
+  private static String atLeast(List<Record> records, String ours, String peer, double min,
+      Predicate<Record> rowFilter, int workloadsInMatrix) {
+    List<double[]> ratios = new ArrayList<>();
+    List<String> failing = new ArrayList<>();
+    String worst = null;
+    double worstRatio = Double.MAX_VALUE;
+    for (Map<String, Record> row : rows(records).values()) {
+      Record mine = row.get(ours);
+      Record theirs = row.get(peer);
+      if (mine == null || theirs == null || !rowFilter.test(mine)) {
+        continue;
+      }
+      double ratio = mine.score() / theirs.score();
+      ratios.add(new double[] {ratio});
+      String where = describe(mine);
+      if (ratio < min) {
+        failing.add(where);
+      }
+      if (ratio < worstRatio) {
+        worstRatio = ratio;
+        worst = where;
+      }
+    }
+    if (ratios.isEmpty()) {
+      return "**not measured yet**";
+    }
+    int n = ratios.size();
+    String coverage = n < workloadsInMatrix
+        ? " (" + n + " of the " + workloadsInMatrix + " workloads measured; the long run has all)"
+        : "";
+    if (failing.isEmpty()) {
+      return "**met** on every workload measured" + coverage + "; lowest " + ratio(worstRatio)
+          + " (" + worst + ")";
+    }
+    return "**not met**: below " + ratio(min) + " on " + failing.size() + " of " + n
+        + " workloads measured" + coverage + "; lowest " + ratio(worstRatio) + " (" + worst + ")";
+  }
+
+  /** ours-on-Mooncake ÷ peer ≥ min at each size, on the read-heavy uniform 1-thread workload. */
+  private static String perSize(List<Record> records, String peer, double min, List<String> sizes) {
+    List<String> met = new ArrayList<>();
+    List<String> notMet = new ArrayList<>();
+    for (String size : sizes) {
+      Double r = headlineRatio(records, peer, size);
+      if (r == null) {
+        continue;
+      }
+      (r >= min ? met : notMet).add(valueLabel(size) + " " + ratio(r));
+    }
+    if (met.isEmpty() && notMet.isEmpty()) {
+      return "**not measured yet**";
+    }
+    String status = !notMet.isEmpty() ? "**not met**" : met.size() < sizes.size()
+        ? "**met** where measured" : "**met**";
+    List<String> all = new ArrayList<>(notMet);
+    all.addAll(met);
+    return status + " (" + String.join(", ", all) + ")";
+  }
+
+  private static String ratiosPerSize(List<Record> records, String peer) {
+    List<String> parts = new ArrayList<>();
+    for (String size : Plan.ALL_VALUES) {
+      Double r = headlineRatio(records, peer, size);
+      if (r != null) {
+        parts.add(valueLabel(size) + " " + ratio(r));
+      }
+    }
+    return parts.isEmpty() ? "" : "; all sizes: " + String.join(", ", parts);
+  }
+
+  private static Double headlineRatio(List<Record> records, String peer, String size) {
+    Record mine = find(records, OURS_ON_MOONCAKE, "readHeavy", "uniform", 1, size);
+    Record theirs = find(records, peer, "readHeavy", "uniform", 1, size);
+    return mine == null || theirs == null ? null : mine.score() / theirs.score();
+  }
+
+  /**
+   * Judged on the largest value measured, where fixed per-call allocation (keys, entry objects)
+   * no longer hides a copy: a by-value get must allocate the one array it hands out; more than
+   * that is an extra heap copy. Allocation cannot show copies into reused buffers, so a 1.0×
+   * result is "not measured yet", not "met".
+   */
+  private static String zeroCopy(List<Record> in, List<Record> mc) {
+    List<String> facts = new ArrayList<>();
+    boolean extraCopy = false;
+    for (String peer : List.of(OURS, OURS_ON_MOONCAKE)) {
+      for (String size : List.of("1m", "64k", "1k")) {
+        Record r = find(peer.equals(OURS) ? in : mc, peer, "getOnly", "uniform", 1, size);
+        if (r == null || r.allocBytesPerOp() == null) {
+          continue;
+        }
+        double times = r.allocBytesPerOp() / ValueKind.of(size).bytes();
+        facts.add((peer.equals(OURS) ? "in-process" : "Mooncake") + ": a get of "
+            + valueLabel(size) + " allocates " + bytes(r.allocBytesPerOp()) + " ("
+            + String.format(Locale.ROOT, "%.2f", times) + "× the value)");
+        extraCopy |= times > 1.05;
+        break; // the largest size measured for this peer
+      }
+    }
+    if (facts.isEmpty()) {
+      return "**not measured yet**";
+    }
+    return (extraCopy
+        ? "**not met**: more heap than the one array a by-value get hands out, i.e. an extra"
+            + " copy in Java — "
+        : "**not measured yet**: no heap copy beyond the returned array, but copies into"
+            + " reused buffers allocate nothing, so allocation cannot show \"no bytes copied\""
+            + " (the code still copies staging buffer → array in Java; in-process also segment"
+            + " → staging buffer) — ")
+        + String.join("; ", facts);
+  }
+
+  private static Record find(
+      List<Record> records, String peer, String benchmark, String keys, int threads, String value) {
+    for (Record r : records) {
+      if (r.peer().equals(peer) && r.benchmark().equals(benchmark) && r.keys().equals(keys)
+          && r.threads() == threads && r.value().equals(value)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static String describe(Record r) {
+    return label(r.benchmark()) + ", " + r.keys() + ", " + r.threads() + "t, "
+        + valueLabel(r.value());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Formatting
+
+  static String label(String benchmark) {
+    return switch (benchmark) {
+      case "readHeavy" -> "read-heavy 90/10";
+      case "writeHeavy" -> "write-heavy 50/50";
+      case "readHeavyBatch" -> "read-heavy 90/10, getAll/putAll ×64";
+      case "writeHeavyBatch" -> "write-heavy 50/50, getAll/putAll ×64";
+      case "getOnly" -> "get only";
+      case "putOnly" -> "put only";
+      default -> benchmark;
+    };
+  }
+
+  static String valueLabel(String value) {
+    return switch (value) {
+      case "string100" -> "String(100)";
+      case "1k" -> "1 KiB";
+      case "64k" -> "64 KiB";
+      case "1m" -> "1 MiB";
+      default -> value;
+    };
+  }
+
+  static String ops(double v) {
+    if (v >= 1e6) {
+      return sig(v / 1e6) + "M";
+    }
+    if (v >= 1e3) {
+      return sig(v / 1e3) + "k";
+    }
+    return sig(v);
+  }
+
+  private static String sig(double v) {
+    if (v >= 100) {
+      return String.format(Locale.ROOT, "%.0f", v);
+    }
+    if (v >= 10) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String percent(Record r) {
+    if (Double.isNaN(r.error()) || r.score() == 0) {
+      return "?";
+    }
+    return String.format(Locale.ROOT, "%.0f%%", 100 * r.error() / r.score());
+  }
+
+  static String ratio(double r) {
+    return (r >= 10 ? String.format(Locale.ROOT, "%.0f", r)
+        : r >= 0.1 ? String.format(Locale.ROOT, "%.2f", r)
+        : String.format(Locale.ROOT, "%.3f", r)) + "×";
+  }
+
+  static String bytes(double b) {
+    if (b >= 1024 * 1024) {
+      return String.format(Locale.ROOT, "%.2f MiB", b / (1024 * 1024));
+    }
+    if (b >= 1024) {
+      return String.format(Locale.ROOT, "%.1f KiB", b / 1024);
+    }
+    return String.format(Locale.ROOT, "%.0f B", b);
+  }
+
+  private static int index(List<String> order, String item) {
+    int i = order.indexOf(item);
+    return i < 0 ? order.size() : i;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The document
+
+  static void write(Path doc, Map<String, String> blocks) throws IOException {
+    String text = Files.readString(doc);
+    for (Map.Entry<String, String> e : blocks.entrySet()) {
+      String begin = "<!-- BEGIN GENERATED: " + e.getKey() + " -->";
+      String end = "<!-- END GENERATED: " + e.getKey() + " -->";
+      int from = text.indexOf(begin);
+      int to = text.indexOf(end);
+      if (from < 0 || to < from) {
+        throw new IOException(doc + " has no block '" + e.getKey() + "' (" + begin + " … " + end
+            + ")");
+      }
+      text = text.substring(0, from + begin.length()) + "\n" + e.getValue() + text.substring(to);
+    }
+    Files.writeString(doc, text);
+  }
+}
