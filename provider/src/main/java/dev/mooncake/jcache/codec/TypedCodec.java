@@ -50,6 +50,10 @@ public final class TypedCodec implements Codec {
     ByteBuffer in = payload.duplicate();
     switch (format) {
       case Formats.STRING:
+        if (in.hasArray()) { // one allocation, with the JDK's ASCII fast path
+          return new String(in.array(), in.arrayOffset() + in.position(), in.remaining(),
+              StandardCharsets.UTF_8);
+        }
         return StandardCharsets.UTF_8.decode(in).toString();
       case Formats.BYTES:
         byte[] bytes = new byte[in.remaining()];

@@ -24,6 +24,7 @@ import javax.cache.CacheException;
 public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
   private static final int MIN_READ_BUFFER = 4096;
+  private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.SIZE;
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
@@ -336,8 +337,9 @@ public final class EntryStorage {
   }
 
   private void growReadBuffer(int size) {
-    // Remember large values so the next read needs one round trip, within reason.
-    if (size > readBufferSize && size <= (1 << 20)) {
+    // Remember large values so the next read needs one round trip, within reason (values up to
+    // 1 MiB, plus their header).
+    if (size > readBufferSize && size <= MAX_REMEMBERED_READ) {
       readBufferSize = size;
     }
   }
