@@ -63,6 +63,43 @@ class RealMooncakeTest {
   }
 
   @Test
+  void managersOpenAndCloseRepeatedly() {
+    for (int round = 0; round < 8; round++) {
+      MooncakeCachingProvider provider = new MooncakeCachingProvider();
+      try (CacheManager manager = provider.getCacheManager(config.toUri(),
+          getClass().getClassLoader())) {
+        Cache<String, String> cache = manager.createCache("round",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+        cache.put("k", "v" + round);
+        assertEquals("v" + round, cache.get("k"));
+        manager.destroyCache("round");
+      }
+      provider.close();
+    }
+  }
+
+  @Test
+  void twoManagersInOneJvmLiveSideBySide() throws Exception {
+    MooncakeCachingProvider provider = new MooncakeCachingProvider();
+    ClassLoader other = new java.net.URLClassLoader(new java.net.URL[0],
+        getClass().getClassLoader());
+    CacheManager first = provider.getCacheManager(config.toUri(), getClass().getClassLoader());
+    CacheManager second = provider.getCacheManager(config.toUri(), other);
+    Cache<String, String> a = first.createCache("side",
+        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> b = second.createCache("side",
+        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    a.put("k", "from-first");
+    assertEquals("from-first", b.get("k"), "same tenant and cache: one namespace");
+    first.close();
+    b.put("k2", "still-working");
+    assertEquals("still-working", b.get("k2"));
+    Thread.sleep(2000);
+    second.close();
+    provider.close();
+  }
+
+  @Test
   void twoJvmsSeeEachOthersChanges() throws Exception {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
     Process peer = startPeer("peer");
