@@ -2,7 +2,7 @@ package dev.mooncake.jcache.store;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.store.inprocess.InProcessStore;
-import dev.mooncake.jcache.store.mooncake.MooncakeStore;
+import dev.mooncake.jcache.store.mooncake.SharedMooncakeStores;
 
 /** Opens the store a config names. */
 public final class StoreFactory {
@@ -11,7 +11,7 @@ public final class StoreFactory {
   public static ObjectStore open(MooncakeConfig config) {
     return switch (config.backend()) {
       case IN_PROCESS -> InProcessStore.open(config);
-      case MOONCAKE -> MooncakeStore.open(config);
+      case MOONCAKE -> SharedMooncakeStores.open(config);
     };
   }
 }

@@ -687,6 +687,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
 
   // Close -----------------------------------------------------------------------------------------
 
+  /** Whether the store was closed (by its owner or the JVM's shutdown hook). */
+  boolean isClosed() {
+    return closed.get();
+  }
+
   private void closeFromHook() {
     if (!closed.get()) {
       LOG.info("JVM shutdown: closing {}", description);

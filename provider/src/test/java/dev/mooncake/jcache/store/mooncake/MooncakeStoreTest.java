@@ -58,7 +58,7 @@ class MooncakeStoreTest {
   @Test
   void openedThroughTheFactory() {
     try (ObjectStore opened = StoreFactory.open(new TestConfig().build())) {
-      assertInstanceOf(MooncakeStore.class, opened);
+      // a lease on the process's shared client for this cluster (SharedMooncakeStores)
       assertInstanceOf(CallerMemory.class, opened);
       assertEquals(0, opened.healthCheck());
       assertTrue(opened.describe().contains("master 127.0.0.1:50051"), opened.describe());
