@@ -142,6 +142,42 @@ class RealMooncakeTest {
   }
 
   @Test
+  void aHungMasterMakesCallsFailInsteadOfHanging() throws Exception {
+    String masterPid = System.getenv("MCJ_MASTER_PID");
+    org.junit.jupiter.api.Assumptions.assumeTrue(masterPid != null,
+        "the wrapper did not say which process the master is");
+    MooncakeCachingProvider provider = new MooncakeCachingProvider();
+    try (CacheManager manager = provider.getCacheManager(config.toUri(),
+        getClass().getClassLoader())) {
+      Cache<String, String> cache = manager.createCache("hung",
+          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      cache.put("k", "v");
+      java.util.concurrent.ExecutorService caller =
+          java.util.concurrent.Executors.newSingleThreadExecutor();
+      signal("STOP", masterPid);
+      try {
+        java.util.concurrent.Future<String> outcome = caller.submit(() -> {
+          try {
+            cache.put("k2", "v2");
+            return "answered: " + cache.get("k2");
+          } catch (javax.cache.CacheException e) {
+            return "failed: " + e.getMessage();
+          }
+        });
+        String result = outcome.get(90, TimeUnit.SECONDS); // throws TimeoutException: a hang
+        assertTrue(result.startsWith("failed: "), "a call to a hung master " + result);
+      } finally {
+        signal("CONT", masterPid);
+        caller.shutdownNow();
+      }
+    }
+  }
+
+  private static void signal(String signal, String pid) throws Exception {
+    assertEquals(0, new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start().waitFor());
+  }
+
+  @Test
   void ctrlCStopsAJvmHoldingAStoreAndRunsItsHooks() throws Exception {
     assertSignalStops("INT", 130);
   }
