@@ -400,6 +400,38 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     }
   }
 
+  /** The transfers of one batch call, as the parallel arrays the bridge takes. */
+  private final class BatchTransfer implements AutoCloseable {
+    final List<Transfer> transfers;
+    final ByteBuffer[] buffers;
+    final int[] offsets;
+    final int[] lengths;
+
+    BatchTransfer(ByteBuffer[] callers, boolean source) {
+      transfers = new ArrayList<>(callers.length);
+      buffers = new ByteBuffer[callers.length];
+      offsets = new int[callers.length];
+      lengths = new int[callers.length];
+      try {
+        for (int i = 0; i < callers.length; i++) {
+          Transfer transfer = new Transfer(callers[i], source);
+          transfers.add(transfer);
+          buffers[i] = transfer.buffer;
+          offsets[i] = transfer.offset;
+          lengths[i] = transfer.length;
+        }
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      transfers.forEach(Transfer::close);
+    }
+  }
+
   @Override
   public int put(String key, ByteBuffer value) {
     byte[] k = key(key);
@@ -452,20 +484,12 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     if (k.length == 0) {
       return new int[0];
     }
-    List<Transfer> transfers = new ArrayList<>(k.length);
+    BatchTransfer batch = null;
     try {
-      ByteBuffer[] buffers = new ByteBuffer[k.length];
-      int[] offsets = new int[k.length];
-      int[] lengths = new int[k.length];
-      for (int i = 0; i < k.length; i++) {
-        Transfer transfer = new Transfer(values[i], true);
-        transfers.add(transfer);
-        buffers[i] = transfer.buffer;
-        offsets[i] = transfer.offset;
-        lengths[i] = transfer.length;
-      }
+      batch = new BatchTransfer(values, true);
       int[] results = new int[k.length];
-      int overall = client.batchPutFrom(k, buffers, offsets, lengths, replica, results);
+      int overall =
+          client.batchPutFrom(k, batch.buffers, batch.offsets, batch.lengths, replica, results);
       if (overall != 0) {
         Arrays.fill(results, overall);
       }
@@ -473,7 +497,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     } catch (IllegalStateException e) {
       throw closedException(e);
     } finally {
-      transfers.forEach(Transfer::close);
+      if (batch != null) {
+        batch.close();
+      }
     }
   }
 
@@ -485,32 +511,25 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     if (k.length == 0) {
       return new long[0];
     }
-    List<Transfer> transfers = new ArrayList<>(k.length);
+    BatchTransfer batch = null;
     try {
-      ByteBuffer[] buffers = new ByteBuffer[k.length];
-      int[] offsets = new int[k.length];
-      int[] lengths = new int[k.length];
-      for (int i = 0; i < k.length; i++) {
-        Transfer transfer = new Transfer(destinations[i], false);
-        transfers.add(transfer);
-        buffers[i] = transfer.buffer;
-        offsets[i] = transfer.offset;
-        lengths[i] = transfer.length;
-      }
+      batch = new BatchTransfer(destinations, false);
       long[] results = new long[k.length];
-      int overall = client.batchGetInto(k, buffers, offsets, lengths, results);
+      int overall = client.batchGetInto(k, batch.buffers, batch.offsets, batch.lengths, results);
       if (overall != 0) {
         Arrays.fill(results, overall);
       } else {
         for (int i = 0; i < k.length; i++) {
-          transfers.get(i).deliver(destinations[i], results[i]);
+          batch.transfers.get(i).deliver(destinations[i], results[i]);
         }
       }
       return results;
     } catch (IllegalStateException e) {
       throw closedException(e);
     } finally {
-      transfers.forEach(Transfer::close);
+      if (batch != null) {
+        batch.close();
+      }
     }
   }
 
