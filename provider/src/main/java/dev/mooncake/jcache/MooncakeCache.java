@@ -210,11 +210,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       List<K> missing = new ArrayList<>();
       for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
         StoredEntry entry = found.get(e.getKey());
-        if (entry != null && entry.isExpired(now)) {
-          entry = expireLocked(e.getValue(), e.getKey());
-        }
-        if (entry == null && locks.mayHaveChanged(e.getKey(), stamps.get(e.getKey()))) {
-          entry = readLocked(e.getValue(), e.getKey());
+        boolean expired = entry != null && entry.isExpired(now);
+        if (expired || (entry == null
+            && locks.mayHaveChanged(e.getKey(), stamps.get(e.getKey())))) {
+          entry = readLocked(e.getValue(), e.getKey()); // expires it, or waits out a writer
         }
         if (entry == null) {
           missing.add(e.getValue());
@@ -885,7 +884,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   private void requireNoWriterOrListeners() {
-    if (writer.enabled() || !dispatcher.listenersAndFilters().isEmpty()) {
+    if (writer.enabled() || dispatcher.hasRegistrations()) {
       throw new UnsupportedOperationException("cache '" + name + "' has write-through or"
           + " listeners; zero-copy calls call no writer and publish no events");
     }
@@ -928,7 +927,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     if (expireAt != EntryStorage.ABSENT && expireAt != ExpiryTimes.ETERNAL && now() >= expireAt) {
       destination.limit(limit).position(position); // a miss leaves the destination as it was
-      expireLocked(key, storeKey);
+      readLocked(key, storeKey);
       expireAt = EntryStorage.ABSENT;
     }
     boolean hit = expireAt != EntryStorage.ABSENT;
@@ -1064,18 +1063,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       // Absent, or between the remove and the put of a writer of this JVM: wait for it.
       return locks.mayHaveChanged(storeKey, stamp) ? readLocked(key, storeKey) : null;
     }
-    return entry.isExpired(now()) ? expireLocked(key, storeKey) : entry;
+    return entry.isExpired(now()) ? readLocked(key, storeKey) : entry;
   }
 
+  /** Reads under the key's lock, expiring what has expired; what is live there afterwards. */
   private StoredEntry readLocked(K key, String storeKey) {
     try (KeyLocks.Held held = locks.lock(storeKey)) {
       return readLive(key, storeKey, now());
     }
-  }
-
-  /** Expires the entry under the key's lock; answers what is live there afterwards. */
-  private StoredEntry expireLocked(K key, String storeKey) {
-    return readLocked(key, storeKey);
   }
 
   private void expire(K key, String storeKey, StoredEntry entry) {

@@ -27,7 +27,6 @@ public final class DeserializationFilter {
   private static final String LIMITS = "maxdepth=64;maxrefs=1000000;maxarray=100000000";
 
   private final ObjectInputFilter patterns;
-  private final List<String> allowList;
 
   public DeserializationFilter(List<String> extraPatterns) {
     List<String> all = new ArrayList<>(BUILT_IN);
@@ -39,14 +38,8 @@ public final class DeserializationFilter {
       }
       all.add(pattern);
     }
-    this.allowList = List.copyOf(all);
     this.patterns = ObjectInputFilter.Config.createFilter(
         LIMITS + ";" + String.join(";", all) + ";!*");
-  }
-
-  /** The patterns in force, built-in ones first. */
-  public List<String> allowList() {
-    return allowList;
   }
 
   /** A filter for one stream, which remembers why it refused. */

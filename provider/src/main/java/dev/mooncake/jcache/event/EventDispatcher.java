@@ -66,6 +66,11 @@ public final class EventDispatcher<K, V> {
     return all;
   }
 
+  /** Whether any listener is registered. */
+  public boolean hasRegistrations() {
+    return !registrations.isEmpty();
+  }
+
   /** Whether any listener wants events of this type (so callers can skip building them). */
   public boolean hasListenerFor(EventType type) {
     for (Registration<K, V> registration : registrations) {

@@ -46,8 +46,4 @@ public final class ExpiryQueue {
   public void clear() {
     deadlines.clear();
   }
-
-  public int size() {
-    return deadlines.size();
-  }
 }

@@ -28,8 +28,4 @@ public final class KeyIndex {
   public void clear() {
     keys.clear();
   }
-
-  public int size() {
-    return keys.size();
-  }
 }

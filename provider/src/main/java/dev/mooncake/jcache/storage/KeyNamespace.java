@@ -23,11 +23,6 @@ public final class KeyNamespace {
     this.codec = codec;
   }
 
-  /** The part every store key of this cache starts with. */
-  public String prefix() {
-    return prefix;
-  }
-
   /** An anchored regex matching exactly this cache's keys. */
   public String prefixPattern() {
     return "^" + prefix;

@@ -62,8 +62,4 @@ public final class StoredEntry {
     return payload;
   }
 
-  /** The payload's size in bytes. */
-  public int size() {
-    return payload.length;
-  }
 }

@@ -7,7 +7,6 @@ import dev.mooncake.jcache.store.ObjectStore;
 import dev.mooncake.jcache.store.StoreException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -211,19 +210,6 @@ public final class SharedMooncakeStores {
       if (closed.compareAndSet(false, true)) {
         release(connection, store);
       }
-    }
-  }
-
-  /** How many clients are open or lingering (for tests). */
-  static int openClients() {
-    synchronized (STORES) {
-      return STORES.size();
-    }
-  }
-
-  static List<String> describeAll() {
-    synchronized (STORES) {
-      return STORES.values().stream().map(s -> s.store.describe()).toList();
     }
   }
 }
