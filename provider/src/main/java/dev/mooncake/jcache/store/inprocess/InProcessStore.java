@@ -86,11 +86,10 @@ public final class InProcessStore implements ObjectStore {
     if (table.get(key) != null) {
       return StoreStatus.OK.code(); // create-only: keep the old value (or the put in flight)
     }
-    ByteBuffer memory = table.allocate(value.remaining());
-    if (memory == null) {
+    Slot slot = table.newSlot(key, value.remaining(), pin, clock.getAsLong());
+    if (slot == null) {
       return StoreStatus.NO_AVAILABLE_HANDLE.code();
     }
-    Slot slot = new Slot(key, memory, pin, clock.getAsLong());
     if (table.insert(slot) != null) {
       table.discard(slot); // lost the race to another put of the same key
       slot.release(); // writer
@@ -284,11 +283,19 @@ public final class InProcessStore implements ObjectStore {
       return;
     }
     closed = true;
-    table.clear();
+    table.close();
     buffers.close();
   }
 
-  /** Bytes of the segment taken by stored objects (and puts under way). */
+  /** Bytes of memory kept from removed objects for reuse by later puts (within the segment). */
+  public long idleBytes() {
+    return table.idleBytes();
+  }
+
+  /**
+   * Bytes of the segment taken by stored objects (and puts under way): their footprints, each
+   * value's size rounded up to its size class (at most 12.5 % or 16 bytes more).
+   */
   public long usedBytes() {
     return table.usedBytes();
   }

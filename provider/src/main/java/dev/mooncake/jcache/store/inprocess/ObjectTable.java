@@ -14,17 +14,19 @@ import org.slf4j.LoggerFactory;
 /**
  * The in-process segment: the key → {@link Slot} map, the byte budget of the segment and eviction.
  *
- * <p><b>Memory.</b> Every object gets its own direct buffer ({@link DirectMemory}), freed the moment
- * its last reference goes. We chose this over a slab or arena of our own: the platform allocator
- * already handles every size without internal fragmentation, an eviction of N bytes really frees
- * N bytes for the next object of any size (a slab allocator would need per-size-class eviction to
- * promise that), nothing is reserved up front (the default segment is 4 GiB), and the JVM's direct
- * memory accounting ({@code BufferPoolMXBean "direct"}) sees exactly what we hold. The price, an
- * allocation and a zeroing per put, is a microsecond or two against Mooncake's ~250 µs round trip.
+ * <p><b>Memory.</b> Every object gets its own direct buffer of its {@link SizeClasses size class}
+ * from {@link SegmentMemory}, which keeps the buffers of gone objects for reuse. We chose this over
+ * one big arena with an allocator of our own: nothing is reserved up front (the default segment is
+ * 4 GiB), an object of any size can still take memory freed by other classes (idle buffers are
+ * freed when fresh memory is needed), and the JVM's direct memory accounting
+ * ({@code BufferPoolMXBean "direct"}) sees exactly what we hold. Reuse makes a replace allocate
+ * nothing; the first fill of the segment still pays {@code allocateDirect} once per object.
  *
- * <p><b>Budget.</b> {@link #usedBytes()} counts the values of linked objects (and puts that have
- * reserved space). Memory of an object unlinked while a read still copies from it is freed when
- * that read ends, so the JVM may briefly hold a little more than the budget.
+ * <p><b>Budget.</b> {@link #usedBytes()} counts the footprints (size-class capacities) of linked
+ * objects and of puts that have reserved space, as Mooncake's master counts its allocator's
+ * blocks. Linked objects plus idle buffers stay within the capacity. Memory of an object unlinked
+ * while a read still copies from it comes back when that read ends, so the JVM may briefly hold a
+ * little more than the capacity.
  *
  * <p><b>Eviction</b> follows Mooncake's master: once a put would take usage past the high
  * watermark, one pass evicts the objects with the oldest lease (reads renew it; a put counts as a
@@ -44,6 +46,7 @@ final class ObjectTable {
           .thenComparingLong(c -> c.leaseUntil);
 
   private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+  private final SegmentMemory memory;
   private final long capacity;
   private final long highWatermark;
   private final long evictionChunk;
@@ -56,6 +59,9 @@ final class ObjectTable {
     this.capacity = capacity;
     this.highWatermark = (long) Math.floor(capacity * highWatermarkRatio);
     this.evictionChunk = (long) Math.ceil(capacity * evictionRatio);
+    // Idle buffers beyond an eighth of the segment go back to the system: a cache that shrank
+    // should not keep its peak.
+    this.memory = new SegmentMemory(capacity / 8);
   }
 
   Slot get(String key) {
@@ -81,7 +87,7 @@ final class ObjectTable {
       return false;
     }
     slot.markGone();
-    used.addAndGet(-slot.size);
+    used.addAndGet(-slot.footprint());
     slot.release();
     return true;
   }
@@ -89,35 +95,53 @@ final class ObjectTable {
   /** Gives back the budget of a slot that was never linked (its put found the key taken). */
   void discard(Slot slot) {
     slot.markGone();
-    used.addAndGet(-slot.size);
+    used.addAndGet(-slot.footprint());
     slot.release(); // owner
   }
 
   /**
-   * Reserves {@code size} bytes of the segment, evicting as Mooncake would, and allocates them.
-   * Null when the segment cannot hold the object (Mooncake's NO_AVAILABLE_HANDLE).
+   * A new slot of {@code size} bytes being written (the caller holds its writer reference),
+   * evicting as Mooncake would to make room. Null when the segment cannot hold the object
+   * (Mooncake's NO_AVAILABLE_HANDLE).
    */
-  ByteBuffer allocate(int size) {
-    if (!reserve(size)) {
+  Slot newSlot(String key, int size, Pin pin, long now) {
+    ByteBuffer buffer = allocate(size);
+    return buffer == null ? null : new Slot(key, buffer, size, memory, pin, now);
+  }
+
+  /** Reserves the footprint of {@code size} bytes and finds memory for it; null when full. */
+  private ByteBuffer allocate(int size) {
+    int footprint = SizeClasses.capacity(size);
+    if (!reserve(footprint)) {
       return null;
     }
+    ByteBuffer reused = memory.take(footprint);
+    if (reused != null) {
+      return reused;
+    }
+    // Fresh memory: linked objects plus idle buffers stay within the segment.
+    long excess = used.get() + memory.idleBytes() - capacity;
+    if (excess > 0) {
+      memory.trim(excess);
+    }
     try {
-      return DirectMemory.allocate(size);
+      return memory.allocate(footprint);
     } catch (OutOfMemoryError directLimit) {
       // The JVM's direct memory limit (-XX:MaxDirectMemorySize, by default the heap size) is
-      // tighter than the segment: treat it as a full pool, evict and try once more.
-      used.addAndGet(-size);
+      // tighter than the segment: treat it as a full pool, free and evict, and try once more.
+      used.addAndGet(-footprint);
       warnDirectLimit(directLimit);
+      memory.trim(Long.MAX_VALUE);
       synchronized (evictionLock) {
-        evict(size + evictionChunk);
+        evict(footprint + evictionChunk);
       }
-      if (!reserve(size)) {
+      if (!reserve(footprint)) {
         return null;
       }
       try {
-        return DirectMemory.allocate(size);
+        return memory.allocate(footprint);
       } catch (OutOfMemoryError stillFull) {
-        used.addAndGet(-size);
+        used.addAndGet(-footprint);
         return null;
       }
     }
@@ -162,14 +186,18 @@ final class ObjectTable {
         break;
       }
       if (unlink(candidate.slot)) {
-        freed += candidate.slot.size;
+        freed += candidate.slot.footprint();
         evictions.incrementAndGet();
       }
     }
   }
 
-  /** Unlinks every slot, those still being written included (their writer frees them). */
-  long clear() {
+  /**
+   * Unlinks every slot, those still being written included (their writer frees them), and frees
+   * the idle memory; memory still read is freed when its reader lets go.
+   */
+  long close() {
+    memory.close();
     long count = 0;
     for (Slot slot : slots.values()) {
       if (unlink(slot)) {
@@ -177,6 +205,11 @@ final class ObjectTable {
       }
     }
     return count;
+  }
+
+  /** Bytes of idle memory kept for reuse. */
+  long idleBytes() {
+    return memory.idleBytes();
   }
 
   long usedBytes() {

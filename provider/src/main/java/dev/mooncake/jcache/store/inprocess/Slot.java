@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * <p><b>Lifetime.</b> The memory is reference counted. The table holds one reference while the
  * slot is linked (the <em>owner</em> reference); the writer holds one while it copies the value in;
  * every reader holds one while it copies the value out. Whoever drops the count to zero frees the
- * memory, so a remove or an eviction racing a read never frees bytes the read still copies: the
- * read finishes on intact memory and the last one out frees it, microseconds later. A reader that
+ * memory (gives it back to {@link SegmentMemory}), so a remove or an eviction racing a read never
+ * reuses bytes the read still copies: the read finishes on intact memory and the last one out
+ * gives it back, microseconds later. A reader that
  * finds the count already at zero (or the slot unlinked) treats the object as absent, exactly as
  * if it had looked a moment later. Readers take no lock: acquiring is one CAS on this slot.
  *
@@ -28,19 +29,28 @@ final class Slot {
       AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
 
   final String key;
+  /** The value's bytes; the memory may be larger (its size class). */
   final int size;
   final Pin pin;
   private final ByteBuffer memory;
+  private final SegmentMemory owner;
   private final AtomicInteger refs = new AtomicInteger(2); // owner + writer
   private volatile int state = WRITING;
   /** System.nanoTime() until which a read lease holds; also the eviction order (oldest first). */
   private volatile long leaseUntil;
 
-  /** A slot being written: the caller holds the writer reference and must {@link #release} it. */
-  Slot(String key, ByteBuffer memory, Pin pin, long now) {
+  /**
+   * A slot being written: the caller holds the writer reference and must {@link #release} it.
+   * The memory goes back to {@code owner} when the last reference is dropped.
+   */
+  Slot(String key, ByteBuffer memory, int size, SegmentMemory owner, Pin pin, long now) {
+    if (size > memory.capacity()) {
+      throw new IllegalArgumentException(size + " bytes do not fit " + memory.capacity());
+    }
     this.key = key;
     this.memory = memory;
-    this.size = memory.capacity();
+    this.size = size;
+    this.owner = owner;
     this.pin = pin;
     // Like Mooncake's PutEnd: no lease yet, but the put counts as the last use for eviction.
     this.leaseUntil = now;
@@ -86,11 +96,16 @@ final class Slot {
     }
   }
 
-  /** Drops one reference (owner, writer or reader); the last one frees the memory. */
+  /** The segment bytes this slot takes: its memory's capacity. */
+  int footprint() {
+    return memory.capacity();
+  }
+
+  /** Drops one reference (owner, writer or reader); the last one gives the memory back. */
   void release() {
     int count = refs.decrementAndGet();
     if (count == 0) {
-      DirectMemory.free(memory);
+      owner.recycle(memory);
     } else if (count < 0) {
       throw new IllegalStateException("slot " + key + " released more often than acquired");
     }

@@ -94,23 +94,78 @@ class InProcessMemoryTest {
   @Test
   void aReaderHoldingAnObjectDelaysItsFreeUntilItLetsGo() {
     try (InProcessStore store = InProcessStore.open(TestConfigs.segment(64 * MIB))) {
-      assertEquals(0, store.put("k", heapValue(8 * MB, 7)));
+      assertEquals(0, store.put("k", heapValue(16 * MB, 7))); // above the idle limit: freed
       Slot slot = store.table().get("k");
       assertTrue(slot.tryAcquire()); // a get in the middle of its copy
 
       assertEquals(0, store.remove("k", true));
-      assertEquals(-704, store.getInto("k", ByteBuffer.allocate(8 * MB)));
+      assertEquals(-704, store.getInto("k", ByteBuffer.allocate(16 * MB)));
       assertEquals(0, store.usedBytes()); // the budget is back at once …
-      assertTrue(directUsed() >= baseline + 8 * MIB); // … the memory stays while it is read
+      assertTrue(directUsed() >= baseline + 16 * MIB); // … the memory stays while it is read
 
-      ByteBuffer copy = ByteBuffer.allocate(8 * MB);
+      ByteBuffer copy = ByteBuffer.allocate(16 * MB);
       slot.copyTo(copy);
-      for (int i = 0; i < 8 * MB; i += 4096) {
+      for (int i = 0; i < 16 * MB; i += 4096) {
         assertEquals(7, copy.get(i));
       }
       slot.release();
       assertTrue(directUsed() <= baseline + SLACK, "left " + (directUsed() - baseline));
       assertEquals(false, slot.tryAcquire());
+    }
+  }
+
+  @Test
+  void aReplaceReusesTheMemoryOfTheValueItReplaces() {
+    try (InProcessStore store = InProcessStore.open(TestConfigs.segment(64 * MIB))) {
+      assertEquals(0, store.put("k", heapValue(MB, 1)));
+      long afterFirst = directUsed();
+      for (int i = 0; i < 20; i++) {
+        assertEquals(0, store.remove("k", true));
+        assertEquals(MIB, store.idleBytes()); // kept for the next put …
+        assertEquals(0, store.put("k", heapValue(MB - 100, i))); // … of the same size class
+        assertEquals(0, store.idleBytes());
+        assertEquals(afterFirst, directUsed(), "a replace allocated direct memory");
+      }
+      ByteBuffer destination = ByteBuffer.allocate(MB);
+      assertEquals(MB - 100, store.getInto("k", destination));
+      assertEquals(19, destination.get(MB - 101)); // the reused memory holds the new value
+    }
+  }
+
+  @Test
+  void idleMemoryIsBoundedByAnEighthOfTheSegment() {
+    try (InProcessStore store = InProcessStore.open(TestConfigs.segment(32 * MIB))) {
+      for (int i = 0; i < 16; i++) {
+        assertEquals(0, store.put("k" + i, heapValue(MB, i)));
+      }
+      for (int i = 0; i < 16; i++) {
+        assertEquals(0, store.remove("k" + i, true));
+      }
+      assertEquals(4 * MIB, store.idleBytes());
+      assertTrue(directUsed() <= baseline + 4 * MIB + SLACK, "left " + (directUsed() - baseline));
+      store.close();
+      assertTrue(directUsed() <= baseline + SLACK, "left " + (directUsed() - baseline));
+    }
+  }
+
+  @Test
+  void freshMemoryFreesIdleBuffersOfOtherSizesToStayWithinTheSegment() {
+    try (InProcessStore store = InProcessStore.open(TestConfigs.segment(16 * MIB))) {
+      for (int i = 0; i < 12; i++) {
+        assertEquals(0, store.put("small" + i, heapValue(128 * 1024, i)));
+      }
+      for (int i = 0; i < 12; i++) {
+        assertEquals(0, store.remove("small" + i, true));
+      }
+      assertEquals(12 * 128 * 1024, store.idleBytes()); // 1.5 MiB, under 16 MiB / 8
+      // Objects of another class fill the segment: the idle small buffers must go first.
+      for (int i = 0; i < 14; i++) {
+        assertEquals(0, store.put("big" + i, heapValue(MB, i)));
+        assertTrue(store.usedBytes() + store.idleBytes() <= store.capacityBytes(), "at " + i);
+        assertTrue(directUsed() <= baseline + 16 * MIB + SLACK, "at put " + i);
+      }
+      assertEquals(0, store.evictions()); // 14 MiB fit under the watermark once idle memory went
+      assertTrue(store.idleBytes() <= 2 * MIB);
     }
   }
 }
