@@ -4,10 +4,9 @@ import dev.mooncake.jcache.store.BufferPool;
 import dev.mooncake.jcache.store.StoreException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -19,10 +18,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * class: a put or get in steady state allocates nothing. Everything allocated, idle or handed out,
  * stays within {@code local_buffer_size}; an acquire that would pass it first frees idle buffers
  * of other classes, then waits for a release up to the configured time, then fails naming the
- * sizes. One lock guards the pool; it is held for a few field updates, never while allocating.
+ * sizes.
+ *
+ * <p>Every single-key get and put takes a buffer and gives it back, so the common case takes no
+ * lock: per class, a few idle buffers wait in lock-free slots ({@link #FAST_SLOTS}), and acquire
+ * and release are one compare-and-set each (a lock and an identity set of handed-out buffers
+ * here cost a fifth of a small get, profiled). The lock guards the rest: allocation accounting,
+ * more idle buffers than the slots hold, waiting, freeing, closing. Releases are checked without
+ * an identity set: a buffer released twice while idle in a fast slot, a buffer of a size this
+ * pool never hands out, a heap buffer or a release with nothing handed out are caught; a buffer released twice
+ * while idle in the locked lists and a foreign direct buffer of a pool size released while others
+ * are out may not be.
  */
 final class StagingBuffers implements BufferPool {
   static final int MIN_CAPACITY = 4096;
+  /** Lock-free idle slots per capacity class. */
+  static final int FAST_SLOTS = 8;
+  private static final int CLASSES = 33;
 
   private final long bound;
   private final int maxBufferSize;
@@ -35,12 +47,18 @@ final class StagingBuffers implements BufferPool {
    * the pool is on every store call's path, and a boxed-key map lookup showed in profiles.
    */
   @SuppressWarnings("unchecked")
-  private final ArrayDeque<ByteBuffer>[] idle = new ArrayDeque[33];
-  private final Set<ByteBuffer> handedOut = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final ArrayDeque<ByteBuffer>[] idle = new ArrayDeque[CLASSES];
+  /** The lock-free idle slots: class c owns [c * FAST_SLOTS, (c + 1) * FAST_SLOTS). */
+  private final AtomicReferenceArray<ByteBuffer> fast =
+      new AtomicReferenceArray<>(CLASSES * FAST_SLOTS);
+  private final AtomicInteger handedOut = new AtomicInteger();
+  /** Acquires waiting for a release: releases then take the locked path to wake them. */
+  private volatile int waiters;
   /** Bytes allocated and not freed: idle buffers, handed-out ones and allocations under way. */
   private long allocatedBytes;
+  /** Bytes in {@link #idle} (not in the fast slots). */
   private long idleBytes;
-  private boolean closed;
+  private volatile boolean closed;
 
   StagingBuffers(long localBufferSize, long waitMillis) {
     if (localBufferSize <= 0) {
@@ -67,8 +85,19 @@ final class StagingBuffers implements BufferPool {
               + ")");
     }
     int capacity = capacityFor(minCapacity);
+    ByteBuffer cached = takeFast(slot(capacity));
+    if (cached != null) {
+      if (closed) {
+        handedOut.incrementAndGet();
+        release(cached); // frees it
+        throw closedException();
+      }
+      handedOut.incrementAndGet();
+      return cached.clear();
+    }
     ByteBuffer reused = takeOrReserve(capacity, minCapacity);
     if (reused != null) {
+      handedOut.incrementAndGet();
       return reused;
     }
     ByteBuffer fresh;
@@ -82,31 +111,69 @@ final class StagingBuffers implements BufferPool {
               + " bytes: the JVM's direct memory is exhausted (-XX:MaxDirectMemorySize)",
           e);
     }
-    lock.lock();
-    try {
-      handedOut.add(fresh); // even if closed meanwhile: release() then frees it
-    } finally {
-      lock.unlock();
-    }
+    handedOut.incrementAndGet(); // even if closed meanwhile: release() then frees it
     return fresh;
+  }
+
+  private ByteBuffer takeFast(int slot) {
+    int base = slot * FAST_SLOTS;
+    for (int i = base; i < base + FAST_SLOTS; i++) {
+      ByteBuffer buffer = fast.get(i);
+      if (buffer != null && fast.compareAndSet(i, buffer, null)) {
+        return buffer;
+      }
+    }
+    return null;
+  }
+
+  /** Parks a released buffer in a free fast slot; false when they are all taken. */
+  private boolean offerFast(int slot, ByteBuffer buffer) {
+    int base = slot * FAST_SLOTS;
+    for (int i = base; i < base + FAST_SLOTS; i++) {
+      if (fast.get(i) == null && fast.compareAndSet(i, null, buffer)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean idleInFastSlots(int slot, ByteBuffer buffer) {
+    int base = slot * FAST_SLOTS;
+    for (int i = base; i < base + FAST_SLOTS; i++) {
+      if (fast.get(i) == buffer) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private StoreException closedException() {
+    return new StoreException("the in-process store's buffer pool is closed");
   }
 
   /** An idle buffer of that capacity, or null after reserving the bytes for a new one. */
   private ByteBuffer takeOrReserve(int capacity, int minCapacity) {
     lock.lock();
+    // Set before looking at the fast slots: a release that parks a buffer there after our look
+    // sees it and wakes us (both sides write, then read, volatile state).
+    waiters++;
     try {
       long deadline = System.nanoTime() + waitNanos;
       for (; ; ) {
         if (closed) {
-          throw new StoreException("the in-process store's buffer pool is closed");
+          throw closedException();
         }
-        ArrayDeque<ByteBuffer> free = idle[slot(capacity)];
+        int slot = slot(capacity);
+        ArrayDeque<ByteBuffer> free = idle[slot];
         if (free != null && !free.isEmpty()) {
           ByteBuffer buffer = free.pop();
           idleBytes -= capacity;
-          handedOut.add(buffer);
           buffer.clear();
           return buffer;
+        }
+        ByteBuffer cached = takeFast(slot); // released meanwhile
+        if (cached != null) {
+          return cached.clear();
         }
         if (allocatedBytes + capacity > bound) {
           freeIdle(allocatedBytes + capacity - bound);
@@ -125,7 +192,7 @@ final class StagingBuffers implements BufferPool {
                   + "-byte buffer) within "
                   + TimeUnit.NANOSECONDS.toMillis(waitNanos)
                   + " ms: "
-                  + (allocatedBytes - idleBytes)
+                  + (allocatedBytes - idleBytes - fastBytes())
                   + " of "
                   + bound
                   + " bytes (local_buffer_size) are in use");
@@ -139,6 +206,7 @@ final class StagingBuffers implements BufferPool {
         }
       }
     } finally {
+      waiters--;
       lock.unlock();
     }
   }
@@ -153,19 +221,39 @@ final class StagingBuffers implements BufferPool {
     }
   }
 
-  /** Frees idle buffers, largest first, until {@code needed} bytes are gone or none is left. */
+  /**
+   * Frees idle buffers, largest first, until {@code needed} bytes are gone or none is left.
+   * Holds the lock.
+   */
   private void freeIdle(long needed) {
     long freed = 0;
     for (int slot = idle.length - 1; slot >= 0 && freed < needed; slot--) {
       ArrayDeque<ByteBuffer> free = idle[slot];
       while (free != null && freed < needed && !free.isEmpty()) {
         ByteBuffer buffer = free.poll();
-        DirectMemory.free(buffer);
-        freed += buffer.capacity();
         idleBytes -= buffer.capacity();
-        allocatedBytes -= buffer.capacity();
+        freed += free(buffer);
+      }
+      for (ByteBuffer buffer; freed < needed && (buffer = takeFast(slot)) != null; ) {
+        freed += free(buffer);
       }
     }
+  }
+
+  private int free(ByteBuffer buffer) {
+    DirectMemory.free(buffer);
+    allocatedBytes -= buffer.capacity();
+    return buffer.capacity();
+  }
+
+  /** Bytes parked in the fast slots (a racy sum: for messages). */
+  private long fastBytes() {
+    long bytes = 0;
+    for (int i = 0; i < fast.length(); i++) {
+      ByteBuffer buffer = fast.get(i);
+      bytes += buffer == null ? 0 : buffer.capacity();
+    }
+    return bytes;
   }
 
   private static int slot(int capacity) {
@@ -174,19 +262,32 @@ final class StagingBuffers implements BufferPool {
 
   @Override
   public void release(ByteBuffer buffer) {
+    int slot = checkReleased(buffer);
+    if (waiters == 0 && !closed && offerFast(slot, buffer)) {
+      if (closed || waiters > 0) {
+        lock.lock(); // close() or a waiting acquire may have missed the buffer just parked
+        try {
+          if (closed) {
+            freeIdle(Long.MAX_VALUE);
+          }
+          released.signalAll();
+        } finally {
+          lock.unlock();
+        }
+      }
+      return;
+    }
     lock.lock();
     try {
-      if (buffer == null || !handedOut.remove(buffer)) {
-        throw new IllegalArgumentException(
-            "buffer was not acquired from this pool, or was released twice");
+      if (idle[slot] != null && idle[slot].contains(buffer)) {
+        handedOut.incrementAndGet();
+        throw new IllegalArgumentException("buffer was released twice");
       }
       if (closed) {
-        DirectMemory.free(buffer);
-        allocatedBytes -= buffer.capacity();
+        free(buffer);
         return;
       }
       buffer.clear();
-      int slot = slot(buffer.capacity());
       if (idle[slot] == null) {
         idle[slot] = new ArrayDeque<>();
       }
@@ -195,6 +296,26 @@ final class StagingBuffers implements BufferPool {
       released.signalAll();
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** The class of a buffer being released; throws for buffers this pool cannot have handed out. */
+  private int checkReleased(ByteBuffer buffer) {
+    if (buffer == null || !buffer.isDirect() || capacityFor(buffer.capacity()) != buffer.capacity()) {
+      throw new IllegalArgumentException("buffer was not acquired from this pool");
+    }
+    int slot = slot(buffer.capacity());
+    if (idleInFastSlots(slot, buffer)) {
+      throw new IllegalArgumentException("buffer was released twice");
+    }
+    for (int out = handedOut.get(); ; out = handedOut.get()) {
+      if (out <= 0) {
+        throw new IllegalArgumentException(
+            "buffer was not acquired from this pool, or was released twice");
+      }
+      if (handedOut.compareAndSet(out, out - 1)) {
+        return slot;
+      }
     }
   }
 
