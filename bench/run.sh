@@ -3,7 +3,7 @@
 #
 #   bench/run.sh [smoke|short|long] [BenchMain options…]
 #
-# short: the in-process part in under 10 minutes on a quiet 2-core machine, then the Mooncake part
+# short: the in-process part in about 10 minutes on a quiet 2-core machine, then the Mooncake part
 # (skipped, with the reason printed, unless MOONCAKE_STORE_LIBRARY and MOONCAKE_MASTER are set).
 # long: the whole matrix, hours. Options after the level go to BenchMain, e.g. --part in-process
 # (one part only), --only 'read-heavy' (segments by name), --prof jfr, --budget 256m.

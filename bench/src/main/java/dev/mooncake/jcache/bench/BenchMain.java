@@ -41,8 +41,6 @@ import org.openjdk.jmh.util.ListStatistics;
  * </pre>
  */
 public final class BenchMain {
-  private static final String BENCHMARK = CacheBenchmark.class.getName();
-
   public static void main(String[] args) throws Exception {
     Map<String, List<String>> opts = parse(args);
     String part = one(opts, "part", "in-process");
@@ -144,7 +142,8 @@ public final class BenchMain {
         List<String> jvmArgs = forkJvmArgs(plan, ValueKind.of(value));
         jvmArgsSeen.add(value + ": `" + String.join(" ", jvmArgs) + "`");
         ChainedOptionsBuilder options = new OptionsBuilder()
-            .include(Pattern.quote(BENCHMARK + "." + segment.benchmark()) + "$")
+            .include(Pattern.quote(benchmarkClass(segment.benchmark()) + "."
+                + segment.benchmark()) + "$")
             .param("peer", jmhPeers.toArray(String[]::new))
             .param("value", value)
             .param("keys", segment.keys().toArray(String[]::new))
@@ -184,7 +183,8 @@ public final class BenchMain {
       }
       boolean driverWanted = !opts.containsKey("peers")
           || List.of(one(opts, "peers", "").split(",")).contains(Report.C_ABI);
-      if (plan.part().equals("mooncake") && driverWanted) {
+      if (plan.part().equals("mooncake") && driverWanted
+          && Driver.workload(segment.benchmark()) != null) {
         for (String value : segment.values()) {
           for (String keys : segment.keys()) {
             Record record = Driver.run(plan, segment, value, keys);
@@ -208,17 +208,31 @@ public final class BenchMain {
     Result<?> primary = run.getPrimaryResult();
     Double alloc = null;
     Double misses = null;
+    Double copied = null;
+    Double calls = null;
     for (Map.Entry<String, Result> e : run.getSecondaryResults().entrySet()) {
       if (e.getKey().endsWith("gc.alloc.rate.norm")) {
         alloc = e.getValue().getScore();
       } else if (e.getKey().endsWith("misses")) {
         misses = e.getValue().getScore();
+      } else if (e.getKey().endsWith("javaCopiedBytes")) {
+        copied = e.getValue().getScore();
+      } else if (e.getKey().endsWith("calls")) {
+        calls = e.getValue().getScore();
       }
     }
+    // both counters are aggregated over iterations the same way, so their ratio is per op
+    Double copiedPerOp = copied == null || calls == null || calls == 0 ? null : copied / calls;
     return new Record(segment.benchmark(), run.getParams().getParam("peer"),
         run.getParams().getParam("value"), run.getParams().getParam("keys"),
         run.getParams().getThreads(), primary.getScore(), primary.getScoreError(),
-        primary.getScoreUnit(), alloc, misses);
+        primary.getScoreUnit(), alloc, misses, copiedPerOp);
+  }
+
+  /** The class that has a benchmark method of this name. */
+  static String benchmarkClass(String method) {
+    return (ZeroCopyBenchmark.BENCHMARKS.contains(method)
+        ? ZeroCopyBenchmark.class : CacheBenchmark.class).getName();
   }
 
   /**
@@ -335,7 +349,7 @@ public final class BenchMain {
       List<String> command = List.of(System.getProperty("bench.driver"),
           "--library", System.getenv("MOONCAKE_STORE_LIBRARY"),
           "--master", Peers.env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051"),
-          "--workload", segment.benchmark(),
+          "--workload", workload(segment.benchmark()),
           "--value-bytes", Integer.toString(kind.bytes()),
           "--keys", Integer.toString(keyCount),
           "--dist", keys,
@@ -368,7 +382,20 @@ public final class BenchMain {
       }
       double error = samples.getN() > 1 ? samples.getMeanErrorAt(0.999) : Double.NaN;
       return new Record(segment.benchmark(), Report.C_ABI, value, keys, segment.threads(),
-          samples.getMean(), error, "ops/s", null, misses / samples.getN());
+          samples.getMean(), error, "ops/s", null, misses / samples.getN(), null);
+    }
+
+    /**
+     * The driver's workload for a benchmark, or null when it has none. Its get already is a
+     * get_into a registered buffer and its put a put_from one: the zero-copy API's calls.
+     */
+    static String workload(String benchmark) {
+      return switch (benchmark) {
+        case "zeroCopyGet" -> "getOnly";
+        case "zeroCopyPut" -> "putOnly";
+        case "normalGet" -> null;
+        default -> benchmark;
+      };
     }
   }
 }

@@ -39,6 +39,11 @@ final class JCachePeer implements Peer {
     cache.putAll(entries);
   }
 
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    return cache.unwrap(type);
+  }
+
   /** Clears the cache (for stores that outlive this JVM, such as a Redis server). */
   void clear() {
     cache.clear();

@@ -13,6 +13,11 @@ public interface Peer extends AutoCloseable {
 
   void putAll(Map<String, Object> entries);
 
+  /** The provider's own API behind the JCache one ({@code Cache.unwrap}); JCache peers only. */
+  default <T> T unwrap(Class<T> type) {
+    throw new UnsupportedOperationException(describe() + " has no " + type.getSimpleName());
+  }
+
   /** What the report calls it, with the set-up that matters (tier, sizes). */
   String describe();
 

@@ -7,9 +7,10 @@ import java.util.List;
  * What a run measures and for how long. Two parts: {@code in-process} (this provider on its
  * in-process store against Caffeine, Ehcache heap and off-heap, and the ConcurrentHashMap floor)
  * and {@code mooncake} (this provider on a real Mooncake against Redisson on redis-server and
- * against the raw C ABI). Three levels: {@code smoke} (checks that everything runs, seconds per
- * benchmark, small data), {@code short} (the one-command run, under 10 minutes for the in-process
- * part), {@code long} (the whole matrix).
+ * against the raw C ABI); each part also measures the zero-copy API of this provider's peer there.
+ * Three levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
+ * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code long} (the
+ * whole matrix).
  */
 public record Plan(
     String part, String level, int forks, int warmupIterations, int warmupSeconds,
@@ -19,6 +20,8 @@ public record Plan(
   static final List<String> BOTH_KEYS = List.of("uniform", "zipf");
   static final List<String> WORKLOADS =
       List.of("readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
+  /** The sizes the zero-copy API is for: byte arrays only (it refuses String values). */
+  static final List<String> BYTE_VALUES = List.of("1k", "64k", "1m");
 
   public static Plan of(String part, String level) {
     return switch (part) {
@@ -46,9 +49,10 @@ public record Plan(
             List.of("1k"), List.of("zipf"), 2));
         segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair,
             List.of("1k"), u, 1));
-        // heap allocated per get of the provider alone (the zero-copy target)
+        // heap allocated per get of the provider alone
         segments.add(new Segment("get only", "getOnly", List.of("mooncake"),
             List.of("1m"), u, 1));
+        segments.addAll(zeroCopy(Report.OURS));
       }
       case "long" -> {
         for (int threads : new int[] {1, 2}) {
@@ -59,6 +63,7 @@ public record Plan(
         }
         segments.add(new Segment("get only", "getOnly", all, ALL_VALUES, u, 1));
         segments.add(new Segment("put only", "putOnly", all, ALL_VALUES, u, 1));
+        segments.addAll(zeroCopy(Report.OURS));
       }
       default -> throw badLevel(level);
     }
@@ -70,8 +75,10 @@ public record Plan(
     List<String> u = List.of("uniform");
     List<Segment> segments = new ArrayList<>();
     switch (level) {
-      case "smoke", "short" -> segments.add(
-          new Segment("read-heavy", "readHeavy", peers, ALL_VALUES, u, 1));
+      case "smoke", "short" -> {
+        segments.add(new Segment("read-heavy", "readHeavy", peers, ALL_VALUES, u, 1));
+        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
+      }
       case "long" -> {
         for (int threads : new int[] {1, 2}) {
           for (String workload : WORKLOADS) {
@@ -79,10 +86,25 @@ public record Plan(
                 BOTH_KEYS, threads));
           }
         }
+        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
       }
       default -> throw badLevel(level);
     }
     return timed("mooncake", level, segments);
+  }
+
+  /**
+   * The zero-copy API's get and put and, for comparison, the normal get of the same keys (one
+   * thread: the copy counter is the cache's, not the thread's). The same at every level.
+   */
+  private static List<Segment> zeroCopy(String peer) {
+    List<Segment> segments = new ArrayList<>();
+    for (String benchmark : ZeroCopyBenchmark.BENCHMARKS) {
+      // "zero-copy get", "zero-copy normal get", "zero-copy put": --only 'zero-copy.*' takes all
+      String name = "zero-copy " + Report.label(benchmark).replace("zero-copy ", "");
+      segments.add(new Segment(name, benchmark, List.of(peer), BYTE_VALUES, List.of("uniform"), 1));
+    }
+    return segments;
   }
 
   private static Plan timed(String part, String level, List<Segment> segments) {
