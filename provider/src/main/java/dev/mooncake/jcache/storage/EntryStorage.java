@@ -140,7 +140,7 @@ public final class EntryStorage {
 
   /** 1 when present, 0 when absent. */
   public boolean exists(String key) {
-    int result = lanes.call(Lane.LOOKUP, () -> store.isExist(key));
+    long result = lanes.callLong(Lane.LOOKUP, () -> store.isExist(key));
     if (result < 0) {
       throw failure("exists", key, result);
     }
@@ -222,7 +222,7 @@ public final class EntryStorage {
       if (!absent) {
         deleteNow(key);
       }
-      int result = lanes.call(Lane.STORE, () -> store.put(key, buffer));
+      long result = lanes.callLong(Lane.STORE, () -> store.put(key, buffer));
       if (result != 0) {
         throw failure("put", key, result);
       }
@@ -247,7 +247,7 @@ public final class EntryStorage {
     if (!knownAbsent) {
       deleteNow(key);
     }
-    int result = lanes.call(Lane.STORE, () -> store.put(key, whole));
+    long result = lanes.callLong(Lane.STORE, () -> store.put(key, whole));
     if (result != 0) {
       throw failure("put", key, result);
     }
@@ -260,7 +260,7 @@ public final class EntryStorage {
    */
   public long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
-    long length = lanes.call(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
     if (length == StoreStatus.OBJECT_NOT_FOUND.code()
         || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
       return ABSENT;
@@ -308,7 +308,7 @@ public final class EntryStorage {
   }
 
   private boolean deleteNow(String key) {
-    int result = lanes.call(Lane.DELETE, () -> store.remove(key, true));
+    long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
     if (result == 0) {
       return true;
     }
@@ -320,7 +320,7 @@ public final class EntryStorage {
 
   /** Removes every object whose key starts with {@code prefix}; the count removed. */
   public long deleteByPrefix(String prefixPattern) {
-    long result = lanes.call(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
+    long result = lanes.callLong(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
     if (result < 0) {
       throw failure("remove_by_regex", prefixPattern, result);
     }

@@ -3,6 +3,7 @@ package dev.mooncake.jcache.storage;
 import dev.mooncake.jcache.codec.Codec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
@@ -15,11 +16,17 @@ public final class KeyNamespace {
   private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
+  private static final byte[] ALPHABET =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+          .getBytes(StandardCharsets.US_ASCII);
+
   private final String prefix;
+  private final byte[] prefixBytes;
   private final Codec codec;
 
   public KeyNamespace(String tenant, String cacheName, Codec codec) {
     this.prefix = "mcj/" + encodeText(tenant) + "/" + encodeText(cacheName) + "/";
+    this.prefixBytes = prefix.getBytes(StandardCharsets.US_ASCII);
     this.codec = codec;
   }
 
@@ -28,13 +35,33 @@ public final class KeyNamespace {
     return "^" + prefix;
   }
 
-  /** The store key for a cache key. */
+  /**
+   * The store key for a cache key: the prefix, then base64url of the format byte and the encoded
+   * key. Built in one array (every cache call needs it: the JDK's encoder plus concatenation took
+   * five allocations and a tenth of a small get).
+   */
   public String storeKey(Object key) {
     Codec.Encoded encoded = codec.encode(key);
-    byte[] tagged = new byte[encoded.bytes().length + 1];
-    tagged[0] = encoded.format();
-    System.arraycopy(encoded.bytes(), 0, tagged, 1, encoded.bytes().length);
-    return prefix + ENCODER.encodeToString(tagged);
+    byte[] bytes = encoded.bytes();
+    int length = bytes.length + 1; // the format byte first
+    int encodedLength = length / 3 * 4 + (length % 3 == 0 ? 0 : length % 3 + 1);
+    byte[] out = Arrays.copyOf(prefixBytes, prefixBytes.length + encodedLength);
+    int o = prefixBytes.length;
+    for (int i = 0; i < length; i += 3) {
+      int b0 = (i == 0 ? encoded.format() : bytes[i - 1]) & 0xff;
+      int b1 = i + 1 < length ? bytes[i] & 0xff : 0;
+      int b2 = i + 2 < length ? bytes[i + 1] & 0xff : 0;
+      int left = length - i;
+      out[o++] = ALPHABET[b0 >>> 2];
+      out[o++] = ALPHABET[(b0 << 4 | b1 >>> 4) & 63];
+      if (left > 1) {
+        out[o++] = ALPHABET[(b1 << 2 | b2 >>> 6) & 63];
+      }
+      if (left > 2) {
+        out[o++] = ALPHABET[b2 & 63];
+      }
+    }
+    return new String(out, StandardCharsets.ISO_8859_1);
   }
 
   /** The cache key a store key of this namespace stands for (a fresh copy). */
