@@ -279,7 +279,7 @@ final class StagingBuffers implements BufferPool {
     }
     lock.lock();
     try {
-      if (idle[slot] != null && idle[slot].contains(buffer)) {
+      if (isIdle(idle[slot], buffer)) {
         handedOut.incrementAndGet();
         throw new IllegalArgumentException("buffer was released twice");
       }
@@ -297,6 +297,18 @@ final class StagingBuffers implements BufferPool {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Identity, not ArrayDeque.contains: ByteBuffer.equals compares contents. */
+  private static boolean isIdle(ArrayDeque<ByteBuffer> list, ByteBuffer buffer) {
+    if (list != null) {
+      for (ByteBuffer idle : list) {
+        if (idle == buffer) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The class of a buffer being released; throws for buffers this pool cannot have handed out. */

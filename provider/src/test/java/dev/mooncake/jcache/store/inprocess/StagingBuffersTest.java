@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mooncake.jcache.store.StoreException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -123,6 +125,25 @@ class StagingBuffersTest {
         IllegalArgumentException.class, () -> pool.release(ByteBuffer.allocateDirect(4096)));
     assertThrows(IllegalArgumentException.class, () -> pool.release(null));
     pool.close();
+  }
+
+  @Test
+  void manyEqualBuffersOfOneClassComeAndGoBeyondTheFastSlots() {
+    StagingBuffers pool = new StagingBuffers(1024 * KIB, 10);
+    int count = 3 * StagingBuffers.FAST_SLOTS;
+    for (int round = 0; round < 3; round++) {
+      List<ByteBuffer> out = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        out.add(pool.acquire(4096)); // all zeros: equal by ByteBuffer.equals, distinct objects
+      }
+      assertEquals(count, out.stream().map(System::identityHashCode).distinct().count());
+      out.forEach(pool::release);
+      assertThrows(IllegalArgumentException.class, () -> pool.release(out.get(0)));
+      assertThrows(IllegalArgumentException.class, () -> pool.release(out.get(count - 1)));
+    }
+    assertEquals(count * 4096L, pool.allocatedBytes()); // reused, not allocated again
+    pool.close();
+    assertEquals(0, pool.allocatedBytes());
   }
 
   @Test
