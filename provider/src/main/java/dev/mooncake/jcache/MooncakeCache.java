@@ -194,31 +194,34 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   public Map<K, V> getAll(Set<? extends K> keySet) {
     requireOpen();
     Objects.requireNonNull(keySet, "keys");
-    Map<String, K> byStoreKey = new LinkedHashMap<>();
+    // Parallel arrays, not maps: a set's keys are distinct, and so are their store keys.
+    int count = keySet.size();
+    List<K> keys = new ArrayList<>(count);
+    String[] storeKeys = new String[count];
     for (K key : keySet) {
-      byStoreKey.put(storeKey(key), key);
+      storeKeys[keys.size()] = storeKey(key);
+      keys.add(key);
     }
     long start = statistics.start();
-    Map<K, V> result = new HashMap<>();
+    Map<K, V> result = new HashMap<>(Math.max(16, count * 4 / 3 + 1));
     try {
-      Map<String, Long> stamps = new HashMap<>();
-      for (String storeKey : byStoreKey.keySet()) {
-        stamps.put(storeKey, locks.readStamp(storeKey));
+      long[] stamps = new long[count];
+      for (int i = 0; i < count; i++) {
+        stamps[i] = locks.readStamp(storeKeys[i]);
       }
-      Map<String, StoredEntry> found = storage.readAll(new ArrayList<>(byStoreKey.keySet()));
+      StoredEntry[] found = storage.readAll(storeKeys);
       long now = now();
       List<K> missing = new ArrayList<>();
-      for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
-        StoredEntry entry = found.get(e.getKey());
+      for (int i = 0; i < count; i++) {
+        StoredEntry entry = found[i];
         boolean expired = entry != null && entry.isExpired(now);
-        if (expired || (entry == null
-            && locks.mayHaveChanged(e.getKey(), stamps.get(e.getKey())))) {
-          entry = readLocked(e.getValue(), e.getKey()); // expires it, or waits out a writer
+        if (expired || (entry == null && locks.mayHaveChanged(storeKeys[i], stamps[i]))) {
+          entry = readLocked(keys.get(i), storeKeys[i]); // expires it, or waits out a writer
         }
         if (entry == null) {
-          missing.add(e.getValue());
+          missing.add(keys.get(i));
         } else {
-          result.put(e.getValue(), accessed(e.getKey(), entry));
+          result.put(keys.get(i), accessed(storeKeys[i], entry));
         }
       }
       statistics.hits(result.size());
@@ -459,14 +462,16 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         held.add(locks.lock(storeKey));
       }
       boolean blind = blindWritesAllowed();
-      Map<String, StoredEntry> current =
-          blind ? Map.of() : storage.readAll(new ArrayList<>(sorted.keySet()));
+      StoredEntry[] current = blind
+          ? new StoredEntry[sorted.size()]
+          : storage.readAll(sorted.keySet().toArray(String[]::new));
       long now = now();
       List<EntryStorage.Write> writes = new ArrayList<>(sorted.size());
       List<StoredEntry> previous = new ArrayList<>(sorted.size());
+      int next = 0;
       for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : sorted.entrySet()) {
         K key = e.getValue().getKey();
-        StoredEntry entry = current.get(e.getKey());
+        StoredEntry entry = current[next++];
         if (entry != null && entry.isExpired(now)) {
           expire(key, e.getKey(), entry);
           entry = null;

@@ -90,8 +90,10 @@ public final class MooncakeCacheManager implements CacheManager {
     this.codec = new TypedCodec(new SerializationCodec(
         new DeserializationFilter(config.deserializationAllowList()), classLoader));
     this.store = store;
+    // A store without I/O gains nothing from splitting batches across threads, unless the
+    // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
-        config.singleCallsOnLanes(), id);
+        config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS);
     for (CacheDefinition definition : config.caches().values()) {

@@ -25,9 +25,14 @@ class LaneRoutingTest {
   private RecordingStore store;
 
   private Cache<String, String> cache(boolean singleCallsOnLanes) {
+    return cache(singleCallsOnLanes, false);
+  }
+
+  /** A cache on a recorded store that calls itself in-process or remote (as Mooncake). */
+  private Cache<String, String> cache(boolean singleCallsOnLanes, boolean inProcess) {
     MooncakeConfig config = TestConfigs.withLanes(TestConfigs.inProcess(),
         Map.of(Lane.RETRIEVE, 2, Lane.STORE, 1), singleCallsOnLanes);
-    store = new RecordingStore(StoreFactory.open(config));
+    store = new RecordingStore(StoreFactory.open(config), inProcess);
     return fixture.manager(config, store).createCache("routed",
         new MutableConfiguration<String, String>().setTypes(String.class, String.class));
   }
@@ -42,6 +47,23 @@ class LaneRoutingTest {
     assertEquals(caller, store.threadOf("put"));
     assertEquals(caller, store.threadOf("getInto"));
     assertEquals(caller, store.threadOf("remove"));
+  }
+
+  @Test
+  void batchCallsOnAnInProcessStoreRunOnTheCallersThread() {
+    Cache<String, String> cache = cache(false, true);
+    String caller = Thread.currentThread().getName();
+    cache.putAll(Map.of("a", "1", "b", "2", "c", "3"));
+    assertEquals(Map.of("a", "1", "b", "2"), cache.getAll(Set.of("a", "b")));
+    assertEquals(caller, store.threadOf("batchPut"));
+    assertEquals(caller, store.threadOf("batchGetInto"));
+  }
+
+  @Test
+  void batchCallsOnAnInProcessStoreHopWhenEveryCallIsConfiguredOntoLanes() {
+    Cache<String, String> cache = cache(true, true);
+    cache.putAll(Map.of("a", "1", "b", "2", "c", "3"));
+    assertTrue(store.threadOf("batchPut").contains("-store-"), store.threadOf("batchPut"));
   }
 
   @Test

@@ -11,10 +11,22 @@ final class RecordingStore implements ObjectStore {
   record Call(String operation, String thread, String key) {}
 
   private final ObjectStore delegate;
+  private final boolean inProcess;
   final List<Call> calls = new CopyOnWriteArrayList<>();
 
   RecordingStore(ObjectStore delegate) {
+    this(delegate, delegate.inProcess());
+  }
+
+  /** A recorder that claims to be in-process or not, whatever its delegate is. */
+  RecordingStore(ObjectStore delegate, boolean inProcess) {
     this.delegate = delegate;
+    this.inProcess = inProcess;
+  }
+
+  @Override
+  public boolean inProcess() {
+    return inProcess;
   }
 
   private void record(String operation) {

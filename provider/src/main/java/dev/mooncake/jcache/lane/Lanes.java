@@ -36,6 +36,7 @@ public final class Lanes implements AutoCloseable {
 
   private final String name;
   private final boolean singleCallsOnLanes;
+  private final boolean batchesOnLanes;
   private final Map<Lane, Pool> pools = new EnumMap<>(Lane.class);
   private final List<Pool> distinctPools = new ArrayList<>();
   private volatile boolean closed;
@@ -48,11 +49,21 @@ public final class Lanes implements AutoCloseable {
    */
   public Lanes(
       int numWorkers, Map<Lane, Integer> perOpWorkers, boolean singleCallsOnLanes, String name) {
+    this(numWorkers, perOpWorkers, singleCallsOnLanes, true, name);
+  }
+
+  /**
+   * @param batchesOnLanes whether {@link #runChunked} splits batches across the lane's threads
+   *     (for a store with round trips to overlap) or runs them on the caller's thread
+   */
+  public Lanes(int numWorkers, Map<Lane, Integer> perOpWorkers, boolean singleCallsOnLanes,
+      boolean batchesOnLanes, String name) {
     if (numWorkers <= 0) {
       throw new IllegalArgumentException("num_workers must be > 0, got " + numWorkers);
     }
     this.name = name;
     this.singleCallsOnLanes = singleCallsOnLanes;
+    this.batchesOnLanes = batchesOnLanes;
     Pool shared = null;
     for (Lane lane : Lane.values()) {
       Integer size = perOpWorkers.get(lane);
@@ -128,7 +139,8 @@ public final class Lanes implements AutoCloseable {
    * Runs {@code task} over {@code [0, count)} split into contiguous chunks of at least
    * {@code minChunk} items, at most one per thread of the lane's pool, on that pool, and waits for
    * all of them. For batch calls: each chunk is one store batch call filling its part of the
-   * results. The first failure is thrown as is, after every chunk has ended.
+   * results. The first failure is thrown as is, after every chunk has ended. Without
+   * {@code batchesOnLanes}, the whole task runs on the caller's thread instead.
    */
   public void runChunked(Lane lane, int count, int minChunk, ChunkTask task) {
     ensureOpen();
@@ -137,8 +149,8 @@ public final class Lanes implements AutoCloseable {
     }
     Pool pool = pools.get(lane);
     int chunks = Math.max(1, Math.min(pool.size, count / Math.max(1, minChunk)));
-    if (pool.ownsCurrentThread()) {
-      task.run(0, count); // nested in the same pool: waiting on it could deadlock
+    if (!batchesOnLanes || pool.ownsCurrentThread()) {
+      task.run(0, count); // nested in the same pool, waiting on it could deadlock
       return;
     }
     List<CompletableFuture<Void>> parts = new ArrayList<>(chunks);

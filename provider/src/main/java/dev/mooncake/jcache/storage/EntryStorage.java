@@ -9,9 +9,7 @@ import dev.mooncake.jcache.store.ObjectStore;
 import dev.mooncake.jcache.store.StoreStatus;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import javax.cache.CacheException;
 
@@ -92,47 +90,92 @@ public final class EntryStorage {
     }
   }
 
-  /** Reads many entries in one batch call; absent keys are missing from the result. */
-  public Map<String, StoredEntry> readAll(List<String> keys) {
-    Map<String, StoredEntry> found = new LinkedHashMap<>();
-    if (keys.isEmpty()) {
+  /**
+   * Reads many entries in one batch call: the entry of {@code keys[i]} at index i, null when
+   * absent.
+   */
+  public StoredEntry[] readAll(String[] keys) {
+    StoredEntry[] found = new StoredEntry[keys.length];
+    if (keys.length == 0) {
       return found;
     }
-    if (keys.size() == 1) {
-      StoredEntry entry = read(keys.get(0));
-      if (entry != null) {
-        found.put(keys.get(0), entry);
-      }
+    if (keys.length == 1) {
+      found[0] = read(keys[0]);
       return found;
     }
-    String[] array = keys.toArray(String[]::new);
-    ByteBuffer[] targets = new ByteBuffer[array.length];
     int size = readBufferSize;
-    try {
-      for (int i = 0; i < array.length; i++) {
-        targets[i] = buffers.acquire(size);
+    try (Transfer transfer = new Transfer(keys.length)) {
+      for (int i = 0; i < keys.length; i++) {
+        transfer.reserve(i, size);
       }
-      long[] results = new long[array.length];
-      lanes.runChunked(Lane.RETRIEVE, array.length, MIN_BATCH_CHUNK, (from, to) -> {
+      ByteBuffer[] targets = transfer.buffers();
+      long[] results = new long[keys.length];
+      lanes.runChunked(Lane.RETRIEVE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
         long[] chunk = store.batchGetInto(
-            Arrays.copyOfRange(array, from, to), Arrays.copyOfRange(targets, from, to));
+            Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(targets, from, to));
         System.arraycopy(chunk, 0, results, from, to - from);
       });
-      for (int i = 0; i < array.length; i++) {
+      for (int i = 0; i < keys.length; i++) {
         if (results[i] >= 0) {
-          found.put(array[i], decode(array[i], targets[i], results[i]));
+          found[i] = decode(keys[i], targets[i], results[i]);
         } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
-          StoredEntry entry = read(array[i]); // too small or in flight: the single path copes
-          if (entry != null) {
-            found.put(array[i], entry);
-          }
+          found[i] = read(keys[i]); // too small or in flight: the single path copes
         }
       }
       return found;
-    } finally {
-      for (ByteBuffer target : targets) {
-        if (target != null) {
-          buffers.release(target);
+    }
+  }
+
+  /**
+   * The transfer buffers of one batch call. Small batches take one pool buffer cut into slices
+   * (one acquire and one release instead of one per key: profiled, the per-key pool traffic cost
+   * more than the copies of a 64 × 1 KiB getAll); larger ones take a buffer per key.
+   */
+  private final class Transfer implements AutoCloseable {
+    private static final long MAX_SHARED = 4L << 20;
+    private final int[] sizes;
+    private final ByteBuffer[] slices;
+    private ByteBuffer shared;
+
+    Transfer(int count) {
+      this.sizes = new int[count];
+      this.slices = new ByteBuffer[count];
+    }
+
+    void reserve(int i, int size) {
+      sizes[i] = size;
+    }
+
+    /** The buffers, sized as reserved: slices of one shared buffer, or one each. */
+    ByteBuffer[] buffers() {
+      long total = 0;
+      for (int size : sizes) {
+        total += size;
+      }
+      if (total <= Math.min(MAX_SHARED, buffers.maxBufferSize())) {
+        shared = buffers.acquire((int) total);
+        int offset = 0;
+        for (int i = 0; i < sizes.length; i++) {
+          slices[i] = shared.slice(offset, sizes[i]);
+          offset += sizes[i];
+        }
+      } else {
+        for (int i = 0; i < sizes.length; i++) {
+          slices[i] = buffers.acquire(sizes[i]);
+        }
+      }
+      return slices;
+    }
+
+    @Override
+    public void close() {
+      if (shared != null) {
+        buffers.release(shared);
+        return;
+      }
+      for (ByteBuffer slice : slices) {
+        if (slice != null) {
+          buffers.release(slice);
         }
       }
     }
@@ -179,13 +222,17 @@ public final class EntryStorage {
       return replaced;
     }
     String[] keys = new String[writes.size()];
-    ByteBuffer[] values = new ByteBuffer[writes.size()];
-    try {
+    Codec.Encoded[] encoded = new Codec.Encoded[keys.length];
+    try (Transfer transfer = new Transfer(keys.length)) {
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = writes.get(i).key();
+        encoded[i] = codec.encode(writes.get(i).value());
+        transfer.reserve(i, ValueHeader.SIZE + encoded[i].bytes().length);
+      }
+      ByteBuffer[] values = transfer.buffers();
       for (int i = 0; i < keys.length; i++) {
         Write write = writes.get(i);
-        keys[i] = write.key();
-        Codec.Encoded encoded = codec.encode(write.value());
-        values[i] = headed(encoded.format(), encoded.bytes(), write.expireAt());
+        fill(values[i], encoded[i].format(), encoded[i].bytes(), write.expireAt());
         if (!write.knownAbsent()) {
           replaced[i] = deleteNow(write.key());
         }
@@ -202,12 +249,6 @@ public final class EntryStorage {
         }
       }
       return replaced;
-    } finally {
-      for (ByteBuffer value : values) {
-        if (value != null) {
-          buffers.release(value);
-        }
-      }
     }
   }
 
@@ -293,13 +334,21 @@ public final class EntryStorage {
 
   /** A pool buffer holding header and payload, limited to their length. */
   private ByteBuffer headed(byte format, byte[] payload, long expireAt) {
-    int total = ValueHeader.SIZE + payload.length;
-    ByteBuffer buffer = buffers.acquire(total);
+    ByteBuffer buffer = buffers.acquire(ValueHeader.SIZE + payload.length);
+    try {
+      return fill(buffer, format, payload, expireAt);
+    } catch (RuntimeException e) {
+      buffers.release(buffer);
+      throw e;
+    }
+  }
+
+  /** Writes header and payload at the start of {@code buffer} and limits it to them. */
+  private ByteBuffer fill(ByteBuffer buffer, byte format, byte[] payload, long expireAt) {
     ValueHeader.write(buffer, 0, format, expireAt, payload.length);
     buffer.put(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);
-    buffer.limit(total);
-    return buffer;
+    return buffer.limit(ValueHeader.SIZE + payload.length);
   }
 
   /** Removes the object; true when there was one. */

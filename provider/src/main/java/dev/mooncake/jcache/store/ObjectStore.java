@@ -73,6 +73,15 @@ public interface ObjectStore extends AutoCloseable {
   /** Where buffers handed to {@link #put} and {@link #getInto} should come from. */
   BufferPool buffers();
 
+  /**
+   * Whether calls complete inside this JVM without I/O. Not part of Mooncake's contract but a fact
+   * about the implementation: with no round trip to overlap, splitting a batch across lane
+   * threads only adds hand-offs, so the cache runs batches on the caller's thread.
+   */
+  default boolean inProcess() {
+    return false;
+  }
+
   /** A short description for messages and logs, e.g. {@code in-process(64 MiB)}. */
   String describe();
 

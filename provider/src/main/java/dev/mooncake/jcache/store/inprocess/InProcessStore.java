@@ -276,6 +276,11 @@ public final class InProcessStore implements ObjectStore {
     return description;
   }
 
+  @Override
+  public boolean inProcess() {
+    return true;
+  }
+
   /** Frees every object and idle staging buffer now; buffers still out are freed on release. */
   @Override
   public void close() {
