@@ -3,7 +3,7 @@
 # (bench/src/main/c/mooncake_driver.c).
 #
 #   MOONCAKE_STORE_LIBRARY=…/libmooncake_store.so MOONCAKE_MASTER=…/mooncake_master \
-#     bench/run-mooncake.sh [smoke|short|long] [BenchMain options…]
+#     bench/run-mooncake.sh [smoke|short|full|long] [BenchMain options…]
 #
 # Without those two variables it prints why it skips (and notes it in the report) and exits 0.
 # With them, as root: installs redis-server from Debian's packages when missing, compiles the C

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and rewrites docs/performance.md (smoke: bench/target/performance-smoke.md).
 #
-#   bench/run.sh [smoke|short|long] [BenchMain options…]
+#   bench/run.sh [smoke|short|full|long] [BenchMain options…]
 #
 # short: the in-process part in about 10 minutes on a quiet 2-core machine, then the Mooncake part
 # (skipped, with the reason printed, unless MOONCAKE_STORE_LIBRARY and MOONCAKE_MASTER are set).
+# full: the whole in-process matrix and the Mooncake part's single-key mixes, short iterations (~1.5 h).
 # long: the whole matrix, hours. Options after the level go to BenchMain, e.g. --part in-process
 # (one part only), --only 'read-heavy' (segments by name), --prof jfr, --budget 256m.
 # See docs/performance.md.
@@ -14,8 +15,8 @@ cd "$(dirname "$0")/.."
 LEVEL=${1:-short}
 shift || true
 case "$LEVEL" in
-  smoke|short|long) ;;
-  *) echo "usage: bench/run.sh [smoke|short|long] [BenchMain options…]" >&2; exit 2 ;;
+  smoke|short|full|long) ;;
+  *) echo "usage: bench/run.sh [smoke|short|full|long] [BenchMain options…]" >&2; exit 2 ;;
 esac
 
 PART=both

@@ -8,9 +8,10 @@ import java.util.List;
  * in-process store against Caffeine, Ehcache heap and off-heap, and the ConcurrentHashMap floor)
  * and {@code mooncake} (this provider on a real Mooncake against Redisson on redis-server and
  * against the raw C ABI); each part also measures the zero-copy API of this provider's peer there.
- * Three levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
- * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code long} (the
- * whole matrix).
+ * Four levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
+ * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code full}
+ * (the whole in-process matrix and the Mooncake part's single-key mixes, short iterations: about
+ * 1.5 hours) and {@code long} (the whole matrix, longer iterations and two forks: hours).
  */
 public record Plan(
     String part, String level, int forks, int warmupIterations, int warmupSeconds,
@@ -54,6 +55,17 @@ public record Plan(
             List.of("1m"), u, 1));
         segments.addAll(zeroCopy(Report.OURS));
       }
+      case "full" -> {
+        // the whole workload matrix for every peer, timed to fit an afternoon (allocation per
+        // op comes with every run: JMH's gc profiler)
+        for (int threads : new int[] {1, 2}) {
+          for (String workload : WORKLOADS) {
+            segments.add(new Segment(workload + " " + threads + "t", workload, all, ALL_VALUES,
+                BOTH_KEYS, threads));
+          }
+        }
+        segments.addAll(zeroCopy(Report.OURS));
+      }
       case "long" -> {
         for (int threads : new int[] {1, 2}) {
           for (String workload : WORKLOADS) {
@@ -77,6 +89,17 @@ public record Plan(
     switch (level) {
       case "smoke", "short" -> {
         segments.add(new Segment("read-heavy", "readHeavy", peers, ALL_VALUES, u, 1));
+        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
+      }
+      case "full" -> {
+        // the single-key mixes, every size, both key choices, 1 and 2 threads: what the targets
+        // (per value size) need; batches on Mooncake are in the long run
+        for (int threads : new int[] {1, 2}) {
+          for (String workload : List.of("readHeavy", "writeHeavy")) {
+            segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
+                BOTH_KEYS, threads));
+          }
+        }
         segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
       }
       case "long" -> {
@@ -111,12 +134,13 @@ public record Plan(
     return switch (level) {
       case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, segments);
       case "short" -> new Plan(part, level, 1, 2, 1, 3, 1, Budget.DEFAULT, segments);
+      case "full" -> new Plan(part, level, 1, 2, 2, 3, 1, Budget.DEFAULT, segments);
       default -> new Plan(part, level, 2, 2, 2, 4, 2, Budget.DEFAULT, segments);
     };
   }
 
   private static IllegalArgumentException badLevel(String level) {
-    return new IllegalArgumentException("unknown level '" + level + "'; use smoke, short or long");
+    return new IllegalArgumentException("unknown level '" + level + "'; use smoke, short, full or long");
   }
 
   public Plan withBudget(long bytes) {
