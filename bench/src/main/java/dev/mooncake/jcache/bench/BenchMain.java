@@ -245,12 +245,15 @@ public final class BenchMain {
     long heap = Math.max(768 * mib, 3 * data);
     long direct = 2 * data + 768 * mib;
     List<String> args = new ArrayList<>(List.of(
-        "-Xms" + heap / mib + "m", "-Xmx" + heap / mib + "m",
+        "-Xms" + heap / mib + "m", "-Xmx" + heap / mib + "m", "-Xmn256m",
         "-XX:MaxDirectMemorySize=" + direct / mib + "m",
         "-Dbench.budget=" + plan.budget(),
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-    // No -XX:+AlwaysPreTouch: on this kind of machine (a VM) touching 3 GiB takes 10+ s per fork;
-    // the warm-up iterations take the heap's first page faults instead.
+    // A fixed 256 MiB young generation: eden is touched once in the first warm-up second and then
+    // reused. Without it G1 grows eden into untouched heap for many seconds, and on this kind of
+    // machine (a VM) a first touch costs ~5 ms per MiB: a get of 64 KiB paid ~0.3 ms of page
+    // faults and iterations swung tenfold (measured: readHeavy 64 KiB, ±2000 % → ±30 %).
+    // -XX:+AlwaysPreTouch would also do, but touching 3 GiB takes 10+ s per fork.
     return args;
   }
 
