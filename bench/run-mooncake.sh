@@ -32,19 +32,7 @@ java_main() {
     dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part mooncake ${args[@]+"${args[@]}"}
 }
 
-if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
-  # offline first (works once everything was resolved), then with Maven Central
-  mvn -q -B -o -pl bench -am -DskipTests package 2>/dev/null \
-    || mvn -q -B -pl bench -am -DskipTests package
-fi
-
-# The class path must name this checkout's provider (a build without -am would take whatever
-# mooncake-jcache SNAPSHOT sits in ~/.m2, e.g. another branch's).
-if ! head -c 4096 bench/target/classpath.txt | grep -q "^$PWD/provider/target/"; then
-  echo "bench/target/classpath.txt does not start with $PWD/provider/target/: rebuild with" \
-    "mvn -pl bench -am -DskipTests package (or run without BENCH_SKIP_BUILD)" >&2
-  exit 1
-fi
+. bench/build-once.sh
 
 if [ -z "${MOONCAKE_STORE_LIBRARY:-}" ] || [ -z "${MOONCAKE_MASTER:-}" ]; then
   java_main   # prints the reason and notes the skip in the report

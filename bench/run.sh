@@ -27,20 +27,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   fi
 done
 
-if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
-  echo "Building the provider and the benchmarks (tests skipped)…"
-  # offline first (works once everything was resolved), then with Maven Central
-  mvn -q -B -o -pl bench -am -DskipTests package 2>/dev/null \
-    || mvn -q -B -pl bench -am -DskipTests package
-fi
-
-# The class path must name this checkout's provider (a build without -am would take whatever
-# mooncake-jcache SNAPSHOT sits in ~/.m2, e.g. another branch's).
-if ! head -c 4096 bench/target/classpath.txt | grep -q "^$PWD/provider/target/"; then
-  echo "bench/target/classpath.txt does not start with $PWD/provider/target/: rebuild with" \
-    "mvn -pl bench -am -DskipTests package (or run without BENCH_SKIP_BUILD)" >&2
-  exit 1
-fi
+. bench/build-once.sh
 
 if [ "$PART" = both ] || [ "$PART" = in-process ]; then
   java -Dbench.root=. \

@@ -58,21 +58,11 @@ public record Plan(
       case "full" -> {
         // the whole workload matrix for every peer, timed to fit an afternoon (allocation per
         // op comes with every run: JMH's gc profiler)
-        for (int threads : new int[] {1, 2}) {
-          for (String workload : WORKLOADS) {
-            segments.add(new Segment(workload + " " + threads + "t", workload, all, ALL_VALUES,
-                BOTH_KEYS, threads));
-          }
-        }
+        segments.addAll(matrix(WORKLOADS, all));
         segments.addAll(zeroCopy(Report.OURS));
       }
       case "long" -> {
-        for (int threads : new int[] {1, 2}) {
-          for (String workload : WORKLOADS) {
-            segments.add(new Segment(workload + " " + threads + "t", workload, all, ALL_VALUES,
-                BOTH_KEYS, threads));
-          }
-        }
+        segments.addAll(matrix(WORKLOADS, all));
         segments.add(new Segment("get only", "getOnly", all, ALL_VALUES, u, 1));
         segments.add(new Segment("put only", "putOnly", all, ALL_VALUES, u, 1));
         segments.addAll(zeroCopy(Report.OURS));
@@ -94,26 +84,28 @@ public record Plan(
       case "full" -> {
         // the single-key mixes, every size, both key choices, 1 and 2 threads: what the targets
         // (per value size) need; batches on Mooncake are in the long run
-        for (int threads : new int[] {1, 2}) {
-          for (String workload : List.of("readHeavy", "writeHeavy")) {
-            segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
-                BOTH_KEYS, threads));
-          }
-        }
+        segments.addAll(matrix(List.of("readHeavy", "writeHeavy"), peers));
         segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
       }
       case "long" -> {
-        for (int threads : new int[] {1, 2}) {
-          for (String workload : WORKLOADS) {
-            segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
-                BOTH_KEYS, threads));
-          }
-        }
+        segments.addAll(matrix(WORKLOADS, peers));
         segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
       }
       default -> throw badLevel(level);
     }
     return timed("mooncake", level, segments);
+  }
+
+  /** These workloads at every value size and key choice, 1 and 2 threads: a segment each. */
+  private static List<Segment> matrix(List<String> workloads, List<String> peers) {
+    List<Segment> segments = new ArrayList<>();
+    for (int threads : new int[] {1, 2}) {
+      for (String workload : workloads) {
+        segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
+            BOTH_KEYS, threads));
+      }
+    }
+    return segments;
   }
 
   /**
@@ -140,7 +132,8 @@ public record Plan(
   }
 
   private static IllegalArgumentException badLevel(String level) {
-    return new IllegalArgumentException("unknown level '" + level + "'; use smoke, short, full or long");
+    return new IllegalArgumentException(
+        "unknown level '" + level + "'; use smoke, short, full or long");
   }
 
   public Plan withBudget(long bytes) {
