@@ -51,7 +51,8 @@ class KeyNamespaceTest {
 
   @Test
   void stringsAndNumbersRoundTrip() {
-    for (Object key : List.of("", "a", "ключ/🔑", "x".repeat(1000), 42, -7L, 'c', true, 1.5)) {
+    List<Object> samples = List.of("", "a", "ключ/🔑", "x".repeat(1000), 42, -7L, 'c', true, 1.5);
+    for (Object key : samples) {
       String storeKey = keys.storeKey(key);
       assertEquals(reference(key), storeKey);
       assertEquals(key, keys.cacheKey(storeKey));

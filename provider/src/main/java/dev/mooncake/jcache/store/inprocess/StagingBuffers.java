@@ -26,9 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * here cost a fifth of a small get, profiled). The lock guards the rest: allocation accounting,
  * more idle buffers than the slots hold, waiting, freeing, closing. Releases are checked without
  * an identity set: a buffer released twice while idle in a fast slot, a buffer of a size this
- * pool never hands out, a heap buffer or a release with nothing handed out are caught; a buffer released twice
- * while idle in the locked lists and a foreign direct buffer of a pool size released while others
- * are out may not be.
+ * pool never hands out, a heap buffer or a release with nothing handed out are caught; a buffer
+ * released twice while idle in the locked lists and a foreign direct buffer of a pool size
+ * released while others are out may not be.
  */
 final class StagingBuffers implements BufferPool {
   static final int MIN_CAPACITY = 4096;
@@ -87,12 +87,11 @@ final class StagingBuffers implements BufferPool {
     int capacity = capacityFor(minCapacity);
     ByteBuffer cached = takeFast(slot(capacity));
     if (cached != null) {
+      handedOut.incrementAndGet();
       if (closed) {
-        handedOut.incrementAndGet();
         release(cached); // frees it
         throw closedException();
       }
-      handedOut.incrementAndGet();
       return cached.clear();
     }
     ByteBuffer reused = takeOrReserve(capacity, minCapacity);
@@ -313,7 +312,8 @@ final class StagingBuffers implements BufferPool {
 
   /** The class of a buffer being released; throws for buffers this pool cannot have handed out. */
   private int checkReleased(ByteBuffer buffer) {
-    if (buffer == null || !buffer.isDirect() || capacityFor(buffer.capacity()) != buffer.capacity()) {
+    if (buffer == null || !buffer.isDirect()
+        || capacityFor(buffer.capacity()) != buffer.capacity()) {
       throw new IllegalArgumentException("buffer was not acquired from this pool");
     }
     int slot = slot(buffer.capacity());
