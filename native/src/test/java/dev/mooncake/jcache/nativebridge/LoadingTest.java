@@ -15,9 +15,9 @@ class LoadingTest {
 
   @Test
   void jniLibraryLoadsFromTheNativesDirectory() {
-    MooncakeNative.load();
-    MooncakeNative.load(); // idempotent
-    assertEquals(19, MooncakeNative.symbolCount());
+    MooncakeLibrary.load();
+    MooncakeLibrary.load(); // idempotent
+    assertEquals(19, MooncakeLibrary.symbolCount());
     assertEquals("natives/linux_64/", JniLoader.resourceDir());
     assertTrue(
         LoadingTest.class.getClassLoader().getResource("natives/linux_64/libmooncake_jcache.so")

@@ -3,7 +3,6 @@ package dev.mooncake.jcache.store.mooncake;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeBridgeException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
@@ -148,7 +147,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
-    int applied = MooncakeNative.applyRpcTimeouts(timeoutMs, timeoutMs);
+    int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
@@ -234,7 +233,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       }
       MooncakeConfig.ReplicaSettings settings = config.replica();
       ReplicaConfig replica =
-          ReplicaConfig.create(settings.replicaNum(), settings.softPin(), settings.hardPin(), preferred);
+          ReplicaConfig.create(
+              client, settings.replicaNum(), settings.softPin(), settings.hardPin(), null, preferred);
       opened.add(replica);
 
       String description =
@@ -651,7 +651,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       return NO_REGISTRATION;
     }
     ensureOpen();
-    long address = MooncakeNative.bufferAddress(buffer);
+    long address = NativeRegion.addressOf(buffer);
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
