@@ -36,7 +36,47 @@
  *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
  *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create),
  *    FAKE_MC_FAIL_OPS=<code> (as fail_ops, from the first create of the process on).
- * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions, to test the bridge's message.
+ * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions and set_etcd_tls_config, to test
+ * the bridge's messages.
+ *
+ * replicate_config layouts (issue 12). Mooncake's store_c.h has had three layouts of struct
+ * mooncake_replicate_config and no version symbol; the fake reads the config pointer as raw bytes
+ * in the layout chosen by MCJ_FAKE_ABI=v1|v2|v3 (default v2), read by each create (so a process
+ * can hold handles of different layouts; ctl "abi=1|2|3" overrides the environment for the next
+ * creates, "abi=0" / "reset=1" go back to it; any other MCJ_FAKE_ABI value makes create fail with
+ * a message on stderr). x86-64 offsets:
+ *   v1: size_t replica_num@0, int with_soft_pin@8, const char **preferred_segments@16,
+ *       size_t preferred_segments_count@24                                       (32 bytes)
+ *   v2: v1 plus int with_hard_pin@12                                             (32 bytes)
+ *   v3: replica_num@0, int with_hard_pin@8, preferred_segments@16, count@24, int soft_pin_action@32
+ *       (PRESERVE 0, ENABLE 1, DISABLE 2; any other value: the put answers -1 before anything
+ *       else, as Mooncake's conversion does), int has_soft_pin_ttl@36, uint64 soft_pin_ttl_ms@40
+ *       (48 bytes; a TTL with an action other than ENABLE, or above FAKE_MC_MAX_SOFT_PIN_TTL_MS
+ *       (default 1800000, the master's default soft pin TTL), answers -600, as the master rejects)
+ * What a put received is recorded as one line of text:
+ *   v1: "layout=v1 replica_num=N soft_pin=S preferred=a,b"
+ *   v2: "layout=v2 replica_num=N soft_pin=S hard_pin=H preferred=a,b"
+ *   v3: "layout=v3 replica_num=N hard_pin=H soft_pin_action=A has_ttl=T ttl_ms=M preferred=a,b"
+ *   NULL config: "layout=vN config=null"
+ * (ints as received, not normalised to 0/1; "preferred=" is empty without preferred segments).
+ *  - the last put / put_from / batch_put_from of the process (recorded even when the put is then
+ *    refused): exported fake_mooncake_last_replicate_config(buf, len), and in-band
+ *    get_into(h, "__fake_mc__/replicate_config/last", buf, n) (get_size gives its length);
+ *  - per stored object, the config of the put that created it (without "preferred="):
+ *    fake_mooncake_replicate_config_of(key, buf, len), in-band
+ *    get_into(h, "__fake_mc__/replicate_config/of/<key>", ...); -704 for a missing key.
+ * Both C functions copy the NUL-terminated text and return its length (snprintf-like: truncated
+ * when it does not fit), or -704 for a missing key; the in-band get_into answers the length copied
+ * (no NUL) or -600 when the buffer is too small. They work on handles that are not set up.
+ *
+ * mooncake_store_set_etcd_tls_config(store, ca_file, cert_file, key_file): void, as in the Mooncake
+ * versions that have it (TLS is global there; the handle is not used). Recorded, process-wide:
+ * "calls=N ca=<ca> cert=<cert> key=<key> after_setup=0|1" ("(null)" for NULL; after_setup=1 when the
+ * handle was already set up, which real Mooncake silently ignores): exported
+ * fake_mooncake_last_etcd_tls_config(buf, len), in-band get_into(h, "__fake_mc__/etcd_tls", ...).
+ * Exported by the normal fake only. Symbols cannot tell the layouts apart: every mainline Mooncake
+ * store_c.h (v1 cd1ef9b5, v2 d3ace8fb..3b5a594, v3 newer) exports the same 19 functions;
+ * set_etcd_tls_config appears only on a side branch with the v2 layout (0efb9cda..2d791cfe).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -58,6 +98,16 @@
 MCJ_STORE_FUNCTIONS(FAKE_PROTOTYPE)
 #undef FAKE_PROTOTYPE
 
+#define FAKE_EXPORT_TEXT(name, params) EXPORT int name params;
+FAKE_EXPORT_TEXT(fake_mooncake_last_replicate_config, (char *buf, size_t len))
+FAKE_EXPORT_TEXT(fake_mooncake_replicate_config_of, (const char *key, char *buf, size_t len))
+FAKE_EXPORT_TEXT(fake_mooncake_last_etcd_tls_config, (char *buf, size_t len))
+#undef FAKE_EXPORT_TEXT
+#ifndef FAKE_MC_PARTIAL
+EXPORT void mooncake_store_set_etcd_tls_config(void *store, const char *ca_file,
+                                               const char *cert_file, const char *key_file);
+#endif
+
 #define NO_AVAILABLE_HANDLE (-200)
 #define OBJECT_NOT_FOUND (-704)
 #define OBJECT_HAS_LEASE (-706)
@@ -66,6 +116,23 @@ MCJ_STORE_FUNCTIONS(FAKE_PROTOTYPE)
 static const char CTL_PREFIX[] = "__fake_mc__/ctl/";
 static const char STAT_PREFIX[] = "__fake_mc__/stat/";
 static const char ENV_PREFIX[] = "__fake_mc__/env/";
+static const char LAST_CONFIG_KEY[] = "__fake_mc__/replicate_config/last";
+static const char CONFIG_OF_PREFIX[] = "__fake_mc__/replicate_config/of/";
+static const char ETCD_TLS_KEY[] = "__fake_mc__/etcd_tls";
+
+/* What one put's replicate_config said, decoded from the handle's layout. */
+typedef struct pin_request {
+  int layout;       /* 1, 2, 3 */
+  int present;      /* 0: NULL config */
+  size_t replica_num;
+  int soft_pin;     /* v1, v2: with_soft_pin */
+  int hard_pin;     /* v2, v3: with_hard_pin */
+  int soft_pin_action; /* v3 */
+  int has_ttl;      /* v3 */
+  uint64_t ttl_ms;  /* v3 */
+  const char **preferred;
+  size_t preferred_count;
+} pin_request;
 
 typedef struct registration {
   char *base;
@@ -75,6 +142,7 @@ typedef struct registration {
 
 typedef struct client {
   int id;
+  int layout;
   int set_up;
   char hostname[512];
   char protocol[32];
@@ -90,6 +158,7 @@ typedef struct object {
   char *data;
   size_t size;
   int64_t lease_until_ms;
+  pin_request pins; /* preferred not kept */
   client *owner;
   struct object *next;
 } object;
@@ -110,6 +179,12 @@ static int fail_ops, fail_batch, fail_setup, fail_health, fail_register, fail_cr
 static int setup_delay_ms;
 static int64_t lease_ms = -1;
 static int sigint_handler_on_create, block_on_create;
+static int abi_override; /* ctl abi=N; 0: MCJ_FAKE_ABI */
+static int64_t max_soft_pin_ttl_ms = -1;
+
+static char last_config[2048] = "none";
+static char last_etcd_tls[3 * 1024 + 64] = "calls=0";
+static long etcd_tls_calls __attribute__((unused)); /* partial: no set_etcd_tls_config */
 
 /* ------------------------------------------------------------------------------------------- */
 
@@ -175,6 +250,150 @@ static void unlink_object(object **link) {
 
 static int leased(const object *o) { return o->lease_until_ms > now_ms(); }
 
+/* ---------------------------------------------------------------------------------------------
+ * replicate_config layouts
+ * ------------------------------------------------------------------------------------------- */
+
+/* Field at a byte offset; memcpy, because the caller's struct is not ours to type-pun. */
+#define FIELD(raw, offset, type) \
+  ({                             \
+    type value_;                 \
+    memcpy(&value_, (const char *)(raw) + (offset), sizeof value_); \
+    value_;                      \
+  })
+
+/* Decodes a config in the given layout. -1 for a v3 soft_pin_action out of the enum. */
+static int decode_config(int layout, const void *raw, pin_request *out) {
+  memset(out, 0, sizeof *out);
+  out->layout = layout;
+  if (raw == NULL) return 0;
+  out->present = 1;
+  out->replica_num = FIELD(raw, 0, size_t);
+  out->preferred = FIELD(raw, 16, const char **);
+  out->preferred_count = FIELD(raw, 24, size_t);
+  if (layout == 3) {
+    out->hard_pin = FIELD(raw, 8, int);
+    out->soft_pin_action = FIELD(raw, 32, int);
+    out->has_ttl = FIELD(raw, 36, int);
+    out->ttl_ms = FIELD(raw, 40, uint64_t);
+    if (out->soft_pin_action < 0 || out->soft_pin_action > 2) return MCJ_INTERNAL_ERROR;
+  } else {
+    out->soft_pin = FIELD(raw, 8, int);
+    out->hard_pin = layout == 2 ? FIELD(raw, 12, int) : 0;
+  }
+  return 0;
+}
+
+static int64_t max_soft_pin_ttl(void) {
+  if (max_soft_pin_ttl_ms < 0) {
+    const char *env = getenv("FAKE_MC_MAX_SOFT_PIN_TTL_MS");
+    max_soft_pin_ttl_ms = env != NULL ? atoll(env) : 1800000;
+  }
+  return max_soft_pin_ttl_ms;
+}
+
+/* What the master refuses in a decoded config (a missing config is fine). */
+static int check_config(const pin_request *pins) {
+  if (!pins->present) return 0;
+  if (pins->replica_num == 0) return MCJ_INVALID_PARAMS;
+  if (pins->layout == 3 && pins->has_ttl &&
+      (pins->soft_pin_action != 1 || pins->ttl_ms > (uint64_t)max_soft_pin_ttl())) {
+    return MCJ_INVALID_PARAMS;
+  }
+  return 0;
+}
+
+/* The recorded text; with_preferred adds "preferred=a,b". */
+static void format_config(const pin_request *p, int with_preferred, char *out, size_t len) {
+  int n;
+  if (!p->present) {
+    n = snprintf(out, len, "layout=v%d config=null", p->layout);
+    return;
+  }
+  if (p->layout == 3) {
+    n = snprintf(out, len,
+                 "layout=v3 replica_num=%zu hard_pin=%d soft_pin_action=%d has_ttl=%d ttl_ms=%llu",
+                 p->replica_num, p->hard_pin, p->soft_pin_action, p->has_ttl,
+                 (unsigned long long)p->ttl_ms);
+  } else if (p->layout == 2) {
+    n = snprintf(out, len, "layout=v2 replica_num=%zu soft_pin=%d hard_pin=%d", p->replica_num,
+                 p->soft_pin, p->hard_pin);
+  } else {
+    n = snprintf(out, len, "layout=v1 replica_num=%zu soft_pin=%d", p->replica_num, p->soft_pin);
+  }
+  if (!with_preferred || n < 0 || (size_t)n >= len) return;
+  size_t at = (size_t)n;
+  at += (size_t)snprintf(out + at, len - at, " preferred=");
+  for (size_t i = 0; p->preferred != NULL && i < p->preferred_count && at < len; i++) {
+    const char *segment = p->preferred[i] != NULL ? p->preferred[i] : "(null)";
+    at += (size_t)snprintf(out + at, len - at, "%s%s", i > 0 ? "," : "", segment);
+  }
+}
+
+/* Decodes and records a put's config; caller holds the lock. */
+static int take_config(client *c, const void *raw, pin_request *out) {
+  int result = decode_config(c->layout, raw, out);
+  format_config(out, 1, last_config, sizeof last_config);
+  return result;
+}
+
+/* snprintf-like copy of a recorded text. */
+static int copy_text(const char *text, char *buf, size_t len) {
+  if (buf == NULL || len == 0) return (int)strlen(text);
+  return snprintf(buf, len, "%s", text);
+}
+
+int fake_mooncake_last_replicate_config(char *buf, size_t len) {
+  pthread_mutex_lock(&lock);
+  int result = copy_text(last_config, buf, len);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+int fake_mooncake_last_etcd_tls_config(char *buf, size_t len) {
+  pthread_mutex_lock(&lock);
+  int result = copy_text(last_etcd_tls, buf, len);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+/* The text of the config an object was created with; caller holds the lock. */
+static int config_of_locked(const char *key, char *text, size_t len) {
+  object *o = *slot_of(key);
+  if (o == NULL) return OBJECT_NOT_FOUND;
+  format_config(&o->pins, 0, text, len);
+  return 0;
+}
+
+int fake_mooncake_replicate_config_of(const char *key, char *buf, size_t len) {
+  if (key == NULL) return MCJ_INTERNAL_ERROR;
+  char text[512];
+  pthread_mutex_lock(&lock);
+  int result = config_of_locked(key, text, sizeof text);
+  pthread_mutex_unlock(&lock);
+  return result < 0 ? result : copy_text(text, buf, len);
+}
+
+/* In-band reads of the records: the text into buffer (no NUL), or -600 when it does not fit;
+ * 1 when key is not one of them. Caller holds the lock. */
+static int record_text_locked(const char *key, char *text, size_t len, int64_t *result) {
+  if (strcmp(key, LAST_CONFIG_KEY) == 0) {
+    snprintf(text, len, "%s", last_config);
+  } else if (strcmp(key, ETCD_TLS_KEY) == 0) {
+    snprintf(text, len, "%s", last_etcd_tls);
+  } else if (strncmp(key, CONFIG_OF_PREFIX, sizeof CONFIG_OF_PREFIX - 1) == 0) {
+    int found = config_of_locked(key + sizeof CONFIG_OF_PREFIX - 1, text, len);
+    if (found < 0) {
+      *result = found;
+      return 0;
+    }
+  } else {
+    return 1;
+  }
+  *result = (int64_t)strlen(text);
+  return 0;
+}
+
 static int is_registered(client *c, const void *address, size_t size) {
   const char *p = address;
   for (registration *r = c->registrations; r != NULL; r = r->next) {
@@ -189,12 +408,12 @@ static int transfer_allowed(client *c, const void *buffer, size_t size) {
   return strcmp(c->protocol, "rdma") != 0 || is_registered(c, buffer, size);
 }
 
-static client *pick_segment(const mcj_replicate_config *config, size_t size) {
-  if (config != NULL && config->preferred_segments != NULL) {
-    for (size_t i = 0; i < config->preferred_segments_count; i++) {
+static client *pick_segment(const pin_request *pins, size_t size) {
+  if (pins->preferred != NULL) {
+    for (size_t i = 0; i < pins->preferred_count; i++) {
       for (client *c = clients; c != NULL; c = c->next) {
-        if (c->set_up && config->preferred_segments[i] != NULL &&
-            strcmp(c->hostname, config->preferred_segments[i]) == 0 &&
+        if (c->set_up && pins->preferred[i] != NULL &&
+            strcmp(c->hostname, pins->preferred[i]) == 0 &&
             c->segment_size - c->used >= size) {
           return c;
         }
@@ -217,14 +436,15 @@ static client *pick_segment(const mcj_replicate_config *config, size_t size) {
 
 /* Stores a copy; caller holds the lock. */
 static int put_locked(client *c, const char *key, const void *value, size_t size,
-                      const mcj_replicate_config *config) {
+                      const pin_request *pins) {
   if (!c->set_up) return MCJ_INVALID_PARAMS;
   if (fail_ops) return fail_ops;
   if (key == NULL || key[0] == '\0' || size == 0) return MCJ_INVALID_PARAMS;
-  if (config != NULL && config->replica_num == 0) return MCJ_INVALID_PARAMS;
+  int refused = check_config(pins);
+  if (refused) return refused;
   object **link = slot_of(key);
   if (*link != NULL) return 0; /* create-only: keep the old value */
-  client *owner = pick_segment(config, size);
+  client *owner = pick_segment(pins, size);
   if (owner == NULL) return NO_AVAILABLE_HANDLE;
   object *o = calloc(1, sizeof *o);
   if (o == NULL) return MCJ_INTERNAL_ERROR;
@@ -238,6 +458,9 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   }
   memcpy(o->data, value, size);
   o->size = size;
+  o->pins = *pins;
+  o->pins.preferred = NULL;
+  o->pins.preferred_count = 0;
   o->owner = owner;
   owner->used += size;
   *link = o;
@@ -356,6 +579,17 @@ static void read_environment(void) {
  * Lifecycle
  * ------------------------------------------------------------------------------------------- */
 
+/* MCJ_FAKE_ABI as a layout number, 0 (with a message) when it names none. */
+static int layout_from_environment(void) {
+  const char *abi = getenv("MCJ_FAKE_ABI");
+  if (abi == NULL || abi[0] == '\0') return 2;
+  if (strcmp(abi, "v1") == 0 || strcmp(abi, "1") == 0) return 1;
+  if (strcmp(abi, "v2") == 0 || strcmp(abi, "2") == 0) return 2;
+  if (strcmp(abi, "v3") == 0 || strcmp(abi, "3") == 0) return 3;
+  fprintf(stderr, "fake-mooncake: MCJ_FAKE_ABI=%s is not v1, v2 or v3; create fails\n", abi);
+  return 0;
+}
+
 void *mooncake_store_create(void) {
   pthread_once(&environment_once, read_environment);
   pthread_mutex_lock(&lock);
@@ -364,8 +598,11 @@ void *mooncake_store_create(void) {
   int install = sigint_handler_on_create ||
                 (getenv("FAKE_MC_SIGINT_HANDLER") != NULL && strcmp(getenv("FAKE_MC_SIGINT_HANDLER"), "1") == 0);
   int block = block_on_create;
+  int layout = abi_override;
   pthread_mutex_unlock(&lock);
   if (refuse) return NULL;
+  if (layout < 1 || layout > 3) layout = layout_from_environment();
+  if (layout == 0) return NULL;
   pthread_once(&tracker_once, resource_tracker_init);
   if (install) {
     struct sigaction sa;
@@ -380,6 +617,7 @@ void *mooncake_store_create(void) {
   pthread_mutex_lock(&lock);
   if (install) stat_sigint_handler++;
   c->id = next_client_id++;
+  c->layout = layout;
   c->next = clients;
   clients = c;
   stat_creates++;
@@ -418,6 +656,20 @@ void mooncake_store_destroy(void *store) {
   pthread_mutex_unlock(&lock);
   free(c);
 }
+
+#ifndef FAKE_MC_PARTIAL
+void mooncake_store_set_etcd_tls_config(void *store, const char *ca_file, const char *cert_file,
+                                        const char *key_file) {
+  pthread_mutex_lock(&lock);
+  etcd_tls_calls++;
+  int after_setup = store != NULL && ((client *)store)->set_up;
+  snprintf(last_etcd_tls, sizeof last_etcd_tls, "calls=%ld ca=%.1000s cert=%.1000s key=%.1000s after_setup=%d",
+           etcd_tls_calls, ca_file != NULL ? ca_file : "(null)",
+           cert_file != NULL ? cert_file : "(null)", key_file != NULL ? key_file : "(null)",
+           after_setup);
+  pthread_mutex_unlock(&lock);
+}
+#endif
 
 static int known_metadata_server(const char *value) {
   if (strcmp(value, "P2PHANDSHAKE") == 0) return 1;
@@ -499,9 +751,13 @@ int mooncake_store_put(void *store, const char *key, const void *value, size_t s
   if (value == NULL && size > 0) return MCJ_INTERNAL_ERROR;
   client *c = store;
   pthread_mutex_lock(&lock);
+  pin_request pins;
+  int result = take_config(c, config, &pins);
   /* A copying put goes through the client's local buffer. */
-  int result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
-                                                        : put_locked(c, key, value, size, config);
+  if (result == 0) {
+    result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
+                                                      : put_locked(c, key, value, size, &pins);
+  }
   pthread_mutex_unlock(&lock);
   return result;
 }
@@ -512,9 +768,13 @@ int mooncake_store_put_from(void *store, const char *key, void *buffer, size_t s
   if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
   client *c = store;
   pthread_mutex_lock(&lock);
-  int result = c->set_up && !fail_ops && !transfer_allowed(c, buffer, size)
-                   ? TRANSFER_FAIL
-                   : put_locked(c, key, buffer, size, config);
+  pin_request pins;
+  int result = take_config(c, config, &pins);
+  if (result == 0) {
+    result = c->set_up && !fail_ops && !transfer_allowed(c, buffer, size)
+                 ? TRANSFER_FAIL
+                 : put_locked(c, key, buffer, size, &pins);
+  }
   pthread_mutex_unlock(&lock);
   return result;
 }
@@ -530,12 +790,14 @@ int mooncake_store_batch_put_from(void *store, const char **keys, void **buffers
   }
   client *c = store;
   pthread_mutex_lock(&lock);
-  int overall = fail_batch;
+  pin_request pins;
+  int overall = take_config(c, config, &pins);
+  if (!overall) overall = fail_batch;
   if (!overall) {
     for (size_t i = 0; i < count; i++) {
       results_out[i] = c->set_up && !fail_ops && !transfer_allowed(c, buffers[i], sizes[i])
                            ? TRANSFER_FAIL
-                           : put_locked(c, keys[i], buffers[i], sizes[i], config);
+                           : put_locked(c, keys[i], buffers[i], sizes[i], &pins);
     }
   }
   pthread_mutex_unlock(&lock);
@@ -546,7 +808,17 @@ int64_t mooncake_store_get_into(void *store, const char *key, void *buffer, size
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
   if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
   pthread_mutex_lock(&lock);
-  int64_t result = get_locked(store, key, buffer, size);
+  char text[sizeof last_etcd_tls];
+  int64_t result;
+  if (record_text_locked(key, text, sizeof text, &result) == 0) {
+    if (result >= 0 && (size_t)result > size) {
+      result = MCJ_INVALID_PARAMS;
+    } else if (result >= 0) {
+      memcpy(buffer, text, (size_t)result);
+    }
+  } else {
+    result = get_locked(store, key, buffer, size);
+  }
   pthread_mutex_unlock(&lock);
   return result;
 }
@@ -612,10 +884,13 @@ static int64_t stat_value(const char *name) {
 int64_t mooncake_store_get_size(void *store, const char *key) {
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
   client *c = store;
+  char text[sizeof last_etcd_tls];
   pthread_mutex_lock(&lock);
   int64_t result;
   if (strncmp(key, STAT_PREFIX, sizeof STAT_PREFIX - 1) == 0) {
     result = stat_value(key + sizeof STAT_PREFIX - 1);
+  } else if (record_text_locked(key, text, sizeof text, &result) == 0) {
+    /* the length of the record */
   } else if (strncmp(key, ENV_PREFIX, sizeof ENV_PREFIX - 1) == 0) {
     const char *value = getenv(key + sizeof ENV_PREFIX - 1); /* what Mooncake would read */
     result = value == NULL ? OBJECT_NOT_FOUND : atoll(value);
@@ -667,12 +942,15 @@ static int control_locked(const char *text) {
   CONTROL("lease_ms", lease_ms)
   CONTROL("sigint_handler_on_create", sigint_handler_on_create)
   CONTROL("block_on_create", block_on_create)
+  CONTROL("abi", abi_override)
 #undef CONTROL
   if (n == 5 && strncmp(text, "reset", 5) == 0) {
     fail_ops = fail_batch = fail_setup = fail_health = fail_register = fail_create = 0;
     setup_delay_ms = 0;
     lease_ms = -1;
     sigint_handler_on_create = block_on_create = 0;
+    abi_override = 0;
+    max_soft_pin_ttl_ms = -1;
     return 0;
   }
   return MCJ_INVALID_PARAMS;
