@@ -108,8 +108,9 @@ JNIEXPORT jobject JNICALL REGION_FN(regionView)(JNIEnv *env, jclass cls, jlong h
     goto cleanup;
   }
   if (offset < 0 || length < 0 || (uint64_t)offset + (uint64_t)length > region->size) {
-    mcj_throw_iae(env, "view [%lld, %lld) is outside the region of %zu bytes", (long long)offset,
-                  (long long)offset + length, region->size);
+    /* The end is printed unsigned: offset + length may not fit a long long. */
+    mcj_throw_iae(env, "view [%lld, %llu) is outside the region of %zu bytes", (long long)offset,
+                  (unsigned long long)offset + (unsigned long long)length, region->size);
     goto cleanup;
   }
   pthread_mutex_lock(&region->views_lock);

@@ -24,6 +24,21 @@ class LoadingTest {
             != null);
   }
 
+  /** The sanitizer run (surefire execution "sanitizers") really runs over instrumented code. */
+  @Test
+  void theSanitizerRunLoadsTheInstrumentedLibraries() throws IOException {
+    if (!Boolean.getBoolean("mooncake.sanitizers")) {
+      return; // the plain run
+    }
+    FakeStore.open();
+    String maps = Files.readString(Path.of("/proc/self/maps"));
+    assertTrue(maps.contains("libasan.so"), "libasan preloaded");
+    assertTrue(maps.contains("libubsan.so"), "libubsan preloaded");
+    assertTrue(maps.contains(System.getProperty(JniLoader.OVERRIDE_PROPERTY)), "sanitized bridge");
+    assertTrue(maps.contains(FakeStore.library()), "sanitized fake");
+    assertTrue(FakeStore.library().contains("/sanitizers/"), FakeStore.library());
+  }
+
   @Test
   void jniLoadFailureNamesFilePlatformAndCauseInOneLine(@TempDir Path dir) throws IOException {
     Path garbage = dir.resolve("libmooncake_jcache.so");
