@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrowsExactly;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -199,5 +200,27 @@ class BadArgumentsTest {
     fails(ClosedHandleException.class, "not a region", () -> MooncakeClient.registerRegion(store, store));
     view.put(0, (byte) 1); // still mapped: no crash
     assertEquals(1, view.get(0));
+  }
+
+  @Test
+  void aFullHandleTableIsNotMistakenForAClosedHandle() {
+    List<ReplicaConfig> held = new ArrayList<>();
+    try {
+      NativeBridgeException e =
+          assertThrowsExactly(
+              NativeBridgeException.class,
+              () -> {
+                while (true) {
+                  held.add(ReplicaConfig.create(client, 1, false, false, null, List.of()));
+                }
+              });
+      assertTrue(e.getMessage().contains("too many open native objects"), e::getMessage);
+      assertTrue(held.size() > 100, "the table held " + held.size());
+    } finally {
+      held.forEach(ReplicaConfig::close);
+    }
+    try (ReplicaConfig again = ReplicaConfig.create(client, 1, false, false, null, List.of())) {
+      assertTrue(again.isOpen(), "slots come back");
+    }
   }
 }
