@@ -35,7 +35,7 @@ final class TestConfig {
         localHostname,
         globalSegmentSize,
         localBufferSize,
-        d.enableOffload(),
+        d.nativeSettings(),
         "test",
         library,
         d.numWorkers(),
