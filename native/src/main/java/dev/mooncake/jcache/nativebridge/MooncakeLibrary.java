@@ -87,18 +87,6 @@ public final class MooncakeLibrary {
     return setRpcTimeoutsIfUnset(requestTimeoutMs, connectTimeoutMs);
   }
 
-  /** How many functions of the C ABI the bridge requires (19). */
-  public static int requiredSymbolCount() {
-    load();
-    return symbolCount();
-  }
-
-  /** Whether {@code Py_IsInitialized} is visible in the process's global symbol scope. */
-  static boolean isHostProbeVisible() {
-    load();
-    return hostProbeVisible();
-  }
-
   long handle() {
     return handle;
   }
@@ -128,11 +116,13 @@ public final class MooncakeLibrary {
   /** dlopen()s the library and resolves its symbols; throws {@link NativeBridgeException}. */
   static native long openLibrary(String path);
 
+  /** How many functions of the C ABI the bridge requires (19). */
   static native int symbolCount();
 
   static native int optionalSymbols(long library);
 
   private static native int setRpcTimeoutsIfUnset(long requestTimeoutMs, long connectTimeoutMs);
 
+  /** Whether {@code Py_IsInitialized} is visible in the process's global symbol scope. */
   static native boolean hostProbeVisible();
 }

@@ -22,10 +22,6 @@ public enum StoreAbi {
     return abi == null ? 0 : abi.ordinal() + 1;
   }
 
-  static StoreAbi ofCode(int code) {
-    return code == 0 ? null : values()[code - 1];
-  }
-
   /** "v1", "v2" or "v3" (case-insensitive); anything else throws, naming the choices. */
   public static StoreAbi parse(String value) {
     String text = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
