@@ -26,6 +26,17 @@ class OptionalSymbolsTest {
   }
 
   @Test
+  void etcdTlsAfterSetupIsRefusedRatherThanIgnored() {
+    try (MooncakeClient client = FakeStore.client(0)) {
+      String before = FakeStore.lastEtcdTls(client);
+      IllegalStateException e = assertThrowsExactly(IllegalStateException.class,
+          () -> client.setEtcdTlsConfig("ca", "cert", "key"));
+      assertTrue(e.getMessage().contains("before setup"), e::getMessage);
+      assertEquals(before, FakeStore.lastEtcdTls(client), "never reached the library");
+    }
+  }
+
+  @Test
   void etcdTlsOnALibraryWithoutItIsAnErrorNamingTheSymbol() {
     MooncakeLibrary partial = FakeStore.openNoEtcdTls();
     assertFalse(partial.hasEtcdTlsConfig());
