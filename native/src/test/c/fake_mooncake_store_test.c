@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_mooncake_store_test.h"
 
@@ -223,7 +224,11 @@ static void test_partial(const char *path) {
   check(dlsym(partial, "mooncake_store_put") != NULL, "the partial fake exports put");
 }
 
+int run_shared_scenarios(const char *self, const char *library);
+int shared_main(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  if (argc >= 4 && strncmp(argv[1], "--", 2) == 0) return shared_main(argc, argv);
   if (argc < 3) {
     fprintf(stderr, "usage: %s <fake library> <partial fake library>\n", argv[0]);
     return 2;
@@ -239,6 +244,11 @@ int main(int argc, char **argv) {
   test_layouts(&api);
   test_etcd_tls(&api);
   test_partial(argv[2]);
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 2;
+  self[n] = '\0';
+  failures += run_shared_scenarios(self, argv[1]);
   if (failures > 0) {
     fprintf(stderr, "fake_mooncake_store_test: %d check(s) failed\n", failures);
     return 1;
