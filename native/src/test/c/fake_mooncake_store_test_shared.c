@@ -548,22 +548,244 @@ static void scenario_one_process(void) {
   api.destroy(store);
 }
 
+
+/* ---------------------------------------------------------------------------------------------
+ * KV events: the records of the events file, decoded as a consumer would
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct event_record {
+  uint64_t seq;
+  uint64_t event_id;
+  uint64_t timestamp;
+  int map_size;
+  int batch_count;
+  char type[256];
+  char key[256];
+  char tenant[256];
+  char medium[256];
+  char backend[256];
+} event_record;
+
+typedef struct reader {
+  const unsigned char *p, *end;
+  int bad;
+} reader;
+
+static uint64_t be(reader *r, int n) {
+  uint64_t v = 0;
+  if (r->end - r->p < n) {
+    r->bad = 1;
+    return 0;
+  }
+  for (int i = 0; i < n; i++) v = v << 8 | *r->p++;
+  return v;
+}
+
+static unsigned char tag(reader *r) { return (unsigned char)be(r, 1); }
+
+static uint64_t read_uint(reader *r) {
+  unsigned char t = tag(r);
+  if (t < 0x80) return t;
+  if (t == 0xcc) return be(r, 1);
+  if (t == 0xcd) return be(r, 2);
+  if (t == 0xce) return be(r, 4);
+  if (t == 0xcf) return be(r, 8);
+  r->bad = 1;
+  return 0;
+}
+
+/* A str into out, or nil (out = "nil"); anything else is a decoding failure. */
+static void read_str(reader *r, char *out, size_t len) {
+  unsigned char t = tag(r);
+  size_t n;
+  if (t == 0xc0) {
+    snprintf(out, len, "nil");
+    return;
+  }
+  if ((t & 0xe0) == 0xa0) {
+    n = t & 0x1f;
+  } else if (t == 0xd9) {
+    n = be(r, 1);
+  } else if (t == 0xda) {
+    n = be(r, 2);
+  } else {
+    r->bad = 1;
+    return;
+  }
+  if ((size_t)(r->end - r->p) < n) {
+    r->bad = 1;
+    return;
+  }
+  snprintf(out, len, "%.*s", (int)n, (const char *)r->p);
+  r->p += n;
+}
+
+static int read_container(reader *r, unsigned char fix, unsigned char wide) {
+  unsigned char t = tag(r);
+  if ((t & 0xf0) == fix) return t & 0x0f;
+  if (t == wide) return (int)be(r, 2);
+  r->bad = 1;
+  return 0;
+}
+
+static int decode_event(const unsigned char *payload, size_t n, event_record *e) {
+  reader r = {payload, payload + n, 0};
+  if (read_container(&r, 0x90, 0xdc) != 3) return 0;
+  e->timestamp = read_uint(&r);
+  e->batch_count = read_container(&r, 0x90, 0xdc);
+  e->map_size = read_container(&r, 0x80, 0xde);
+  for (int i = 0; i < e->map_size && !r.bad; i++) {
+    char name[64], text[256];
+    read_str(&r, name, sizeof name);
+    if (strcmp(name, "event_id") == 0 || strcmp(name, "timestamp") == 0) {
+      uint64_t v = read_uint(&r);
+      if (name[0] == 'e') e->event_id = v;
+    } else if (strcmp(name, "seq_hashes") == 0) {
+      if (read_container(&r, 0x90, 0xdc) != 0) r.bad = 1;
+    } else if (strcmp(name, "base_block_idx") == 0) {
+      if (*r.p == 0xc0) {
+        r.p++;
+      } else if (read_uint(&r) != 0) {
+        r.bad = 1;
+      }
+    } else {
+      read_str(&r, text, sizeof text);
+      if (strcmp(name, "event_type") == 0) snprintf(e->type, sizeof e->type, "%s", text);
+      if (strcmp(name, "object_key") == 0) snprintf(e->key, sizeof e->key, "%s", text);
+      if (strcmp(name, "tenant_id") == 0) snprintf(e->tenant, sizeof e->tenant, "%s", text);
+      if (strcmp(name, "medium") == 0) snprintf(e->medium, sizeof e->medium, "%s", text);
+      if (strcmp(name, "backend_id") == 0) snprintf(e->backend, sizeof e->backend, "%s", text);
+    }
+  }
+  if (read_uint(&r) != 0) r.bad = 1; /* batch dp_rank */
+  return !r.bad && r.p == r.end;
+}
+
+/* Reads every record of the events file into events; returns how many. */
+static int read_events(const char *path, event_record *events, int max) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return 0;
+  static unsigned char data[1 << 20];
+  size_t n = fread(data, 1, sizeof data, f);
+  fclose(f);
+  int count = 0;
+  size_t at = 0;
+  while (at + 12 <= n && count < max) {
+    reader header = {data + at, data + at + 12, 0};
+    event_record *e = &events[count];
+    memset(e, 0, sizeof *e);
+    e->seq = be(&header, 8);
+    size_t length = be(&header, 4);
+    if (at + 12 + length > n) break;
+    check(decode_event(data + at + 12, length, e), "event record %d decodes", count);
+    at += 12 + length;
+    count++;
+  }
+  check(at == n, "the events file ends with a whole record");
+  return count;
+}
+
+static void expect_event(const event_record *e, uint64_t seq, uint64_t id, const char *type,
+                         const char *key) {
+  check(e->seq == seq && e->event_id == id && strcmp(e->type, type) == 0 &&
+            strcmp(e->key, key) == 0,
+        "event seq=%llu id=%llu %s %s, expected seq=%llu id=%llu %s %s",
+        (unsigned long long)e->seq, (unsigned long long)e->event_id, e->type, e->key,
+        (unsigned long long)seq, (unsigned long long)id, type, key);
+  int stored = strcmp(type, "stored") == 0;
+  check(e->batch_count == 1 && e->map_size == (stored ? 17 : 15) &&
+            strcmp(e->tenant, "default") == 0 && strcmp(e->medium, "cpu") == 0 &&
+            strcmp(e->backend, "fake-test") == 0 && e->timestamp > 1600000000000ULL,
+        "event %llu: batch of %d, %d fields, tenant %s, medium %s, backend %s",
+        (unsigned long long)e->seq, e->batch_count, e->map_size, e->tenant, e->medium, e->backend);
+}
+
+static void scenario_events(void) {
+  const char *path = getenv("MCJ_FAKE_EVENTS");
+  void *store = set_up_client(&api, 64 << 10);
+  worker owner;
+  char line[512];
+  spawn(&owner, NULL, "owner", NULL);
+  expect_line(&owner, "ready", line, sizeof line);
+  check(put_text(store, "e/1", "v", NULL) == 0, "put e/1");                 /* seq 1 */
+  check(put_text(store, "e/1", "w", NULL) == 0, "put e/1 again: no event"); /* none */
+  tell(&owner, "put e/2 none");                                             /* seq 2 */
+  expect_line(&owner, "put 0", line, sizeof line);
+  check(api.remove(store, "e/1", 1) == 0, "remove e/1");                    /* seq 3 */
+  check(api.remove(store, "e/2", 1) == 0, "remove e/2");                    /* seq 4: dropped */
+  check(put_text(store, "e/3", "v", NULL) == 0, "put e/3");                 /* seq 5 */
+  check(api.remove_by_regex(store, "^e/3$", 1) == 1, "remove_by_regex: no event");
+  check(api.remove(store, "__fake_mc__/ctl/events_drop_next=1", 1) == 0, "ctl");
+  check(put_text(store, "e/4", "v", NULL) == 0, "put e/4");                 /* seq 6: dropped */
+  check(put_text(store, "e/5", "v", NULL) == 0, "put e/5");                 /* seq 7 */
+  finish(&owner); /* its segment goes (no event): only ours is left, for the eviction below */
+  check(poll_until(probe_stat, store, "segments", 1, 5000) == 1, "one segment left");
+  static char value[40 << 10];
+  check(api.put(store, "e/big1", value, sizeof value, NULL) == 0, "put e/big1"); /* seq 8 */
+  check(api.put(store, "e/big2", value, sizeof value, NULL) == 0, "put evicting"); /* 9.. */
+  check(api.remove_all(store, 1) >= 1, "remove_all: no event");
+  check(stat_of(store, "event_seq") >= 10, "event_seq %lld", (long long)stat_of(store, "event_seq"));
+
+  event_record events[32];
+  int n = read_events(path, events, 32);
+  check(n >= 7, "%d events", n);
+  if (n < 7) return;
+  expect_event(&events[0], 1, 1, "stored", "e/1");
+  expect_event(&events[1], 2, 2, "stored", "e/2");
+  expect_event(&events[2], 3, 3, "removed", "e/1");
+  expect_event(&events[3], 5, 4, "stored", "e/3");
+  expect_event(&events[4], 7, 5, "stored", "e/5");
+  expect_event(&events[5], 8, 6, "stored", "e/big1");
+  /* e/big2 needs 40 KiB of the 64: eviction removes e/5 and/or e/big1 first, then stores it */
+  int evicted = 0, i = 6;
+  for (; i < n && strcmp(events[i].type, "removed") == 0; i++) evicted++;
+  check(evicted >= 1 && evicted == stat_of(store, "evictions"), "%d eviction events, %lld evictions",
+        evicted, (long long)stat_of(store, "evictions"));
+  check(i == n - 1 && strcmp(events[i].type, "stored") == 0 && strcmp(events[i].key, "e/big2") == 0,
+        "the evicting put's own event comes last");
+  for (int j = 1; j < n; j++) {
+    check(events[j].seq > events[j - 1].seq, "sequence numbers increase");
+  }
+  api.destroy(store);
+}
+
+static void scenario_events_one_process(void) {
+  const char *path = getenv("MCJ_FAKE_EVENTS");
+  void *store = set_up_client(&api, 1 << 20);
+  check(put_text(store, "o/1", "v", NULL) == 0, "put o/1");
+  check(put_text(store, "o/1", "w", NULL) == 0, "put o/1 again");
+  check(api.remove(store, "o/1", 1) == 0, "remove o/1");
+  check(put_text(store, "o/2", "v", NULL) == 0, "put o/2");
+  check(api.remove_all(store, 1) == 1, "remove_all");
+  event_record events[8];
+  int n = read_events(path, events, 8);
+  check(n == 3, "%d events in the one-process mode, expected 3", n);
+  if (n != 3) return;
+  expect_event(&events[0], 1, 1, "stored", "o/1");
+  expect_event(&events[1], 2, 2, "removed", "o/1");
+  expect_event(&events[2], 3, 3, "stored", "o/2");
+  api.destroy(store);
+}
+
 typedef struct scenario {
   const char *name;
   void (*run)(void);
   const char *env[4];
+  int one_process_mode; /* without MCJ_FAKE_SHARED */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"create_only_race", scenario_create_only_race, {NULL}},
-    {"in_flight", scenario_in_flight, {NULL}},
-    {"leases", scenario_leases, {NULL}},
+    {"create_only_race", scenario_create_only_race, {NULL}, 0},
+    {"in_flight", scenario_in_flight, {NULL}, 0},
+    {"leases", scenario_leases, {NULL}, 0},
     /* the default 10 s client TTL: a dead process is noticed by its pid, long before */
-    {"killed_owner", scenario_killed_owner, {NULL}},
-    {"paused_owner", scenario_paused_owner, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}},
-    {"paused_in_flight", scenario_paused_in_flight, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}},
-    {"lock_owner_killed", scenario_lock_owner_killed, {NULL}},
-    {"one_process", scenario_one_process, {NULL}},
+    {"killed_owner", scenario_killed_owner, {NULL}, 0},
+    {"paused_owner", scenario_paused_owner, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0},
+    {"paused_in_flight", scenario_paused_in_flight, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0},
+    {"lock_owner_killed", scenario_lock_owner_killed, {NULL}, 0},
+    {"one_process", scenario_one_process, {NULL}, 0},
+    {"events", scenario_events, {"MCJ_FAKE_EVENTS_DROP=4", "MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 0},
+    {"events_one_process", scenario_events_one_process, {"MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 1},
 };
 
 /* Runs every scenario in its own exec()ed coordinator with a fresh table; 0 when all pass. */
@@ -571,13 +793,15 @@ int run_shared_scenarios(const char *self, const char *library) {
   int failed = 0;
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
     const scenario *s = &scenarios[i];
-    char table[256], values[300];
+    char table[256], values[300], events[300];
     snprintf(table, sizeof table, "/dev/shm/mcj-fake-test-%d-%s", (int)getpid(), s->name);
     snprintf(values, sizeof values, "%s.values", table);
+    snprintf(events, sizeof events, "%s.events", table);
     int64_t start = now_ms();
     pid_t pid = fork();
     if (pid == 0) {
-      setenv("MCJ_FAKE_SHARED", table, 1);
+      if (!s->one_process_mode) setenv("MCJ_FAKE_SHARED", table, 1);
+      setenv("MCJ_FAKE_EVENTS", events, 1);
       for (const char *const *e = s->env; *e != NULL; e++) putenv((char *)*e);
       execl(self, self, "--scenario", s->name, library, (char *)NULL);
       _exit(127);
@@ -589,8 +813,8 @@ int run_shared_scenarios(const char *self, const char *library) {
            (long long)(now_ms() - start));
     if (!ok) failed++;
     /* the table is the test's to clean: the fake never deletes it */
-    char command[700];
-    snprintf(command, sizeof command, "rm -rf '%s' '%s'", table, values);
+    char command[1000];
+    snprintf(command, sizeof command, "rm -rf '%s' '%s' '%s'", table, values, events);
     if (system(command) != 0) fprintf(stderr, "could not remove %s\n", table);
   }
   return failed;
