@@ -1,14 +1,25 @@
 /*
  * A fake libmooncake_store.so for tests: Mooncake Store's C ABI (mooncake_store_abi.h) with the
  * semantics documented in shared/MOONCAKE.md, in one process, thread-safe through one mutex.
- * Written from the documented behaviour, not from Mooncake's code. Never packaged.
+ * Written from the documented behaviour, not from Mooncake's code. Never packaged. Built from
+ * this file, fake_mooncake_shared.c (the cross-process mode, MCJ_FAKE_SHARED=<file>: every process
+ * sees one table; its semantics, placement and limits are described there) and
+ * fake_mooncake_events.c (KV events, MCJ_FAKE_EVENTS=<file>: the record format is described there).
+ * Tested by fake_mooncake_store_test*.c (native/pom.xml, execution fake-store-test).
+ *
+ * Without MCJ_FAKE_SHARED everything below holds as it always has; with it, objects, placement,
+ * eviction and the "objects" / "clients" counters are the shared table's, and the rest (controls,
+ * registrations, the recorded configs) stays per process.
  *
  * What it mimics:
  *  - one "cluster" per process: every client handle sees the same objects; each object lives in
  *    the segment of the client that was chosen for it (preferred_segments first, else round-robin
  *    over clients with room); destroying a client loses the objects in its segment;
  *  - put / put_from are create-only (an existing key answers 0 and keeps the old value); size 0 and
- *    replica_num 0 answer -600; a full pool answers -200 (no eviction);
+ *    replica_num 0 answer -600; a full pool answers -200 (no eviction), unless eviction is on (ctl
+ *    eviction=1 or MCJ_FAKE_EVICTION=1): then unpinned objects out of their lease are evicted
+ *    first, soft-pinned ones next, hard-pinned ones never, and -200 only when nothing can go
+ *    (stat "evictions" counts them);
  *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
  *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
  *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
@@ -28,11 +39,22 @@
  *      setup_delay_ms=<ms>  setup sleeps that long first (an unreachable master)
  *      fail_create=<n>      the next n creates return NULL
  *      lease_ms=<n>
+ *      abi=1|2|3            the replicate_config layout of the next creates (0: MCJ_FAKE_ABI)
+ *      eviction=0|1         one-process mode: evict when the pool is full (see above)
+ *      put_delay_us=<us>    shared mode: a put sleeps that long between reserving the key (in
+ *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US)
+ *      events_drop_next=<n> the next n events this process publishes are dropped (a gap)
+ *      hold_shared_lock_ms=<ms>  shared mode: hold the table's lock that long (to kill -9 a
+ *                           process inside the critical section)
  *      sigint_handler_on_create=1  the next creates install a SIGINT handler that swallows it
  *      block_on_create=1           the next creates block SIGINT/SIGTERM/SIGHUP/SIGUSR1 in the caller
  *      reset=1                     all controls back to their defaults
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
- *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler;
+ *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler; in the
+ *    shared mode also segments (live clients with capacity), clients_dropped, evictions,
+ *    owner_dead_recoveries, event_seq (sequence numbers used so far, dropped events included),
+ *    registrations (this process's clients' registrations, counting re-registrations),
+ *    lock_holder_pid (pid holding the lock through hold_shared_lock_ms, else 0);
  *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
  *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create),
  *    FAKE_MC_FAIL_OPS=<code> (as fail_ops, from the first create of the process on).
@@ -89,6 +111,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fake_mooncake_internal.h"
 #include "mooncake_store_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -108,10 +131,13 @@ EXPORT void mooncake_store_set_etcd_tls_config(void *store, const char *ca_file,
                                                const char *cert_file, const char *key_file);
 #endif
 
-#define NO_AVAILABLE_HANDLE (-200)
-#define OBJECT_NOT_FOUND (-704)
-#define OBJECT_HAS_LEASE (-706)
-#define TRANSFER_FAIL (-800)
+/* From a *_locked helper: every local check passed, the shared table does the rest. */
+#define GO_SHARED INT32_MIN
+
+#define NO_AVAILABLE_HANDLE FAKE_NO_AVAILABLE_HANDLE
+#define OBJECT_NOT_FOUND FAKE_OBJECT_NOT_FOUND
+#define OBJECT_HAS_LEASE FAKE_OBJECT_HAS_LEASE
+#define TRANSFER_FAIL FAKE_TRANSFER_FAIL
 
 static const char CTL_PREFIX[] = "__fake_mc__/ctl/";
 static const char STAT_PREFIX[] = "__fake_mc__/stat/";
@@ -120,19 +146,6 @@ static const char LAST_CONFIG_KEY[] = "__fake_mc__/replicate_config/last";
 static const char CONFIG_OF_PREFIX[] = "__fake_mc__/replicate_config/of/";
 static const char ETCD_TLS_KEY[] = "__fake_mc__/etcd_tls";
 
-/* What one put's replicate_config said, decoded from the handle's layout. */
-typedef struct pin_request {
-  int layout;       /* 1, 2, 3 */
-  int present;      /* 0: NULL config */
-  size_t replica_num;
-  int soft_pin;     /* v1, v2: with_soft_pin */
-  int hard_pin;     /* v2, v3: with_hard_pin */
-  int soft_pin_action; /* v3 */
-  int has_ttl;      /* v3 */
-  uint64_t ttl_ms;  /* v3 */
-  const char **preferred;
-  size_t preferred_count;
-} pin_request;
 
 typedef struct registration {
   char *base;
@@ -150,6 +163,8 @@ typedef struct client {
   uint64_t used;
   uint64_t local_buffer_size;
   registration *registrations;
+  int shared;        /* MCJ_FAKE_SHARED: objects live in the shared table */
+  shm_member member; /* its registration there */
   struct client *next;
 } client;
 
@@ -158,6 +173,7 @@ typedef struct object {
   char *data;
   size_t size;
   int64_t lease_until_ms;
+  int64_t soft_pin_until_ms; /* 0: none */
   pin_request pins; /* preferred not kept */
   client *owner;
   struct object *next;
@@ -172,6 +188,8 @@ static object **buckets;
 static size_t bucket_count;
 static size_t object_count;
 
+static long stat_evictions;
+static int eviction_on = -1; /* ctl eviction=0|1; -1: MCJ_FAKE_EVICTION */
 static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
     stat_destroys, stat_signal_thread, stat_sigint_handler;
 
@@ -180,6 +198,8 @@ static int setup_delay_ms;
 static int64_t lease_ms = -1;
 static int sigint_handler_on_create, block_on_create;
 static int abi_override; /* ctl abi=N; 0: MCJ_FAKE_ABI */
+static int64_t put_delay_us = -1;
+static fake_event_counters local_events; /* one-process mode */
 static int64_t max_soft_pin_ttl_ms = -1;
 
 static char last_config[2048] = "none";
@@ -188,18 +208,28 @@ static long etcd_tls_calls __attribute__((unused)); /* partial: no set_etcd_tls_
 
 /* ------------------------------------------------------------------------------------------- */
 
-static int64_t now_ms(void) {
+int64_t fake_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+#define now_ms fake_now_ms
+
+/* FAKE_MC_LEASE_MS; default 10000 (Mooncake's), 500 in the shared mode (the test master's). */
 static int64_t lease_duration(void) {
   if (lease_ms < 0) {
     const char *env = getenv("FAKE_MC_LEASE_MS");
-    lease_ms = env != NULL ? atoll(env) : 10000;
+    lease_ms = env != NULL ? atoll(env) : fake_shm_enabled() == 1 ? 500 : 10000;
   }
   return lease_ms;
+}
+
+/* ctl put_delay_us, else MCJ_FAKE_PUT_DELAY_US: a shared-mode put's in-flight window. */
+static int64_t put_delay(void) {
+  if (put_delay_us >= 0) return put_delay_us;
+  const char *env = getenv("MCJ_FAKE_PUT_DELAY_US");
+  return env != NULL ? atoll(env) : 0;
 }
 
 static size_t hash(const char *key) {
@@ -292,6 +322,17 @@ static int64_t max_soft_pin_ttl(void) {
   return max_soft_pin_ttl_ms;
 }
 
+/* A soft pin's end: v1/v2 with_soft_pin and v3 ENABLE pin for the v3 TTL, else for the master's
+ * --default_kv_soft_pin_ttl (30 min). 0: no soft pin. */
+int64_t fake_soft_pin_until(const pin_request *p, int64_t now) {
+  if (!p->present) return 0;
+  if (p->layout == 3) {
+    if (p->soft_pin_action != 1) return 0;
+    return now + (p->has_ttl ? (int64_t)p->ttl_ms : 1800000);
+  }
+  return p->soft_pin ? now + 1800000 : 0;
+}
+
 /* What the master refuses in a decoded config (a missing config is fine). */
 static int check_config(const pin_request *pins) {
   if (!pins->present) return 0;
@@ -359,9 +400,16 @@ int fake_mooncake_last_etcd_tls_config(char *buf, size_t len) {
 
 /* The text of the config an object was created with; caller holds the lock. */
 static int config_of_locked(const char *key, char *text, size_t len) {
-  object *o = *slot_of(key);
-  if (o == NULL) return OBJECT_NOT_FOUND;
-  format_config(&o->pins, 0, text, len);
+  pin_request pins;
+  if (fake_shm_enabled() == 1) {
+    int found = fake_shm_pins_of(key, &pins);
+    if (found != 0) return found;
+  } else {
+    object *o = *slot_of(key);
+    if (o == NULL) return OBJECT_NOT_FOUND;
+    pins = o->pins;
+  }
+  format_config(&pins, 0, text, len);
   return 0;
 }
 
@@ -434,6 +482,57 @@ static client *pick_segment(const pin_request *pins, size_t size) {
   return NULL;
 }
 
+static int eviction_enabled(void) {
+  if (eviction_on < 0) {
+    const char *env = getenv("MCJ_FAKE_EVICTION");
+    eviction_on = env != NULL && strcmp(env, "1") == 0;
+  }
+  return eviction_on;
+}
+
+/* With eviction on (ctl eviction=1 or MCJ_FAKE_EVICTION=1; off by default, where a full pool
+ * answers -200 at once): makes room in the first preferred client, else the first client that can
+ * hold size, by evicting its objects that are not hard-pinned and out of their lease, those without
+ * an active soft pin first, oldest lease first (as the shared mode and Mooncake do). NULL when that
+ * cannot make room. Caller holds the lock. */
+static client *evict_for(const pin_request *pins, size_t size) {
+  client *target = NULL;
+  for (size_t i = 0; pins->preferred != NULL && i < pins->preferred_count && !target; i++) {
+    for (client *c = clients; c != NULL && !target; c = c->next) {
+      if (c->set_up && pins->preferred[i] != NULL && strcmp(c->hostname, pins->preferred[i]) == 0 &&
+          c->segment_size >= size) {
+        target = c;
+      }
+    }
+  }
+  for (client *c = clients; c != NULL && !target; c = c->next) {
+    if (c->set_up && c->segment_size >= size) target = c;
+  }
+  if (target == NULL) return NULL;
+  int64_t now = now_ms();
+  while (target->segment_size - target->used < size) {
+    object **victim = NULL;
+    int victim_pinned = 0;
+    for (size_t b = 0; b < bucket_count; b++) {
+      for (object **link = &buckets[b]; *link != NULL; link = &(*link)->next) {
+        object *o = *link;
+        if (o->owner != target || o->pins.hard_pin || o->lease_until_ms > now) continue;
+        int pinned = o->soft_pin_until_ms > now;
+        if (victim == NULL || pinned < victim_pinned ||
+            (pinned == victim_pinned && o->lease_until_ms < (*victim)->lease_until_ms)) {
+          victim = link;
+          victim_pinned = pinned;
+        }
+      }
+    }
+    if (victim == NULL) return NULL;
+    fake_event(&local_events, "removed", (*victim)->key);
+    unlink_object(victim);
+    stat_evictions++;
+  }
+  return target;
+}
+
 /* Stores a copy; caller holds the lock. */
 static int put_locked(client *c, const char *key, const void *value, size_t size,
                       const pin_request *pins) {
@@ -442,9 +541,11 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   if (key == NULL || key[0] == '\0' || size == 0) return MCJ_INVALID_PARAMS;
   int refused = check_config(pins);
   if (refused) return refused;
+  if (c->shared) return GO_SHARED;
   object **link = slot_of(key);
   if (*link != NULL) return 0; /* create-only: keep the old value */
   client *owner = pick_segment(pins, size);
+  if (owner == NULL && eviction_enabled()) owner = evict_for(pins, size);
   if (owner == NULL) return NO_AVAILABLE_HANDLE;
   object *o = calloc(1, sizeof *o);
   if (o == NULL) return MCJ_INTERNAL_ERROR;
@@ -458,6 +559,7 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   }
   memcpy(o->data, value, size);
   o->size = size;
+  o->soft_pin_until_ms = fake_soft_pin_until(pins, now_ms());
   o->pins = *pins;
   o->pins.preferred = NULL;
   o->pins.preferred_count = 0;
@@ -465,6 +567,7 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   owner->used += size;
   *link = o;
   object_count++;
+  fake_event(&local_events, "stored", key);
   grow_if_needed();
   return 0;
 }
@@ -472,6 +575,8 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
 static int64_t get_locked(client *c, const char *key, void *buffer, size_t size) {
   if (!c->set_up) return MCJ_INVALID_PARAMS;
   if (fail_ops) return fail_ops;
+  /* shared: the whole buffer must be registered (the object's size is not known here) */
+  if (c->shared) return transfer_allowed(c, buffer, size) ? GO_SHARED : TRANSFER_FAIL;
   object *o = *slot_of(key);
   if (o == NULL) return OBJECT_NOT_FOUND;
   if (size < o->size) return MCJ_INVALID_PARAMS;
@@ -484,6 +589,7 @@ static int64_t get_locked(client *c, const char *key, void *buffer, size_t size)
 static int exist_locked(client *c, const char *key) {
   if (!c->set_up) return MCJ_INVALID_PARAMS;
   if (fail_ops) return fail_ops;
+  if (c->shared) return GO_SHARED;
   object *o = *slot_of(key);
   if (o == NULL) return 0;
   o->lease_until_ms = now_ms() + lease_duration();
@@ -603,6 +709,8 @@ void *mooncake_store_create(void) {
   if (refuse) return NULL;
   if (layout < 1 || layout > 3) layout = layout_from_environment();
   if (layout == 0) return NULL;
+  int shared = fake_shm_enabled();
+  if (shared < 0) return NULL; /* MCJ_FAKE_SHARED names a table that cannot be used */
   pthread_once(&tracker_once, resource_tracker_init);
   if (install) {
     struct sigaction sa;
@@ -618,6 +726,8 @@ void *mooncake_store_create(void) {
   if (install) stat_sigint_handler++;
   c->id = next_client_id++;
   c->layout = layout;
+  c->shared = shared;
+  c->member.index = -1;
   c->next = clients;
   clients = c;
   stat_creates++;
@@ -628,6 +738,7 @@ void *mooncake_store_create(void) {
 void mooncake_store_destroy(void *store) {
   if (store == NULL) return;
   client *c = store;
+  if (c->shared && c->set_up) fake_shm_leave(&c->member);
   pthread_mutex_lock(&lock);
   /* The segment leaves the cluster with every object in it, whoever wrote them. */
   for (size_t b = 0; b < bucket_count; b++) {
@@ -686,7 +797,11 @@ static int setup_locked(client *c, const char *local_hostname, uint64_t segment,
   if (c->set_up) return MCJ_INVALID_PARAMS;
   if (strcmp(protocol, "tcp") != 0 && strcmp(protocol, "rdma") != 0) return MCJ_INVALID_PARAMS;
   if (local_hostname[0] == '\0') return MCJ_INVALID_PARAMS;
-  if (strchr(local_hostname, ':') != NULL) {
+  if (c->shared) {
+    int joined = fake_shm_join(&c->member, local_hostname, segment);
+    if (joined != 0) return joined;
+    snprintf(c->hostname, sizeof c->hostname, "%s", c->member.name);
+  } else if (strchr(local_hostname, ':') != NULL) {
     snprintf(c->hostname, sizeof c->hostname, "%s", local_hostname);
   } else {
     snprintf(c->hostname, sizeof c->hostname, "%s:%d", local_hostname, 12300 + c->id);
@@ -745,38 +860,50 @@ int mooncake_store_health_check(void *store) {
  * Data
  * ------------------------------------------------------------------------------------------- */
 
+/* One put after the config is decoded: local checks under the lock, then the table. */
+static int put_one(client *c, const char *key, const void *value, size_t size,
+                   const pin_request *pins, int copying) {
+  pthread_mutex_lock(&lock);
+  int result;
+  if (copying) {
+    /* A copying put goes through the client's local buffer. */
+    result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
+                                                      : put_locked(c, key, value, size, pins);
+  } else {
+    result = c->set_up && !fail_ops && !transfer_allowed(c, value, size)
+                 ? TRANSFER_FAIL
+                 : put_locked(c, key, value, size, pins);
+  }
+  int64_t delay = put_delay();
+  pthread_mutex_unlock(&lock);
+  if (result == GO_SHARED) result = fake_shm_put(&c->member, key, value, size, pins, delay);
+  return result;
+}
+
+/* Decodes and records config; 0 or the put's answer for a config the layout refuses. */
+static int decode_put_config(client *c, const void *config, pin_request *pins) {
+  pthread_mutex_lock(&lock);
+  int result = take_config(c, config, pins);
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
 int mooncake_store_put(void *store, const char *key, const void *value, size_t size,
                        const mcj_replicate_config *config) {
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
   if (value == NULL && size > 0) return MCJ_INTERNAL_ERROR;
-  client *c = store;
-  pthread_mutex_lock(&lock);
   pin_request pins;
-  int result = take_config(c, config, &pins);
-  /* A copying put goes through the client's local buffer. */
-  if (result == 0) {
-    result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
-                                                      : put_locked(c, key, value, size, &pins);
-  }
-  pthread_mutex_unlock(&lock);
-  return result;
+  int result = decode_put_config(store, config, &pins);
+  return result != 0 ? result : put_one(store, key, value, size, &pins, 1);
 }
 
 int mooncake_store_put_from(void *store, const char *key, void *buffer, size_t size,
                             const mcj_replicate_config *config) {
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
   if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
-  client *c = store;
-  pthread_mutex_lock(&lock);
   pin_request pins;
-  int result = take_config(c, config, &pins);
-  if (result == 0) {
-    result = c->set_up && !fail_ops && !transfer_allowed(c, buffer, size)
-                 ? TRANSFER_FAIL
-                 : put_locked(c, key, buffer, size, &pins);
-  }
-  pthread_mutex_unlock(&lock);
-  return result;
+  int result = decode_put_config(store, config, &pins);
+  return result != 0 ? result : put_one(store, key, buffer, size, &pins, 0);
 }
 
 int mooncake_store_batch_put_from(void *store, const char **keys, void **buffers,
@@ -789,19 +916,28 @@ int mooncake_store_batch_put_from(void *store, const char **keys, void **buffers
     if (keys[i] == NULL || (buffers[i] == NULL && sizes[i] > 0)) return MCJ_INTERNAL_ERROR;
   }
   client *c = store;
-  pthread_mutex_lock(&lock);
   pin_request pins;
-  int overall = take_config(c, config, &pins);
-  if (!overall) overall = fail_batch;
+  int overall = decode_put_config(c, config, &pins);
+  if (!overall) {
+    pthread_mutex_lock(&lock);
+    overall = fail_batch;
+    pthread_mutex_unlock(&lock);
+  }
   if (!overall) {
     for (size_t i = 0; i < count; i++) {
-      results_out[i] = c->set_up && !fail_ops && !transfer_allowed(c, buffers[i], sizes[i])
-                           ? TRANSFER_FAIL
-                           : put_locked(c, keys[i], buffers[i], sizes[i], &pins);
+      results_out[i] = put_one(c, keys[i], buffers[i], sizes[i], &pins, 0);
     }
   }
-  pthread_mutex_unlock(&lock);
   return overall;
+}
+
+static int64_t get_one(client *c, const char *key, void *buffer, size_t size) {
+  pthread_mutex_lock(&lock);
+  int64_t result = get_locked(c, key, buffer, size);
+  int64_t lease = lease_duration();
+  pthread_mutex_unlock(&lock);
+  if (result == GO_SHARED) result = fake_shm_get(&c->member, key, buffer, size, lease);
+  return result;
 }
 
 int64_t mooncake_store_get_into(void *store, const char *key, void *buffer, size_t size) {
@@ -810,17 +946,14 @@ int64_t mooncake_store_get_into(void *store, const char *key, void *buffer, size
   pthread_mutex_lock(&lock);
   char text[sizeof last_etcd_tls];
   int64_t result;
-  if (record_text_locked(key, text, sizeof text, &result) == 0) {
-    if (result >= 0 && (size_t)result > size) {
-      result = MCJ_INVALID_PARAMS;
-    } else if (result >= 0) {
-      memcpy(buffer, text, (size_t)result);
-    }
-  } else {
-    result = get_locked(store, key, buffer, size);
+  int in_band = record_text_locked(key, text, sizeof text, &result) == 0;
+  if (in_band && result >= 0 && (size_t)result > size) {
+    result = MCJ_INVALID_PARAMS;
+  } else if (in_band && result >= 0) {
+    memcpy(buffer, text, (size_t)result);
   }
   pthread_mutex_unlock(&lock);
-  return result;
+  return in_band ? result : get_one(store, key, buffer, size);
 }
 
 int mooncake_store_batch_get_into(void *store, const char **keys, void **buffers,
@@ -833,19 +966,25 @@ int mooncake_store_batch_get_into(void *store, const char **keys, void **buffers
   }
   pthread_mutex_lock(&lock);
   int overall = fail_batch;
-  if (!overall) {
-    for (size_t i = 0; i < count; i++) results_out[i] = get_locked(store, keys[i], buffers[i], sizes[i]);
-  }
   pthread_mutex_unlock(&lock);
+  if (!overall) {
+    for (size_t i = 0; i < count; i++) results_out[i] = get_one(store, keys[i], buffers[i], sizes[i]);
+  }
   return overall;
+}
+
+static int exist_one(client *c, const char *key) {
+  pthread_mutex_lock(&lock);
+  int result = exist_locked(c, key);
+  int64_t lease = lease_duration();
+  pthread_mutex_unlock(&lock);
+  if (result == GO_SHARED) result = fake_shm_exist(&c->member, key, lease);
+  return result;
 }
 
 int mooncake_store_is_exist(void *store, const char *key) {
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
-  pthread_mutex_lock(&lock);
-  int result = exist_locked(store, key);
-  pthread_mutex_unlock(&lock);
-  return result;
+  return exist_one(store, key);
 }
 
 #ifndef FAKE_MC_PARTIAL
@@ -856,15 +995,24 @@ int mooncake_store_batch_is_exist(void *store, const char **keys, size_t count, 
   }
   pthread_mutex_lock(&lock);
   int overall = fail_batch;
-  if (!overall) {
-    for (size_t i = 0; i < count; i++) results_out[i] = exist_locked(store, keys[i]);
-  }
   pthread_mutex_unlock(&lock);
+  if (!overall) {
+    for (size_t i = 0; i < count; i++) results_out[i] = exist_one(store, keys[i]);
+  }
   return overall;
 }
 #endif
 
 static int64_t stat_value(const char *name) {
+  static const char *const shared_stats[] = {"objects",   "clients",        "segments",
+                                             "clients_dropped", "evictions",
+                                             "owner_dead_recoveries", "event_seq",
+                                             "registrations", "lock_holder_pid"};
+  if (fake_shm_enabled() == 1) {
+    for (size_t i = 0; i < sizeof shared_stats / sizeof shared_stats[0]; i++) {
+      if (strcmp(name, shared_stats[i]) == 0) return fake_shm_stat(name);
+    }
+  }
   if (strcmp(name, "registered") == 0) return stat_registered;
   if (strcmp(name, "register_calls") == 0) return stat_register_calls;
   if (strcmp(name, "unregister_calls") == 0) return stat_unregister_calls;
@@ -873,6 +1021,7 @@ static int64_t stat_value(const char *name) {
   if (strcmp(name, "objects") == 0) return (int64_t)object_count;
   if (strcmp(name, "signal_thread") == 0) return stat_signal_thread;
   if (strcmp(name, "sigint_handler") == 0) return stat_sigint_handler;
+  if (strcmp(name, "evictions") == 0) return stat_evictions;
   if (strcmp(name, "clients") == 0) {
     int64_t n = 0;
     for (client *c = clients; c != NULL; c = c->next) n++;
@@ -898,12 +1047,14 @@ int64_t mooncake_store_get_size(void *store, const char *key) {
     result = MCJ_INVALID_PARAMS;
   } else if (fail_ops) {
     result = fail_ops;
+  } else if (c->shared) {
+    result = GO_SHARED;
   } else {
     object *o = *slot_of(key);
     result = o == NULL ? OBJECT_NOT_FOUND : (int64_t)o->size;
   }
   pthread_mutex_unlock(&lock);
-  return result;
+  return result == GO_SHARED ? fake_shm_size(&c->member, key) : result;
 }
 
 int mooncake_store_get_hostname(void *store, char *buf_out, size_t buf_len) {
@@ -943,7 +1094,16 @@ static int control_locked(const char *text) {
   CONTROL("sigint_handler_on_create", sigint_handler_on_create)
   CONTROL("block_on_create", block_on_create)
   CONTROL("abi", abi_override)
+  CONTROL("put_delay_us", put_delay_us)
+  CONTROL("eviction", eviction_on)
 #undef CONTROL
+  if (n == 19 && strncmp(text, "hold_shared_lock_ms", 19) == 0) {
+    return fake_shm_enabled() == 1 ? fake_shm_hold_lock(value) : MCJ_INVALID_PARAMS;
+  }
+  if (n == 16 && strncmp(text, "events_drop_next", 16) == 0) {
+    fake_events_drop_next((int)value);
+    return 0;
+  }
   if (n == 5 && strncmp(text, "reset", 5) == 0) {
     fail_ops = fail_batch = fail_setup = fail_health = fail_register = fail_create = 0;
     setup_delay_ms = 0;
@@ -951,6 +1111,9 @@ static int control_locked(const char *text) {
     sigint_handler_on_create = block_on_create = 0;
     abi_override = 0;
     max_soft_pin_ttl_ms = -1;
+    put_delay_us = -1;
+    eviction_on = -1;
+    fake_events_drop_next(0);
     return 0;
   }
   return MCJ_INVALID_PARAMS;
@@ -967,6 +1130,8 @@ int mooncake_store_remove(void *store, const char *key, int force) {
     result = MCJ_INVALID_PARAMS;
   } else if (fail_ops) {
     result = fail_ops;
+  } else if (c->shared) {
+    result = GO_SHARED;
   } else {
     object **link = slot_of(key);
     if (*link == NULL) {
@@ -974,12 +1139,13 @@ int mooncake_store_remove(void *store, const char *key, int force) {
     } else if (!force && leased(*link)) {
       result = OBJECT_HAS_LEASE;
     } else {
+      fake_event(&local_events, "removed", key);
       unlink_object(link);
       result = 0;
     }
   }
   pthread_mutex_unlock(&lock);
-  return result;
+  return result == GO_SHARED ? fake_shm_remove(&c->member, key, force) : result;
 }
 
 /* Removes every object the predicate accepts; caller holds the lock. */
@@ -1006,8 +1172,12 @@ int64_t mooncake_store_remove_by_regex(void *store, const char *pattern, int for
   regex_t regex;
   if (regcomp(&regex, pattern, REG_EXTENDED | REG_NOSUB) != 0) return MCJ_INVALID_PARAMS;
   pthread_mutex_lock(&lock);
-  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS : fail_ops ? fail_ops : remove_matching(&regex, force);
+  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS
+                   : fail_ops ? fail_ops
+                   : c->shared ? GO_SHARED
+                               : remove_matching(&regex, force);
   pthread_mutex_unlock(&lock);
+  if (result == GO_SHARED) result = fake_shm_remove_matching(&c->member, &regex, force);
   regfree(&regex);
   return result;
 }
@@ -1017,9 +1187,12 @@ int64_t mooncake_store_remove_all(void *store, int force) {
   if (store == NULL) return MCJ_INTERNAL_ERROR;
   client *c = store;
   pthread_mutex_lock(&lock);
-  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS : fail_ops ? fail_ops : remove_matching(NULL, force);
+  int64_t result = !c->set_up ? MCJ_INVALID_PARAMS
+                   : fail_ops ? fail_ops
+                   : c->shared ? GO_SHARED
+                               : remove_matching(NULL, force);
   pthread_mutex_unlock(&lock);
-  return result;
+  return result == GO_SHARED ? fake_shm_remove_matching(&c->member, NULL, force) : result;
 }
 #endif
 
