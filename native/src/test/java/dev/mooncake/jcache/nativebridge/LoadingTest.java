@@ -15,13 +15,28 @@ class LoadingTest {
 
   @Test
   void jniLibraryLoadsFromTheNativesDirectory() {
-    MooncakeNative.load();
-    MooncakeNative.load(); // idempotent
-    assertEquals(19, MooncakeNative.symbolCount());
+    MooncakeLibrary.load();
+    MooncakeLibrary.load(); // idempotent
+    assertEquals(19, MooncakeLibrary.symbolCount());
     assertEquals("natives/linux_64/", JniLoader.resourceDir());
     assertTrue(
         LoadingTest.class.getClassLoader().getResource("natives/linux_64/libmooncake_jcache.so")
             != null);
+  }
+
+  /** The sanitizer run (surefire execution "sanitizers") really runs over instrumented code. */
+  @Test
+  void theSanitizerRunLoadsTheInstrumentedLibraries() throws IOException {
+    if (!Boolean.getBoolean("mooncake.sanitizers")) {
+      return; // the plain run
+    }
+    FakeStore.open();
+    String maps = Files.readString(Path.of("/proc/self/maps"));
+    assertTrue(maps.contains("libasan.so"), "libasan preloaded");
+    assertTrue(maps.contains("libubsan.so"), "libubsan preloaded");
+    assertTrue(maps.contains(System.getProperty(JniLoader.OVERRIDE_PROPERTY)), "sanitized bridge");
+    assertTrue(maps.contains(FakeStore.library()), "sanitized fake");
+    assertTrue(FakeStore.library().contains("/sanitizers/"), FakeStore.library());
   }
 
   @Test

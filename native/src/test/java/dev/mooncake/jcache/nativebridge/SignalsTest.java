@@ -57,7 +57,7 @@ class SignalsTest {
   @Test
   void theHostProbeKeepsMooncakesSignalThreadFromStarting() {
     try (MooncakeClient client = FakeStore.client(0)) {
-      assertTrue(MooncakeNative.hostProbeVisible());
+      assertTrue(MooncakeLibrary.hostProbeVisible());
       assertEquals(0, FakeStore.stat("signal_thread"), "no sigwait thread in this JVM");
     }
   }

@@ -2,12 +2,13 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
+import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeBridgeException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
+import dev.mooncake.jcache.nativebridge.StoreAbi;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
@@ -149,7 +150,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
-    int applied = MooncakeNative.applyRpcTimeouts(timeoutMs, timeoutMs);
+    int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
@@ -170,13 +171,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
 
     List<AutoCloseable> opened = new ArrayList<>();
     try {
+      MooncakeConfig.NativeSettings nativeSettings = config.nativeSettings();
+      StoreAbi abi = nativeSettings.abi() == null ? null : StoreAbi.parse(nativeSettings.abi());
       MooncakeClient client;
       try {
-        client = MooncakeClient.create(library);
+        client = MooncakeClient.create(library, abi);
       } catch (NativeBridgeException e) {
         throw new StoreException("cannot create a Mooncake client: " + e.getMessage(), e);
       }
       opened.add(client);
+      // Before Mooncake joins the cluster: replica settings the library's layout cannot say.
+      replicaConfig(client, config, List.of()).close();
+      if (nativeSettings.etcdTls() != null) {
+        MooncakeConfig.EtcdTls tls = nativeSettings.etcdTls();
+        try {
+          client.setEtcdTlsConfig(tls.caFile(), tls.certFile(), tls.keyFile());
+        } catch (NativeBridgeException e) {
+          throw new StoreException(
+              "etcd_tls: " + e.getMessage() + " (config " + config.source() + ")", e);
+        }
+      }
       long restored = client.signalsRestored();
       int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
       restored |= client.signalsRestored();
@@ -233,9 +247,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       if (preferred.isEmpty() && !standalone && contributed > 0) {
         preferred = List.of(segment);
       }
-      MooncakeConfig.ReplicaSettings settings = config.replica();
-      ReplicaConfig replica =
-          ReplicaConfig.create(settings.replicaNum(), settings.softPin(), settings.hardPin(), preferred);
+      ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
 
       String description =
@@ -265,6 +277,23 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     } catch (RuntimeException e) {
       closeAll(opened, e);
       throw e;
+    }
+  }
+
+  /** The replicate config every put carries, in the layout of the client's library. */
+  private static ReplicaConfig replicaConfig(
+      MooncakeClient client, MooncakeConfig config, List<String> preferred) {
+    MooncakeConfig.ReplicaSettings settings = config.replica();
+    try {
+      return ReplicaConfig.create(
+          client,
+          settings.replicaNum(),
+          settings.softPin(),
+          settings.hardPin(),
+          settings.softPinTtl(),
+          preferred);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(e.getMessage() + " (config " + config.source() + ")", e);
     }
   }
 
@@ -427,28 +456,72 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     }
   }
 
-  @Override
-  public int put(String key, ByteBuffer value) {
-    byte[] k = key(key);
+  /** A call on the client: the store must be open, and a closed handle means a closed store. */
+  @FunctionalInterface
+  private interface ClientCall<T> {
+    T run(MooncakeClient client);
+  }
+
+  @FunctionalInterface
+  private interface IntClientCall {
+    int run(MooncakeClient client);
+  }
+
+  @FunctionalInterface
+  private interface LongClientCall {
+    long run(MooncakeClient client);
+  }
+
+  // The one place that checks "open", calls, and maps the bridge's ClosedHandleException (a call
+  // racing with close) to the store's closed exception. Anything else the bridge throws (a bad
+  // argument, a released region, a full handle table) goes up as it is.
+  private <T> T call(ClientCall<T> call) {
     ensureOpen();
-    try (Transfer transfer = new Transfer(value, true)) {
-      return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
-    } catch (IllegalStateException e) {
+    try {
+      return call.run(client);
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
+  }
+
+  private int callInt(IntClientCall call) {
+    ensureOpen();
+    try {
+      return call.run(client);
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
+  }
+
+  private long callLong(LongClientCall call) {
+    ensureOpen();
+    try {
+      return call.run(client);
+    } catch (ClosedHandleException e) {
       throw closedException(e);
     }
   }
 
   @Override
+  public int put(String key, ByteBuffer value) {
+    byte[] k = key(key);
+    return callInt(c -> {
+      try (Transfer transfer = new Transfer(value, true)) {
+        return c.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
+      }
+    });
+  }
+
+  @Override
   public long getInto(String key, ByteBuffer destination) {
     byte[] k = key(key);
-    ensureOpen();
-    try (Transfer transfer = new Transfer(destination, false)) {
-      long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
-      transfer.deliver(destination, result);
-      return result;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callLong(c -> {
+      try (Transfer transfer = new Transfer(destination, false)) {
+        long result = c.getInto(k, transfer.buffer, transfer.offset, transfer.length);
+        transfer.deliver(destination, result);
+        return result;
+      }
+    });
   }
 
   private static void checkBatch(String[] keys, ByteBuffer[] buffers) {
@@ -479,23 +552,17 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     if (k.length == 0) {
       return new int[0];
     }
-    BatchTransfer batch = null;
-    try {
-      batch = new BatchTransfer(values, true);
-      int[] results = new int[k.length];
-      int overall =
-          client.batchPutFrom(k, batch.buffers, batch.offsets, batch.lengths, replica, results);
-      if (overall != 0) {
-        Arrays.fill(results, overall);
+    return call(c -> {
+      try (BatchTransfer batch = new BatchTransfer(values, true)) {
+        int[] results = new int[k.length];
+        int overall =
+            c.batchPutFrom(k, batch.buffers, batch.offsets, batch.lengths, replica, results);
+        if (overall != 0) {
+          Arrays.fill(results, overall);
+        }
+        return results;
       }
-      return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    } finally {
-      if (batch != null) {
-        batch.close();
-      }
-    }
+    });
   }
 
   @Override
@@ -506,37 +573,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     if (k.length == 0) {
       return new long[0];
     }
-    BatchTransfer batch = null;
-    try {
-      batch = new BatchTransfer(destinations, false);
-      long[] results = new long[k.length];
-      int overall = client.batchGetInto(k, batch.buffers, batch.offsets, batch.lengths, results);
-      if (overall != 0) {
-        Arrays.fill(results, overall);
-      } else {
-        for (int i = 0; i < k.length; i++) {
-          batch.transfers.get(i).deliver(destinations[i], results[i]);
+    return call(c -> {
+      try (BatchTransfer batch = new BatchTransfer(destinations, false)) {
+        long[] results = new long[k.length];
+        int overall = c.batchGetInto(k, batch.buffers, batch.offsets, batch.lengths, results);
+        if (overall != 0) {
+          Arrays.fill(results, overall);
+        } else {
+          for (int i = 0; i < k.length; i++) {
+            batch.transfers.get(i).deliver(destinations[i], results[i]);
+          }
         }
+        return results;
       }
-      return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    } finally {
-      if (batch != null) {
-        batch.close();
-      }
-    }
+    });
   }
 
   @Override
   public int isExist(String key) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.isExist(k);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callInt(c -> c.isExist(k));
   }
 
   @Override
@@ -547,69 +603,42 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     if (k.length == 0) {
       return new int[0];
     }
-    try {
+    return call(c -> {
       int[] results = new int[k.length];
-      int overall = client.batchIsExist(k, results);
+      int overall = c.batchIsExist(k, results);
       if (overall != 0) {
         Arrays.fill(results, overall);
       }
       return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    });
   }
 
   @Override
   public long getSize(String key) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.getSize(k);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callLong(c -> c.getSize(k));
   }
 
   @Override
   public int remove(String key, boolean force) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.remove(k, force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callInt(c -> c.remove(k, force));
   }
 
   @Override
   public long removeByRegex(String pattern, boolean force) {
     byte[] p = key(pattern);
-    ensureOpen();
-    try {
-      return client.removeByRegex(p, force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callLong(c -> c.removeByRegex(p, force));
   }
 
   @Override
   public long removeAll(boolean force) {
-    ensureOpen();
-    try {
-      return client.removeAll(force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callLong(c -> c.removeAll(force));
   }
 
   @Override
   public int healthCheck() {
-    ensureOpen();
-    try {
-      return client.healthCheck();
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return callInt(MooncakeClient::healthCheck);
   }
 
   @Override
@@ -646,16 +675,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       return NO_REGISTRATION;
     }
     ensureOpen();
-    long address = MooncakeNative.bufferAddress(buffer);
+    long address = NativeRegion.addressOf(buffer);
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
-        int code;
-        try {
-          code = client.registerBuffer(buffer, 0, buffer.capacity());
-        } catch (IllegalStateException e) {
-          throw closedException(e);
-        }
+        int code = callInt(c -> c.registerBuffer(buffer, 0, buffer.capacity()));
         if (code != 0) {
           throw new StoreException(
               "registering a caller buffer of "
@@ -693,7 +717,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
         if (code != 0) {
           LOG.warn("unregistering a caller buffer at 0x{} answered {}", Long.toHexString(address), StoreStatus.describe(code));
         }
-      } catch (IllegalStateException e) {
+      } catch (ClosedHandleException e) {
         // closed meanwhile: nothing left to unregister
       }
     }

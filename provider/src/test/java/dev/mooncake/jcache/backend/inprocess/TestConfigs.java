@@ -35,7 +35,7 @@ final class TestConfigs {
         d.localHostname(),
         segment,
         localBuffer,
-        d.enableOffload(),
+        d.nativeSettings(),
         d.tenantId(),
         d.library(),
         d.numWorkers(),
