@@ -11,12 +11,12 @@ import org.scijava.nativelib.NativeLoader;
 /**
  * Loads {@code libmooncake_jcache.so}, the JNI half of the bridge, once per class loader.
  *
- * <p>The library travels in the jar once per platform it is built for ({@link #BUILT}), at
- * {@code natives/<platform>/libmooncake_jcache.so}, the path scijava native-lib-loader picks by
- * os.name and os.arch; its extractor copies it to a temporary directory and we
- * {@code System.load} it ourselves so that a failure can name the file, the platform and the
- * loader's own reason in one line (the loader swallows the cause). The system property
- * {@value #OVERRIDE_PROPERTY} names a file to load instead, for development.
+ * <p>The library travels in the jar once per platform it is built for ({@link #BUILT}), at {@code
+ * natives/<platform>/libmooncake_jcache.so}, the path scijava native-lib-loader picks by os.name
+ * and os.arch; its extractor copies it to a temporary directory and we {@code System.load} it
+ * ourselves so that a failure can name the file, the platform and the loader's own reason in one
+ * line (the loader swallows the cause). The system property {@value #OVERRIDE_PROPERTY} names a
+ * file to load instead, for development.
  */
 final class JniLoader {
   static final String LIBRARY = "mooncake_jcache";
@@ -93,9 +93,9 @@ final class JniLoader {
   }
 
   /**
-   * The one line for a platform this jar has no bridge for: the platform, the directory looked
-   * in, the platforms the jar does carry and the two ways out. Package-visible so a test can ask
-   * for a platform directory that does not exist.
+   * The one line for a platform this jar has no bridge for: the platform, the directory looked in,
+   * the platforms the jar does carry and the two ways out. Package-visible so a test can ask for a
+   * platform directory that does not exist.
    */
   static String missingPlatformMessage(String resourceDir) {
     StringBuilder carried = new StringBuilder();
