@@ -43,6 +43,7 @@ typedef struct mcj_store {
   mcj_library *library;
   void *mc;
   int abi;                        /* enum mcj_abi: the layout the user named, or UNKNOWN */
+  int set_up;                     /* a setup answered 0; atomic */
   int signal_flags;
   uint64_t signals_restored;      /* cumulative, see mcj_signals_leave */
   pthread_mutex_t regions_lock;   /* guards regions / region_count */

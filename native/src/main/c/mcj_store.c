@@ -115,6 +115,7 @@ JNIEXPORT jint JNICALL CLIENT_FN(setup)(JNIEnv *env, jclass cls, jlong handle,
                                      protocol.chars, device_name.chars, master.chars);
   uint64_t restored = mcj_signals_leave(&guard);
   __atomic_fetch_or(&store->signals_restored, restored, __ATOMIC_SEQ_CST);
+  if (result == 0) __atomic_store_n(&store->set_up, 1, __ATOMIC_SEQ_CST);
 cleanup:
   mcj_leave(&slot);
   mcj_string_release(env, &local_hostname);
@@ -126,7 +127,8 @@ cleanup:
 }
 
 /* mooncake_store_set_etcd_tls_config, before setup. A library without it gets a
- * NativeBridgeException naming the symbol: TLS asked for and not applied must not pass. */
+ * NativeBridgeException naming the symbol, a store already set up an IllegalStateException
+ * (Mooncake would take the call and ignore it): TLS asked for and not applied must not pass. */
 JNIEXPORT void JNICALL CLIENT_FN(setEtcdTlsConfig)(JNIEnv *env, jclass cls, jlong handle,
                                                    jstring jca, jstring jcert, jstring jkey) {
   (void)cls;
@@ -139,6 +141,10 @@ JNIEXPORT void JNICALL CLIENT_FN(setEtcdTlsConfig)(JNIEnv *env, jclass cls, jlon
   }
   mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
   if (store == NULL) goto cleanup;
+  if (__atomic_load_n(&store->set_up, __ATOMIC_SEQ_CST)) {
+    mcj_throw_ise(env, "etcd TLS must be configured before setup: Mooncake ignores it after");
+    goto cleanup;
+  }
   if (store->library->api.set_etcd_tls_config == NULL) {
     mcj_throw_bridge(env,
                      "'%s' does not export mooncake_store_set_etcd_tls_config, so etcd_tls "

@@ -9,16 +9,16 @@ import java.util.Locale;
  * the one layer between its users and C: each operation is a line that calls this class's own
  * native with the live handle (RocksJava's {@code RocksDB} shape). Thread-safe: Mooncake's handle
  * is shared by many threads. {@link #close()} waits for calls in flight, unregisters regions
- * registered through this client, and destroys it, exactly once; calls after that throw
- * {@link ClosedHandleException}.
+ * registered through this client, and destroys it, exactly once; calls after that throw {@link
+ * ClosedHandleException}.
  *
  * <p>Arguments: keys and patterns are UTF-8 {@code byte[]} (see {@link #key(String)}), non-empty,
  * without NUL. Buffers are direct {@link ByteBuffer}s with an {@code offset} and {@code length}
  * inside the capacity (position and limit are ignored); destinations must not be read-only. Bad
- * arguments throw {@link NullPointerException} or {@link IllegalArgumentException} before
- * Mooncake is called. Results are Mooncake's codes, unchanged (0 or a count/size on success, a
- * negative code on failure; -1 means "invalid argument or internal error", Mooncake does not say
- * which). Batch calls take arrays of the same length (at least 1) and write one result per key.
+ * arguments throw {@link NullPointerException} or {@link IllegalArgumentException} before Mooncake
+ * is called. Results are Mooncake's codes, unchanged (0 or a count/size on success, a negative code
+ * on failure; -1 means "invalid argument or internal error", Mooncake does not say which). Batch
+ * calls take arrays of the same length (at least 1) and write one result per key.
  *
  * <p>Signals: by default the JVM keeps SIGINT/SIGTERM/SIGHUP (see docs/native-bridge.md); the
  * system property {@value #SIGNALS_PROPERTY}{@code =mooncake} leaves Mooncake's handling alone.
@@ -95,8 +95,8 @@ public final class MooncakeClient extends NativeOwner {
   }
 
   /**
-   * {@code mooncake_store_set_etcd_tls_config}, to call before {@link #setup}. Throws
-   * {@link NativeBridgeException} naming the symbol when the library does not export it.
+   * {@code mooncake_store_set_etcd_tls_config}, to call before {@link #setup}. Throws {@link
+   * NativeBridgeException} naming the symbol when the library does not export it.
    */
   public void setEtcdTlsConfig(String caFile, String certFile, String keyFile) {
     setEtcdTlsConfig(handle(), caFile, certFile, keyFile);

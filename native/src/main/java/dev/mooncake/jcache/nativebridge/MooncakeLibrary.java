@@ -4,14 +4,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One loaded {@code libmooncake_store.so} with all 19 required functions of its C ABI resolved
- * (an error names each one missing) and the optional ones looked up ({@link #hasEtcdTlsConfig}).
- * A library is never unloaded (Mooncake leaves threads and atexit handlers behind): a path is
- * opened once and instances need no closing.
+ * One loaded {@code libmooncake_store.so} with all 19 required functions of its C ABI resolved (an
+ * error names each one missing) and the optional ones looked up ({@link #hasEtcdTlsConfig}). A
+ * library is never unloaded (Mooncake leaves threads and atexit handlers behind): a path is opened
+ * once and instances need no closing.
  *
- * <p>Which file: the config's {@code library} path; else the environment variable
- * {@value #ENVIRONMENT_VARIABLE} (as Mooncake's own Rust binding does); else the plain soname
- * {@value #SONAME} through the dynamic loader's search path ({@code LD_LIBRARY_PATH}, ld.so.cache).
+ * <p>Which file: the config's {@code library} path; else the environment variable {@value
+ * #ENVIRONMENT_VARIABLE} (as Mooncake's own Rust binding does); else the plain soname {@value
+ * #SONAME} through the dynamic loader's search path ({@code LD_LIBRARY_PATH}, ld.so.cache).
  */
 public final class MooncakeLibrary {
   public static final String ENVIRONMENT_VARIABLE = "MOONCAKE_STORE_LIBRARY";

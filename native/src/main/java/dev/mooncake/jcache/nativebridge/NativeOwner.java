@@ -4,10 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Java object that owns one native handle, RocksJava style: {@link #close()} frees it exactly
- * once, whichever thread calls it and however often; every use after that throws
- * {@link ClosedHandleException} naming the object. (A call racing with close gets the native
- * side's ClosedHandleException; it never touches freed memory.) Each public operation of a
- * subclass is one line: {@code return someNative(handle(), ...)}, the only "ensure open" there is.
+ * once, whichever thread calls it and however often; every use after that throws {@link
+ * ClosedHandleException} naming the object. (A call racing with close gets the native side's
+ * ClosedHandleException; it never touches freed memory.) Each public operation of a subclass is one
+ * line: {@code return someNative(handle(), ...)}, the only "ensure open" there is.
  */
 abstract class NativeOwner implements AutoCloseable {
   private final AtomicLong handle;

@@ -11,10 +11,10 @@ import java.nio.ByteBuffer;
  * pages back to the system at once; a view still held somewhere keeps pointing at valid (zeroed)
  * memory. The mapping itself is unmapped only when no view, slice or duplicate of a view is
  * reachable any more: the native side keeps weak references to the views and checks them, and a
- * {@link Cleaner} retries when a view is collected. So no Java code can ever touch unmapped
- * memory through this class. Closing while a client still has the region registered throws
- * {@link IllegalStateException}: close the client first. A closed region's handle throws
- * {@link ClosedHandleException}; a released one refuses views with an IllegalStateException.
+ * {@link Cleaner} retries when a view is collected. So no Java code can ever touch unmapped memory
+ * through this class. Closing while a client still has the region registered throws {@link
+ * IllegalStateException}: close the client first. A closed region's handle throws {@link
+ * ClosedHandleException}; a released one refuses views with an IllegalStateException.
  */
 public final class NativeRegion implements AutoCloseable {
   private static final Cleaner CLEANER = Cleaner.create();

@@ -7,8 +7,8 @@ import java.util.List;
  * A native {@code replicate_config} passed to every put; owns its native copy. It is encoded once,
  * in the layout of the client it is made for ({@link MooncakeClient#abi()}), and only puts through
  * a client of that layout accept it. What cannot be said in that layout is refused here, with an
- * {@link IllegalArgumentException} naming the setting and the library: a hard pin on v1, a soft
- * pin TTL on v1 or v2, any pin when the layout is not named.
+ * {@link IllegalArgumentException} naming the setting and the library: a hard pin on v1, a soft pin
+ * TTL on v1 or v2, any pin when the layout is not named.
  */
 public final class ReplicaConfig extends NativeOwner {
   private final String description;
@@ -35,11 +35,9 @@ public final class ReplicaConfig extends NativeOwner {
     String[] segments = preferredSegments.toArray(new String[0]);
     long ttlMs = softPinTtl == null ? -1 : softPinTtl.toMillis();
     if (softPinTtl != null && ttlMs <= 0) {
-      throw new IllegalArgumentException(
-          "soft_pin_ttl must be at least 1 ms, not " + softPinTtl);
+      throw new IllegalArgumentException("soft_pin_ttl must be at least 1 ms, not " + softPinTtl);
     }
-    long handle =
-        newReplicaConfig(client.handle(), replicaNum, softPin, hardPin, ttlMs, segments);
+    long handle = newReplicaConfig(client.handle(), replicaNum, softPin, hardPin, ttlMs, segments);
     return new ReplicaConfig(
         handle,
         "replicas="

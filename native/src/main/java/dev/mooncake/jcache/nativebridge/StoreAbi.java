@@ -5,9 +5,9 @@ import java.util.Locale;
 /**
  * The layout of {@code struct mooncake_replicate_config} in the loaded library (the config key
  * {@code abi}). Mooncake's {@code store_c.h} has no version symbol and no exported function tells
- * the layouts apart, so the bridge cannot find out by itself: without a named layout it passes
- * only what all three read alike (replica count and preferred segments, no pin) and refuses a
- * config that needs more. See {@code docs/native-bridge.md} for which Mooncake has which.
+ * the layouts apart, so the bridge cannot find out by itself: without a named layout it passes only
+ * what all three read alike (replica count and preferred segments, no pin) and refuses a config
+ * that needs more. See {@code docs/native-bridge.md} for which Mooncake has which.
  */
 public enum StoreAbi {
   /** {@code with_soft_pin}, no hard pin, no TTL (32 bytes). */

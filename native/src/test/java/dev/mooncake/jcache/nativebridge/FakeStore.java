@@ -90,7 +90,8 @@ final class FakeStore {
   static MooncakeClient client(long segmentSize, String protocol) {
     MooncakeClient client = MooncakeClient.create(open());
     int code =
-        client.setup("127.0.0.1", "P2PHANDSHAKE", segmentSize, 1 << 20, protocol, "", "127.0.0.1:50051");
+        client.setup(
+            "127.0.0.1", "P2PHANDSHAKE", segmentSize, 1 << 20, protocol, "", "127.0.0.1:50051");
     assertEquals(0, code, "fixture setup");
     return client;
   }

@@ -64,7 +64,8 @@ class LoadingTest {
   @Test
   void fixtureLoadsAndIsCachedByPath() {
     MooncakeLibrary first = MooncakeLibrary.open(FakeStore.library(), null);
-    MooncakeLibrary second = MooncakeLibrary.open(FakeStore.library(), "/ignored/because/config/wins.so");
+    MooncakeLibrary second =
+        MooncakeLibrary.open(FakeStore.library(), "/ignored/because/config/wins.so");
     assertEquals(first.handle(), second.handle());
     assertEquals(FakeStore.library(), first.path());
     assertTrue(first.origin().contains("config"), first.origin());
@@ -99,7 +100,8 @@ class LoadingTest {
   void missingSymbolsAreAllNamed() {
     NativeBridgeException e =
         assertThrows(
-            NativeBridgeException.class, () -> MooncakeLibrary.open(FakeStore.partialLibrary(), null));
+            NativeBridgeException.class,
+            () -> MooncakeLibrary.open(FakeStore.partialLibrary(), null));
     String message = e.getMessage();
     assertTrue(message.contains(FakeStore.partialLibrary()), message);
     assertTrue(message.contains("lacks 3 of the 19"), message);
@@ -116,7 +118,8 @@ class LoadingTest {
     Path text = dir.resolve("libmooncake_store.so");
     Files.writeString(text, "hello");
     NativeBridgeException e =
-        assertThrows(NativeBridgeException.class, () -> MooncakeLibrary.open(text.toString(), null));
+        assertThrows(
+            NativeBridgeException.class, () -> MooncakeLibrary.open(text.toString(), null));
     assertTrue(e.getMessage().contains(text.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("the config's 'library'"), e.getMessage());
   }

@@ -20,8 +20,20 @@ class OptionalSymbolsTest {
           recorded.matches(
               "calls=\\d+ ca=/tls/ca.pem cert=/tls/client.pem key=/tls/client.key after_setup=0"),
           recorded);
-      assertThrowsExactly(NullPointerException.class,
-          () -> client.setEtcdTlsConfig(null, "c", "k"));
+      assertThrowsExactly(
+          NullPointerException.class, () -> client.setEtcdTlsConfig(null, "c", "k"));
+    }
+  }
+
+  @Test
+  void etcdTlsAfterSetupIsRefusedRatherThanIgnored() {
+    try (MooncakeClient client = FakeStore.client(0)) {
+      String before = FakeStore.lastEtcdTls(client);
+      IllegalStateException e =
+          assertThrowsExactly(
+              IllegalStateException.class, () -> client.setEtcdTlsConfig("ca", "cert", "key"));
+      assertTrue(e.getMessage().contains("before setup"), e::getMessage);
+      assertEquals(before, FakeStore.lastEtcdTls(client), "never reached the library");
     }
   }
 
@@ -30,10 +42,13 @@ class OptionalSymbolsTest {
     MooncakeLibrary partial = FakeStore.openNoEtcdTls();
     assertFalse(partial.hasEtcdTlsConfig());
     try (MooncakeClient client = MooncakeClient.create(partial)) {
-      NativeBridgeException e = assertThrowsExactly(NativeBridgeException.class,
-          () -> client.setEtcdTlsConfig("ca", "cert", "key"));
+      NativeBridgeException e =
+          assertThrowsExactly(
+              NativeBridgeException.class, () -> client.setEtcdTlsConfig("ca", "cert", "key"));
       assertEquals(
-          "'" + FakeStore.noEtcdTlsLibrary() + "' does not export mooncake_store_set_etcd_tls_config,"
+          "'"
+              + FakeStore.noEtcdTlsLibrary()
+              + "' does not export mooncake_store_set_etcd_tls_config,"
               + " so etcd_tls cannot be applied: use a Mooncake build that has it, or remove"
               + " etcd_tls",
           e.getMessage());

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * Each replica setting reaches each replicate_config layout as the right bits: read back from the
- * fake (which reads the struct in the layout it is told, as the Mooncake of that layout would)
- * and checked byte for byte at the published offsets.
+ * fake (which reads the struct in the layout it is told, as the Mooncake of that layout would) and
+ * checked byte for byte at the published offsets.
  */
 class ReplicaLayoutTest {
   private static final byte[] VALUE_KEY = MooncakeClient.key("layout-value");
@@ -36,8 +36,13 @@ class ReplicaLayoutTest {
     }
   }
 
-  private static void refused(String fragment, StoreAbi fakeLayout, StoreAbi named,
-      boolean soft, boolean hard, Duration ttl) {
+  private static void refused(
+      String fragment,
+      StoreAbi fakeLayout,
+      StoreAbi named,
+      boolean soft,
+      boolean hard,
+      Duration ttl) {
     try (MooncakeClient client = FakeStore.client(fakeLayout, named)) {
       Executable create = () -> ReplicaConfig.create(client, 1, soft, hard, ttl, List.of());
       IllegalArgumentException e = assertThrowsExactly(IllegalArgumentException.class, create);
@@ -47,25 +52,45 @@ class ReplicaLayoutTest {
 
   @Test
   void v1CarriesTheSoftPinAndRefusesWhatItCannotSay() {
-    assertEquals("layout=v1 replica_num=2 soft_pin=1 preferred=",
+    assertEquals(
+        "layout=v1 replica_num=2 soft_pin=1 preferred=",
         sent(StoreAbi.V1, true, false, null, List.of()));
-    assertEquals("layout=v1 replica_num=2 soft_pin=0 preferred=",
+    assertEquals(
+        "layout=v1 replica_num=2 soft_pin=0 preferred=",
         sent(StoreAbi.V1, false, false, null, List.of()));
-    refused("with_hard_pin: '" + FakeStore.library() + "' has the v1 replicate_config layout",
-        StoreAbi.V1, StoreAbi.V1, false, true, null);
-    refused("soft_pin_ttl: '" + FakeStore.library() + "' has the v1",
-        StoreAbi.V1, StoreAbi.V1, true, false, Duration.ofSeconds(5));
+    refused(
+        "with_hard_pin: '" + FakeStore.library() + "' has the v1 replicate_config layout",
+        StoreAbi.V1,
+        StoreAbi.V1,
+        false,
+        true,
+        null);
+    refused(
+        "soft_pin_ttl: '" + FakeStore.library() + "' has the v1",
+        StoreAbi.V1,
+        StoreAbi.V1,
+        true,
+        false,
+        Duration.ofSeconds(5));
   }
 
   @Test
   void v2CarriesBothPinsAndRefusesATtl() {
-    assertEquals("layout=v2 replica_num=2 soft_pin=1 hard_pin=0 preferred=",
+    assertEquals(
+        "layout=v2 replica_num=2 soft_pin=1 hard_pin=0 preferred=",
         sent(StoreAbi.V2, true, false, null, List.of()));
-    assertEquals("layout=v2 replica_num=2 soft_pin=0 hard_pin=1 preferred=",
+    assertEquals(
+        "layout=v2 replica_num=2 soft_pin=0 hard_pin=1 preferred=",
         sent(StoreAbi.V2, false, true, null, List.of()));
-    assertEquals("layout=v2 replica_num=2 soft_pin=1 hard_pin=1 preferred=",
+    assertEquals(
+        "layout=v2 replica_num=2 soft_pin=1 hard_pin=1 preferred=",
         sent(StoreAbi.V2, true, true, null, List.of()));
-    refused("has no soft pin TTL (v3 has)", StoreAbi.V2, StoreAbi.V2, true, false,
+    refused(
+        "has no soft pin TTL (v3 has)",
+        StoreAbi.V2,
+        StoreAbi.V2,
+        true,
+        false,
         Duration.ofSeconds(5));
   }
 
@@ -84,7 +109,12 @@ class ReplicaLayoutTest {
     assertEquals(
         "layout=v3 replica_num=2 hard_pin=0 soft_pin_action=0 has_ttl=0 ttl_ms=0 preferred=",
         sent(StoreAbi.V3, false, false, null, List.of()));
-    refused("soft_pin_ttl needs with_soft_pin: true", StoreAbi.V3, StoreAbi.V3, false, false,
+    refused(
+        "soft_pin_ttl needs with_soft_pin: true",
+        StoreAbi.V3,
+        StoreAbi.V3,
+        false,
+        false,
         Duration.ofSeconds(5));
   }
 
@@ -112,7 +142,12 @@ class ReplicaLayoutTest {
       String needs = "needs to know the replicate_config layout of '" + FakeStore.library() + "'";
       refused("with_soft_pin " + needs, layout, null, true, false, null);
       refused("with_hard_pin " + needs, layout, null, false, true, null);
-      refused("set the config key abi to v1, v2 or v3", layout, null, true, false,
+      refused(
+          "set the config key abi to v1, v2 or v3",
+          layout,
+          null,
+          true,
+          false,
           Duration.ofSeconds(1));
     }
   }
@@ -130,13 +165,22 @@ class ReplicaLayoutTest {
         MooncakeClient v3 = FakeStore.client(StoreAbi.V3, StoreAbi.V3);
         ReplicaConfig config = ReplicaConfig.create(v2, 1, true, false, null, List.of())) {
       ByteBuffer value = ByteBuffer.allocateDirect(1);
-      IllegalArgumentException e = assertThrowsExactly(IllegalArgumentException.class,
-          () -> v3.putFrom(VALUE_KEY, value, 0, 1, config));
-      assertTrue(e.getMessage().contains("encoded for layout v2, but the store's is v3"), e::getMessage);
+      IllegalArgumentException e =
+          assertThrowsExactly(
+              IllegalArgumentException.class, () -> v3.putFrom(VALUE_KEY, value, 0, 1, config));
+      assertTrue(
+          e.getMessage().contains("encoded for layout v2, but the store's is v3"), e::getMessage);
       int[] results = new int[1];
-      assertThrowsExactly(IllegalArgumentException.class, () -> v3.batchPutFrom(
-          new byte[][] {VALUE_KEY}, new ByteBuffer[] {value}, new int[1], new int[] {1}, config,
-          results));
+      assertThrowsExactly(
+          IllegalArgumentException.class,
+          () ->
+              v3.batchPutFrom(
+                  new byte[][] {VALUE_KEY},
+                  new ByteBuffer[] {value},
+                  new int[1],
+                  new int[] {1},
+                  config,
+                  results));
       assertEquals(0, v3.isExist(VALUE_KEY), "nothing reached Mooncake");
     }
   }
@@ -147,8 +191,15 @@ class ReplicaLayoutTest {
         ReplicaConfig config = ReplicaConfig.create(client, 1, true, false, null, List.of())) {
       ByteBuffer value = ByteBuffer.allocateDirect(1);
       int[] results = new int[1];
-      assertEquals(0, client.batchPutFrom(new byte[][] {MooncakeClient.key("batch-layout")},
-          new ByteBuffer[] {value}, new int[1], new int[] {1}, config, results));
+      assertEquals(
+          0,
+          client.batchPutFrom(
+              new byte[][] {MooncakeClient.key("batch-layout")},
+              new ByteBuffer[] {value},
+              new int[1],
+              new int[] {1},
+              config,
+              results));
       assertEquals(0, results[0]);
       assertEquals(
           "layout=v3 replica_num=1 hard_pin=0 soft_pin_action=1 has_ttl=0 ttl_ms=0 preferred=",

@@ -359,15 +359,60 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     }
   }
 
+  /**
+   * A key as Mooncake takes it, or null when Mooncake would refuse it (null, empty, or holding a
+   * NUL, which C would cut short). Per-key failures are statuses, never exceptions (the
+   * ObjectStore contract): callers answer INVALID_PARAMS for a null here.
+   */
   private static byte[] key(String key) {
-    Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("empty key");
-    }
-    if (key.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("key contains a NUL character");
+    if (key == null || key.isEmpty() || key.indexOf('\0') >= 0) {
+      return null;
     }
     return key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static final int INVALID = StoreStatus.INVALID_PARAMS.code();
+
+  /** INVALID_PARAMS for a call Mooncake would refuse; a closed store still throws first. */
+  private int invalid() {
+    ensureOpen();
+    return INVALID;
+  }
+
+  /** A call into the client that may find it closed. */
+  @FunctionalInterface
+  private interface ClientCall<T> {
+    T call();
+  }
+
+  /** A call answering a status or a length: no boxing on the path of every get. */
+  @FunctionalInterface
+  private interface LongClientCall {
+    long call();
+  }
+
+  /**
+   * The one place where a call is made on the client: refused once the store is closed, and the
+   * bridge's "handle closed" ({@link ClosedHandleException}, a call racing with close) turned into
+   * a {@link StoreException} naming this store. Anything else the bridge throws (a bad argument,
+   * a released region, a full handle table) goes up as it is.
+   */
+  private <T> T call(ClientCall<T> call) {
+    ensureOpen();
+    try {
+      return call.call();
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
+  }
+
+  private long callLong(LongClientCall call) {
+    ensureOpen();
+    try {
+      return call.call();
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
   }
 
   /** How one buffer reaches Mooncake: as is, registered for the call, or through a copy. */
@@ -456,58 +501,15 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     }
   }
 
-  /** A call on the client: the store must be open, and a closed handle means a closed store. */
-  @FunctionalInterface
-  private interface ClientCall<T> {
-    T run(MooncakeClient client);
-  }
-
-  @FunctionalInterface
-  private interface IntClientCall {
-    int run(MooncakeClient client);
-  }
-
-  @FunctionalInterface
-  private interface LongClientCall {
-    long run(MooncakeClient client);
-  }
-
-  // The one place that checks "open", calls, and maps the bridge's ClosedHandleException (a call
-  // racing with close) to the store's closed exception. Anything else the bridge throws (a bad
-  // argument, a released region, a full handle table) goes up as it is.
-  private <T> T call(ClientCall<T> call) {
-    ensureOpen();
-    try {
-      return call.run(client);
-    } catch (ClosedHandleException e) {
-      throw closedException(e);
-    }
-  }
-
-  private int callInt(IntClientCall call) {
-    ensureOpen();
-    try {
-      return call.run(client);
-    } catch (ClosedHandleException e) {
-      throw closedException(e);
-    }
-  }
-
-  private long callLong(LongClientCall call) {
-    ensureOpen();
-    try {
-      return call.run(client);
-    } catch (ClosedHandleException e) {
-      throw closedException(e);
-    }
-  }
-
   @Override
   public int put(String key, ByteBuffer value) {
     byte[] k = key(key);
-    return callInt(c -> {
+    if (k == null || value == null || !value.hasRemaining()) {
+      return invalid();
+    }
+    return (int) callLong(() -> {
       try (Transfer transfer = new Transfer(value, true)) {
-        return c.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
+        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
       }
     });
   }
@@ -515,130 +517,168 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
   @Override
   public long getInto(String key, ByteBuffer destination) {
     byte[] k = key(key);
-    return callLong(c -> {
+    if (k == null || destination == null || destination.isReadOnly()) {
+      return invalid();
+    }
+    return callLong(() -> {
       try (Transfer transfer = new Transfer(destination, false)) {
-        long result = c.getInto(k, transfer.buffer, transfer.offset, transfer.length);
+        long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
         transfer.deliver(destination, result);
         return result;
       }
     });
   }
 
-  private static void checkBatch(String[] keys, ByteBuffer[] buffers) {
+  private static void checkBatch(String[] keys, Object[] buffers) {
     Objects.requireNonNull(keys, "keys");
-    Objects.requireNonNull(buffers, "buffers");
-    if (keys.length != buffers.length) {
+    if (buffers != null && keys.length != buffers.length) {
       throw new IllegalArgumentException(keys.length + " keys but " + buffers.length + " buffers");
-    }
-    for (int i = 0; i < buffers.length; i++) {
-      int index = i;
-      Objects.requireNonNull(buffers[i], () -> "buffers[" + index + "] is null");
     }
   }
 
-  private static byte[][] keys(String[] keys) {
-    byte[][] encoded = new byte[keys.length][];
-    for (int i = 0; i < keys.length; i++) {
-      encoded[i] = key(keys[i]);
+  /**
+   * The keys of a batch as Mooncake takes them, and which of them it can take: a key or buffer it
+   * would refuse answers INVALID_PARAMS alone, and the others still go, as the in-process store
+   * does it.
+   */
+  private static final class Batch {
+    final int[] positions; // of the valid entries, in the caller's arrays
+    final byte[][] keys;
+
+    Batch(String[] keys, ByteBuffer[] buffers, boolean destinations) {
+      int[] positions = new int[keys.length];
+      byte[][] encoded = new byte[keys.length][];
+      int valid = 0;
+      for (int i = 0; i < keys.length; i++) {
+        byte[] k = key(keys[i]);
+        ByteBuffer buffer = buffers == null ? null : buffers[i];
+        boolean usable = buffers == null || (buffer != null
+            && (destinations ? !buffer.isReadOnly() : buffer.hasRemaining()));
+        if (k != null && usable) {
+          positions[valid] = i;
+          encoded[valid++] = k;
+        }
+      }
+      this.positions = Arrays.copyOf(positions, valid);
+      this.keys = Arrays.copyOf(encoded, valid);
     }
-    return encoded;
+
+    boolean all(int length) {
+      return keys.length == length;
+    }
+
+    ByteBuffer[] select(ByteBuffer[] buffers) {
+      ByteBuffer[] selected = new ByteBuffer[positions.length];
+      for (int i = 0; i < positions.length; i++) {
+        selected[i] = buffers[positions[i]];
+      }
+      return selected;
+    }
   }
 
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    checkBatch(keys, values);
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new int[0];
+    checkBatch(keys, Objects.requireNonNull(values, "values"));
+    Batch batch = new Batch(keys, values, false);
+    int[] results = new int[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results); // still refused when closed
     }
-    return call(c -> {
-      try (BatchTransfer batch = new BatchTransfer(values, true)) {
-        int[] results = new int[k.length];
-        int overall =
-            c.batchPutFrom(k, batch.buffers, batch.offsets, batch.lengths, replica, results);
+    ByteBuffer[] selected = batch.select(values);
+    int[] answered = new int[selected.length];
+    call(() -> {
+      try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
+        int overall = client.batchPutFrom(batch.keys, transfer.buffers, transfer.offsets,
+            transfer.lengths, replica, answered);
         if (overall != 0) {
-          Arrays.fill(results, overall);
+          Arrays.fill(answered, overall);
         }
-        return results;
       }
+      return null;
     });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
+    }
+    return results;
   }
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    checkBatch(keys, destinations);
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new long[0];
+    checkBatch(keys, Objects.requireNonNull(destinations, "destinations"));
+    Batch batch = new Batch(keys, destinations, true);
+    long[] results = new long[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results);
     }
-    return call(c -> {
-      try (BatchTransfer batch = new BatchTransfer(destinations, false)) {
-        long[] results = new long[k.length];
-        int overall = c.batchGetInto(k, batch.buffers, batch.offsets, batch.lengths, results);
+    ByteBuffer[] selected = batch.select(destinations);
+    long[] answered = new long[selected.length];
+    call(() -> {
+      try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
+        int overall = client.batchGetInto(
+            batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
         if (overall != 0) {
-          Arrays.fill(results, overall);
+          Arrays.fill(answered, overall);
         } else {
-          for (int i = 0; i < k.length; i++) {
-            batch.transfers.get(i).deliver(destinations[i], results[i]);
+          for (int i = 0; i < selected.length; i++) {
+            transfer.transfers.get(i).deliver(selected[i], answered[i]);
           }
         }
-        return results;
       }
+      return null;
     });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
+    }
+    return results;
   }
 
   @Override
   public int isExist(String key) {
     byte[] k = key(key);
-    return callInt(c -> c.isExist(k));
+    return k == null ? invalid() : (int) callLong(() -> client.isExist(k));
   }
 
   @Override
   public int[] batchIsExist(String[] keys) {
-    Objects.requireNonNull(keys, "keys");
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new int[0];
+    checkBatch(keys, null);
+    Batch batch = new Batch(keys, null, false);
+    int[] results = new int[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results);
     }
-    return call(c -> {
-      int[] results = new int[k.length];
-      int overall = c.batchIsExist(k, results);
+    int[] answered = new int[batch.keys.length];
+    call(() -> {
+      int overall = client.batchIsExist(batch.keys, answered);
       if (overall != 0) {
-        Arrays.fill(results, overall);
+        Arrays.fill(answered, overall);
       }
-      return results;
+      return null;
     });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
+    }
+    return results;
   }
 
   @Override
   public long getSize(String key) {
     byte[] k = key(key);
-    return callLong(c -> c.getSize(k));
+    return k == null ? invalid() : callLong(() -> client.getSize(k));
   }
 
   @Override
   public int remove(String key, boolean force) {
     byte[] k = key(key);
-    return callInt(c -> c.remove(k, force));
+    return k == null ? invalid() : (int) callLong(() -> client.remove(k, force));
   }
 
   @Override
   public long removeByRegex(String pattern, boolean force) {
     byte[] p = key(pattern);
-    return callLong(c -> c.removeByRegex(p, force));
-  }
-
-  @Override
-  public long removeAll(boolean force) {
-    return callLong(c -> c.removeAll(force));
-  }
-
-  @Override
-  public int healthCheck() {
-    return callInt(MooncakeClient::healthCheck);
+    return p == null ? invalid() : callLong(() -> client.removeByRegex(p, force));
   }
 
   @Override
@@ -679,7 +719,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
-        int code = callInt(c -> c.registerBuffer(buffer, 0, buffer.capacity()));
+        int code = (int) callLong(() -> client.registerBuffer(buffer, 0, buffer.capacity()));
         if (code != 0) {
           throw new StoreException(
               "registering a caller buffer of "

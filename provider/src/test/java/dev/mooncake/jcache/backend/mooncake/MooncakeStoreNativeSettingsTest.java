@@ -43,8 +43,10 @@ class MooncakeStoreNativeSettingsTest {
     TestConfig config = new TestConfig();
     config.replica = new ReplicaSettings(1, true, false, List.of());
     String message = refusal(config);
-    assertTrue(message.contains("with_soft_pin needs to know the replicate_config layout of '"
-        + Fake.library() + "'"), message);
+    assertTrue(
+        message.contains(
+            "with_soft_pin needs to know the replicate_config layout of '" + Fake.library() + "'"),
+        message);
     assertTrue(message.contains("set the config key abi to v1, v2 or v3"), message);
     assertTrue(message.contains("test config"), message);
   }
@@ -58,8 +60,12 @@ class MooncakeStoreNativeSettingsTest {
     try (MooncakeStore store = config.open()) {
       assertEquals(0, store.put("pinned", ByteBuffer.wrap(new byte[] {1, 2, 3})));
       String sent = recorded(store, "__fake_mc__/replicate_config/last");
-      assertTrue(sent.startsWith("layout=v3 replica_num=1 hard_pin=0 soft_pin_action=1 has_ttl=1"
-          + " ttl_ms=30000 preferred=" + store.segment()), sent);
+      assertTrue(
+          sent.startsWith(
+              "layout=v3 replica_num=1 hard_pin=0 soft_pin_action=1 has_ttl=1"
+                  + " ttl_ms=30000 preferred="
+                  + store.segment()),
+          sent);
     }
   }
 
@@ -69,8 +75,8 @@ class MooncakeStoreNativeSettingsTest {
     config.nativeSettings = new NativeSettings("v1", null);
     config.replica = new ReplicaSettings(1, false, true, List.of());
     String message = refusal(config);
-    assertTrue(message.contains("v1 replicate_config layout (abi v1), which has no hard pin"),
-        message);
+    assertTrue(
+        message.contains("v1 replicate_config layout (abi v1), which has no hard pin"), message);
   }
 
   @Test
