@@ -98,7 +98,8 @@ class SignalsTest {
                 // -P aarch64-qemu names its qemu-user wrapper: without binfmt_misc the arm64
                 // java of java.home cannot be exec()ed directly
                 System.getProperty(
-                    "mooncake.test.java", Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                    "mooncake.test.java",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()),
                 "-cp",
                 classPath,
                 "-Dmooncake.fixture.library=" + FakeStore.library(),
