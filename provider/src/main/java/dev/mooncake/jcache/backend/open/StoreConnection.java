@@ -8,6 +8,7 @@ import dev.mooncake.jcache.lock.KeyLockRegistry;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.Ticker;
+import java.util.function.Supplier;
 
 /**
  * A cache manager's connection to its store: the {@link ObjectStore} the config names, and the key
@@ -23,10 +24,11 @@ public final class StoreConnection implements AutoCloseable {
   private final AutoCloseable release;
   private final KeyLockRegistry.Lease locks;
 
-  private StoreConnection(ObjectStore store, AutoCloseable release) {
+  private StoreConnection(
+      ObjectStore store, AutoCloseable release, Supplier<? extends KeyLocks> newLocks) {
     this.store = store;
     this.release = release;
-    this.locks = KeyLockRegistry.acquire(store, LocalKeyLocks::new);
+    this.locks = KeyLockRegistry.acquire(store, newLocks);
   }
 
   /** Opens the store a config names: a new in-process store, or a lease on the shared client. */
@@ -35,14 +37,23 @@ public final class StoreConnection implements AutoCloseable {
       case IN_PROCESS -> of(InProcessStore.open(config, ticker));
       case MOONCAKE -> {
         SharedMooncakeStores.Lease lease = SharedMooncakeStores.open(config);
-        yield new StoreConnection(lease.store(), lease);
+        yield new StoreConnection(
+            lease.store(), lease, () -> newLocks(config, lease.store(), ticker));
       }
     };
   }
 
   /** A connection owning a store opened elsewhere (tests): closing it closes the store. */
   public static StoreConnection of(ObjectStore store) {
-    return new StoreConnection(store, store);
+    return new StoreConnection(store, store, LocalKeyLocks::new);
+  }
+
+  /**
+   * The key locks the first manager on a Mooncake connection makes (later managers share them).
+   * The seam where locks that reach across JVMs plug in; today they reach this JVM.
+   */
+  private static KeyLocks newLocks(MooncakeConfig config, ObjectStore store, Ticker ticker) {
+    return new LocalKeyLocks();
   }
 
   public ObjectStore store() {
