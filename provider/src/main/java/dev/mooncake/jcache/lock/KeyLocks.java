@@ -27,6 +27,14 @@ public interface KeyLocks {
 
   /** A held lock; closing it releases it. */
   interface Held extends AutoCloseable {
+    /**
+     * Called right before each store mutation made under this lock: throws a
+     * {@link javax.cache.CacheException} (and nothing is written) when the lock can no longer be
+     * trusted to be exclusive. A local lock always can; a cluster lock cannot once its lease on
+     * the holder's clock has run out (see {@code lock.cluster.ClusterKeyLocks}).
+     */
+    default void ensureHeld() {}
+
     @Override
     void close();
   }
