@@ -11,6 +11,7 @@ import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import dev.mooncake.jcache.storage.EntryStorage;
 import dev.mooncake.jcache.storage.KeyNamespace;
@@ -55,7 +56,7 @@ public final class MooncakeCacheManager implements CacheManager {
   private final MooncakeConfig config;
   private final ObjectStore store;
   private final Lanes lanes;
-  private final KeyLocks locks = new LocalKeyLocks();
+  private final KeyLocks locks;
   private final Codec codec;
   private final ExecutorService events;
   private final ExpirySweeper sweeper;
@@ -89,7 +90,23 @@ public final class MooncakeCacheManager implements CacheManager {
     String id = "m" + MANAGER_IDS.incrementAndGet();
     this.codec = new TypedCodec(new SerializationCodec(
         new DeserializationFilter(config.deserializationAllowList()), classLoader));
-    this.store = store;
+    if (config.consistency().level() == MooncakeConfig.Consistency.Level.CLUSTER) {
+      // Atomic per key across every JVM of the cluster: the store the caches see checks each
+      // mutation under a lock against the lock's lease (docs/cluster-consistency.md).
+      ClusterLocking cluster;
+      try {
+        cluster = ClusterLocking.on(
+            store, config.consistency().lockLease(), config.operationTimeout());
+      } catch (RuntimeException e) {
+        store.close(); // the lease on the shared client goes back
+        throw e;
+      }
+      this.locks = cluster.locks();
+      this.store = cluster.store();
+    } else {
+      this.locks = new LocalKeyLocks();
+      this.store = store;
+    }
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.nativebridge.ReplicaConfig;
 import dev.mooncake.jcache.store.BufferPool;
 import dev.mooncake.jcache.store.CallerMemory;
 import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.store.OwnSegment;
 import dev.mooncake.jcache.store.StoreException;
 import dev.mooncake.jcache.store.StoreStatus;
 import java.nio.ByteBuffer;
@@ -55,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * refuses new calls, waits for calls in flight, unregisters the region, destroys the client; the
  * region's pages are given back then and its mapping once no buffer of it is reachable.
  */
-public final class MooncakeStore implements ObjectStore, CallerMemory {
+public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegment {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeStore.class);
 
   private final MooncakeConfig config;
@@ -63,6 +64,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
   private final NativeRegion region;
   private final RegionBufferPool pool;
   private final ReplicaConfig replica;
+  /** Hard pin in this client's own segment (cluster locks); null when it contributes none. */
+  private final ReplicaConfig pinnedHere;
   private final String segment;
   private final boolean registrationNeeded;
   private final String description;
@@ -76,6 +79,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       NativeRegion region,
       RegionBufferPool pool,
       ReplicaConfig replica,
+      ReplicaConfig pinnedHere,
       String segment,
       boolean registrationNeeded,
       String description) {
@@ -84,6 +88,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     this.region = region;
     this.pool = pool;
     this.replica = replica;
+    this.pinnedHere = pinnedHere;
     this.segment = segment;
     this.registrationNeeded = registrationNeeded;
     this.description = description;
@@ -236,6 +241,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       ReplicaConfig replica =
           ReplicaConfig.create(settings.replicaNum(), settings.softPin(), settings.hardPin(), preferred);
       opened.add(replica);
+      ReplicaConfig pinnedHere = null;
+      if (!standalone && contributed > 0) {
+        pinnedHere = ReplicaConfig.create(1, false, true, List.of(segment));
+        opened.add(pinnedHere);
+      }
 
       String description =
           "mooncake(master "
@@ -253,7 +263,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
               + library.path()
               + ")";
       MooncakeStore store =
-          new MooncakeStore(config, client, region, pool, replica, segment, rdma, description);
+          new MooncakeStore(config, client, region, pool, replica, pinnedHere, segment, rdma,
+              description);
       try {
         Runtime.getRuntime().addShutdownHook(store.shutdownHook);
       } catch (IllegalStateException shuttingDown) {
@@ -438,6 +449,28 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     ensureOpen();
     try (Transfer transfer = new Transfer(value, true)) {
       return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
+    } catch (IllegalStateException e) {
+      throw closedException(e);
+    }
+  }
+
+  /** This client's segment, or null when it contributes none (standalone-store, size 0). */
+  @Override
+  public String ownSegment() {
+    return pinnedHere == null ? null : segment;
+  }
+
+  @Override
+  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+    if (pinnedHere == null) {
+      throw new StoreException("this client contributes no segment of its own (mode "
+          + config.mode().configValue() + ", global_segment_size " + config.globalSegmentSize()
+          + "): nothing can be placed in it (" + description + ")");
+    }
+    byte[] k = key(key);
+    ensureOpen();
+    try (Transfer transfer = new Transfer(value, true)) {
+      return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
     } catch (IllegalStateException e) {
       throw closedException(e);
     }
@@ -740,6 +773,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       client.close(); // waits for calls in flight, unregisters the region, destroys the client
     } finally {
       replica.close();
+      if (pinnedHere != null) {
+        pinnedHere.close();
+      }
       region.close(); // pages back now; the mapping when no buffer of it is reachable
       LOG.debug("closed {}", description);
     }

@@ -4,6 +4,7 @@ import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.store.BufferPool;
 import dev.mooncake.jcache.store.CallerMemory;
 import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.store.OwnSegment;
 import dev.mooncake.jcache.store.StoreException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -112,7 +113,7 @@ public final class SharedMooncakeStores {
   }
 
   /** A manager's use of a shared client: every call delegates; close gives the lease back. */
-  private static final class Lease implements ObjectStore, CallerMemory {
+  private static final class Lease implements ObjectStore, CallerMemory, OwnSegment {
     private final Connection connection;
     private final MooncakeStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -138,6 +139,16 @@ public final class SharedMooncakeStores {
     @Override
     public int[] batchPut(String[] keys, ByteBuffer[] values) {
       return store().batchPut(keys, values);
+    }
+
+    @Override
+    public String ownSegment() {
+      return store.ownSegment();
+    }
+
+    @Override
+    public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+      return store().putPinnedInOwnSegment(key, value);
     }
 
     @Override

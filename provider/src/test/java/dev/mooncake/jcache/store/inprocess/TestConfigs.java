@@ -46,7 +46,8 @@ final class TestConfigs {
         eviction,
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        d.consistency());
   }
 
   static MooncakeConfig segment(long segment) {

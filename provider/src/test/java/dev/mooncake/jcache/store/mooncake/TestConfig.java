@@ -46,7 +46,8 @@ final class TestConfig {
         d.eviction(),
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        d.consistency());
   }
 
   MooncakeStore open() {
