@@ -160,16 +160,19 @@ public final class ClusterPeer {
   private String cas(String key, int perThread) throws Exception {
     Counts counts = new Counts();
     twoThreads(thread -> {
-      long attempts = 0;
-      while (counts.done.get() < 2L * perThread && attempts++ < 100_000) {
+      int mine = 0;
+      for (long attempts = 0; mine < perThread; attempts++) {
+        if (attempts > 100_000) {
+          counts.errors.incrementAndGet(); // no progress: starved
+          return;
+        }
         try {
           Long value = counters.get(key);
           if (value == null) {
             counts.absent.incrementAndGet();
           } else if (counters.replace(key, value, value + 1)) {
-            if (counts.done.incrementAndGet() > 2L * perThread) {
-              counts.errors.incrementAndGet(); // a third thread's worth: cannot happen
-            }
+            mine++;
+            counts.done.incrementAndGet();
           }
         } catch (Exception e) {
           counts.error("replace " + key, e);

@@ -28,8 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 public abstract class MultiJvmScenarios {
   private static final int JVMS = 3;
 
-  @TempDir
-  Path dir;
   private Path config;
   private final List<Peer> peers = new ArrayList<>();
 
@@ -46,7 +44,7 @@ public abstract class MultiJvmScenarios {
   protected abstract Duration deathBound();
 
   @BeforeAll
-  void startPeers() throws Exception {
+  void startPeers(@TempDir Path dir) throws Exception {
     assumeAvailable();
     config = dir.resolve("cluster.json");
     Files.writeString(config, configJson());
