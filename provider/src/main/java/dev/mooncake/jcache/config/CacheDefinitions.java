@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config;
 
+import dev.mooncake.jcache.config.source.ClassLoaders;
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
 import java.lang.reflect.Modifier;
@@ -177,7 +178,7 @@ public final class CacheDefinitions {
       throw new ConfigException(message(def, key, name + " is abstract; name a concrete class or a Factory"));
     }
     try {
-      type.getConstructor();
+      var unused = type.getConstructor(); // only whether it exists
     } catch (NoSuchMethodException e) {
       throw new ConfigException(message(def, key, name + " has no public no-argument constructor"), e);
     }

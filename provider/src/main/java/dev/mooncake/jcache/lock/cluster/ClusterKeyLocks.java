@@ -2,7 +2,7 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
-import dev.mooncake.jcache.store.StoreStatus;
+import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -271,11 +271,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     if (leftovers.isEmpty()) {
       return;
     }
-    for (Hold hold : leftovers) {
-      if (!holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record)) {
-        leftovers.remove(hold);
-      }
-    }
+    leftovers.removeIf(hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record));
   }
 
   /** One try: removes the lock object if it still carries {@code record}'s token. */

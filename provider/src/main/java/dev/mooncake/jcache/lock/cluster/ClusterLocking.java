@@ -1,7 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
-import dev.mooncake.jcache.store.ObjectStore;
-import dev.mooncake.jcache.store.OwnSegment;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.OwnSegment;
 import java.time.Duration;
 import javax.cache.CacheException;
 

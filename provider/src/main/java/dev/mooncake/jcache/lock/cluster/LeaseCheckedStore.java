@@ -1,7 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
-import dev.mooncake.jcache.store.BufferPool;
-import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
 
 /**

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.store.StoreStatus;
+import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

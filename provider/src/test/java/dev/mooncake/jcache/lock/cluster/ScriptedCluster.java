@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.lock.cluster;
 
-import dev.mooncake.jcache.store.StoreStatus;
+import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
