@@ -123,7 +123,7 @@ class GoodConfigTest {
   @Test
   void lmcacheStyleConfig() {
     MooncakeConfig config = parse("{'type':'mooncake_store','num_workers':8,"
-        + "'per_op_workers':{'lookup':2,'retrieve':16,'store':4},'local_hostname':'node01',"
+        + "'per_op_workers':{'delete':2,'retrieve':16,'store':4},'local_hostname':'node01',"
         + "'metadata_server':'http://localhost:8080/metadata','master_server_addr':'localhost:50051',"
         + "'protocol':'tcp','local_buffer_size':'3221225472','global_segment_size':'3221225472'}");
 
@@ -132,7 +132,7 @@ class GoodConfigTest {
     assertEquals("http://localhost:8080/metadata", config.metadataServer());
     assertEquals("node01", config.localHostname());
     assertEquals(8, config.numWorkers());
-    assertEquals(Map.of("lookup", 2, "retrieve", 16, "store", 4), config.perOpWorkers());
+    assertEquals(Map.of("delete", 2, "retrieve", 16, "store", 4), config.perOpWorkers());
     assertEquals(3221225472L, config.globalSegmentSize());
     assertEquals(3221225472L, config.localBufferSize());
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
@@ -187,7 +187,7 @@ class GoodConfigTest {
     assertEquals(new ExpirySettings("created", Duration.ofMillis(1500)), config.caches().get("sessions").expiry());
     assertEquals(new ExpirySettings("eternal", null), config.caches().get("forever").expiry());
     assertEquals(List.of("users", "sessions", "forever"), List.copyOf(config.caches().keySet()), "file order is kept");
-    assertEquals(CacheDefinition.unset("other"), config.cacheOrDefault("other"));
+    assertEquals(null, config.caches().get("other"));
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
   }
 

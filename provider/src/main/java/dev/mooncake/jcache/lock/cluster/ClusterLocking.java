@@ -5,21 +5,16 @@ import dev.mooncake.jcache.backend.OwnSegment;
 import java.time.Duration;
 import javax.cache.CacheException;
 
-/**
- * Cluster locks on one store connection: the locks, and the store the caches must use so that
- * every mutation under a lock is checked against its lease.
- *
- * @param locks the key locks
- * @param store the connection's store, wrapped by {@link LeaseCheckedStore}
- */
-public record ClusterLocking(ClusterKeyLocks locks, ObjectStore store) {
+/** Builds the cluster locks of one store connection. */
+public final class ClusterLocking {
+  private ClusterLocking() {}
 
   /**
    * Cluster locks on {@code store}, which must contribute a segment of its own: a lock lives
    * there so that it disappears with a holder that dies. Without one no bound on a dead holder's
    * locks could be given, so this refuses.
    */
-  public static ClusterLocking on(ObjectStore store, Duration lease, Duration timeout) {
+  public static ClusterKeyLocks locks(ObjectStore store, Duration lease, Duration timeout) {
     String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
     if (segment == null) {
       throw new CacheException("consistency \"cluster\" needs a Mooncake client that contributes"
@@ -29,8 +24,7 @@ public record ClusterLocking(ClusterKeyLocks locks, ObjectStore store) {
           + " docs/cluster-consistency.md)");
     }
     String holder = segment + " pid " + ProcessHandle.current().pid();
-    ClusterKeyLocks locks = new ClusterKeyLocks(
+    return new ClusterKeyLocks(
         new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout);
-    return new ClusterLocking(locks, new LeaseCheckedStore(store, locks));
   }
 }

@@ -8,8 +8,10 @@ import java.nio.ByteBuffer;
  * The store as the caches see it under {@code consistency: cluster}: every put and remove of a
  * key whose cluster lock this JVM holds first asks {@link ClusterKeyLocks#beforeMutation}, which
  * refuses (a {@link javax.cache.CacheException}, nothing written) once the lock's lease has run
- * out. Checking here, right before the call that goes to Mooncake, keeps the window between the
- * check and the write as small as the cache can make it, and no write path can forget it.
+ * out. The entry layer asks {@code Held.ensureHeld()} before each mutation too; checking here as
+ * well, right before each call that goes to Mooncake, also covers the retries the entry layer
+ * makes of a remove or put (-703, -706) within the operation timeout, which could otherwise send
+ * a write long after the lease.
  */
 public final class LeaseCheckedStore implements ObjectStore {
   private final ObjectStore store;
@@ -68,16 +70,6 @@ public final class LeaseCheckedStore implements ObjectStore {
   @Override
   public long removeByRegex(String pattern, boolean force) {
     return store.removeByRegex(pattern, force);
-  }
-
-  @Override
-  public long removeAll(boolean force) {
-    return store.removeAll(force);
-  }
-
-  @Override
-  public int healthCheck() {
-    return store.healthCheck();
   }
 
   @Override

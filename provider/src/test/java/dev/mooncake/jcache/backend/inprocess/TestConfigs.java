@@ -69,19 +69,6 @@ final class TestConfigs {
         16 * MIB, localBuffer, EvictionSettings.DEFAULT, ReplicaSettings.DEFAULT, timeout);
   }
 
-  /** A manual clock in nanoseconds (starting away from zero, like System.nanoTime). */
-  static final class Clock {
-    final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-
-    long now() {
-      return nanos.get();
-    }
-
-    void advanceMillis(long millis) {
-      nanos.addAndGet(millis * 1_000_000L);
-    }
-  }
-
   static ByteBuffer utf8(String text) {
     return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
   }

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,9 +101,14 @@ class RegionBufferPoolTest {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread waiter = new Thread(() -> failure.set(assertThrows(StoreException.class, () -> pool.acquire(1))));
     waiter.start();
-    Thread.sleep(100);
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (!pool.hasWaiters() && System.nanoTime() < deadline) {
+      Thread.onSpinWait(); // until the waiter waits for space: then close must wake it
+    }
+    assertTrue(pool.hasWaiters(), "the waiter never waited");
     pool.close();
-    waiter.join(5000);
+    waiter.join(5000); // the pool's own timeout is 10 s: only close can end the wait this soon
+    assertFalse(waiter.isAlive(), "close did not wake the waiter");
     assertTrue(failure.get().getMessage().contains("closed"), failure.get().getMessage());
   }
 
