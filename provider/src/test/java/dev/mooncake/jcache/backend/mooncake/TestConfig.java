@@ -21,6 +21,7 @@ final class TestConfig {
   String library = Fake.library();
   MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
   Duration operationTimeout = Duration.ofSeconds(2);
+  MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
 
   MooncakeConfig build() {
     MooncakeConfig d = ConfigLoader.defaults();
@@ -47,7 +48,7 @@ final class TestConfig {
         d.deserializationAllowList(),
         d.caches(),
         d.strict(),
-        d.consistency());
+        consistency);
   }
 
   MooncakeStore open() {
