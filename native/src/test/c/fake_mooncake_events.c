@@ -21,6 +21,7 @@
  *       token_ids: nil}
  *   backend_id is MCJ_FAKE_EVENTS_BACKEND_ID (default "fake"). Keys are never parsed as token
  *   hashes (seq_hashes is always empty).
+ * In the one-process mode the counters are the process's: give each process its own file there.
  * A record is written with one write() on an O_APPEND descriptor; a reader that finds a short
  * record at the end is looking at a write in progress and should wait.
  *

@@ -166,7 +166,8 @@ static size_t table_bytes(uint64_t slot_count, uint64_t bucket_count) {
 
 static int init_table(int fd, uint64_t slot_count, uint64_t bucket_count) {
   size_t bytes = table_bytes(slot_count, bucket_count);
-  if (ftruncate(fd, (off_t)bytes) != 0) return -1;
+  /* to 0 first: whatever an older file held must read as zeros (empty buckets, free slots) */
+  if (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)bytes) != 0) return -1;
   shm_header *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (h == MAP_FAILED) return -1;
   memset(h, 0, sizeof *h);

@@ -16,7 +16,10 @@
  *    the segment of the client that was chosen for it (preferred_segments first, else round-robin
  *    over clients with room); destroying a client loses the objects in its segment;
  *  - put / put_from are create-only (an existing key answers 0 and keeps the old value); size 0 and
- *    replica_num 0 answer -600; a full pool answers -200 (no eviction);
+ *    replica_num 0 answer -600; a full pool answers -200 (no eviction), unless eviction is on (ctl
+ *    eviction=1 or MCJ_FAKE_EVICTION=1): then unpinned objects out of their lease are evicted
+ *    first, soft-pinned ones next, hard-pinned ones never, and -200 only when nothing can go
+ *    (stat "evictions" counts them);
  *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
  *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
  *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
@@ -37,6 +40,7 @@
  *      fail_create=<n>      the next n creates return NULL
  *      lease_ms=<n>
  *      abi=1|2|3            the replicate_config layout of the next creates (0: MCJ_FAKE_ABI)
+ *      eviction=0|1         one-process mode: evict when the pool is full (see above)
  *      put_delay_us=<us>    shared mode: a put sleeps that long between reserving the key (in
  *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US)
  *      events_drop_next=<n> the next n events this process publishes are dropped (a gap)
@@ -169,6 +173,7 @@ typedef struct object {
   char *data;
   size_t size;
   int64_t lease_until_ms;
+  int64_t soft_pin_until_ms; /* 0: none */
   pin_request pins; /* preferred not kept */
   client *owner;
   struct object *next;
@@ -183,6 +188,8 @@ static object **buckets;
 static size_t bucket_count;
 static size_t object_count;
 
+static long stat_evictions;
+static int eviction_on = -1; /* ctl eviction=0|1; -1: MCJ_FAKE_EVICTION */
 static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
     stat_destroys, stat_signal_thread, stat_sigint_handler;
 
@@ -475,6 +482,57 @@ static client *pick_segment(const pin_request *pins, size_t size) {
   return NULL;
 }
 
+static int eviction_enabled(void) {
+  if (eviction_on < 0) {
+    const char *env = getenv("MCJ_FAKE_EVICTION");
+    eviction_on = env != NULL && strcmp(env, "1") == 0;
+  }
+  return eviction_on;
+}
+
+/* With eviction on (ctl eviction=1 or MCJ_FAKE_EVICTION=1; off by default, where a full pool
+ * answers -200 at once): makes room in the first preferred client, else the first client that can
+ * hold size, by evicting its objects that are not hard-pinned and out of their lease, those without
+ * an active soft pin first, oldest lease first (as the shared mode and Mooncake do). NULL when that
+ * cannot make room. Caller holds the lock. */
+static client *evict_for(const pin_request *pins, size_t size) {
+  client *target = NULL;
+  for (size_t i = 0; pins->preferred != NULL && i < pins->preferred_count && !target; i++) {
+    for (client *c = clients; c != NULL && !target; c = c->next) {
+      if (c->set_up && pins->preferred[i] != NULL && strcmp(c->hostname, pins->preferred[i]) == 0 &&
+          c->segment_size >= size) {
+        target = c;
+      }
+    }
+  }
+  for (client *c = clients; c != NULL && !target; c = c->next) {
+    if (c->set_up && c->segment_size >= size) target = c;
+  }
+  if (target == NULL) return NULL;
+  int64_t now = now_ms();
+  while (target->segment_size - target->used < size) {
+    object **victim = NULL;
+    int victim_pinned = 0;
+    for (size_t b = 0; b < bucket_count; b++) {
+      for (object **link = &buckets[b]; *link != NULL; link = &(*link)->next) {
+        object *o = *link;
+        if (o->owner != target || o->pins.hard_pin || o->lease_until_ms > now) continue;
+        int pinned = o->soft_pin_until_ms > now;
+        if (victim == NULL || pinned < victim_pinned ||
+            (pinned == victim_pinned && o->lease_until_ms < (*victim)->lease_until_ms)) {
+          victim = link;
+          victim_pinned = pinned;
+        }
+      }
+    }
+    if (victim == NULL) return NULL;
+    fake_event(&local_events, "removed", (*victim)->key);
+    unlink_object(victim);
+    stat_evictions++;
+  }
+  return target;
+}
+
 /* Stores a copy; caller holds the lock. */
 static int put_locked(client *c, const char *key, const void *value, size_t size,
                       const pin_request *pins) {
@@ -487,6 +545,7 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   object **link = slot_of(key);
   if (*link != NULL) return 0; /* create-only: keep the old value */
   client *owner = pick_segment(pins, size);
+  if (owner == NULL && eviction_enabled()) owner = evict_for(pins, size);
   if (owner == NULL) return NO_AVAILABLE_HANDLE;
   object *o = calloc(1, sizeof *o);
   if (o == NULL) return MCJ_INTERNAL_ERROR;
@@ -500,6 +559,7 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   }
   memcpy(o->data, value, size);
   o->size = size;
+  o->soft_pin_until_ms = fake_soft_pin_until(pins, now_ms());
   o->pins = *pins;
   o->pins.preferred = NULL;
   o->pins.preferred_count = 0;
@@ -961,6 +1021,7 @@ static int64_t stat_value(const char *name) {
   if (strcmp(name, "objects") == 0) return (int64_t)object_count;
   if (strcmp(name, "signal_thread") == 0) return stat_signal_thread;
   if (strcmp(name, "sigint_handler") == 0) return stat_sigint_handler;
+  if (strcmp(name, "evictions") == 0) return stat_evictions;
   if (strcmp(name, "clients") == 0) {
     int64_t n = 0;
     for (client *c = clients; c != NULL; c = c->next) n++;
@@ -1034,6 +1095,7 @@ static int control_locked(const char *text) {
   CONTROL("block_on_create", block_on_create)
   CONTROL("abi", abi_override)
   CONTROL("put_delay_us", put_delay_us)
+  CONTROL("eviction", eviction_on)
 #undef CONTROL
   if (n == 19 && strncmp(text, "hold_shared_lock_ms", 19) == 0) {
     return fake_shm_enabled() == 1 ? fake_shm_hold_lock(value) : MCJ_INVALID_PARAMS;
@@ -1050,6 +1112,7 @@ static int control_locked(const char *text) {
     abi_override = 0;
     max_soft_pin_ttl_ms = -1;
     put_delay_us = -1;
+    eviction_on = -1;
     fake_events_drop_next(0);
     return 0;
   }

@@ -198,6 +198,69 @@ static void test_layouts(fake_api *api) {
   api->destroy(v3);
 }
 
+static int64_t stat(fake_api *api, void *store, const char *name) {
+  char key[128];
+  snprintf(key, sizeof key, "__fake_mc__/stat/%s", name);
+  return api->get_size(store, key);
+}
+
+/* One-process eviction (ctl eviction=1), and issue 12's hazard seen through it: a v2 caller's soft
+ * pin is a hard pin to a v3 library, so the pool fills up instead of evicting. */
+static void test_eviction(fake_api *api) {
+  /* the only client: its 64 KiB segment is the whole pool */
+  setenv("MCJ_FAKE_ABI", "v3", 1);
+  void *store = set_up_client(api, 64 << 10);
+  unsetenv("MCJ_FAKE_ABI");
+  static char value[16 << 10];
+  char key[64];
+  check(api->remove(store, "__fake_mc__/ctl/eviction=1", 1) == 0, "ctl eviction=1");
+  struct {
+    config_v2 v2;
+    char tail[16];
+  } v2_soft = {{1, 1, 0, NULL, 0}, {0}};
+  for (int i = 0; i < 4; i++) {
+    snprintf(key, sizeof key, "ev/v2soft/%d", i);
+    check(api->put(store, key, value, sizeof value, (void *)&v2_soft) == 0, "v2 soft put %d", i);
+  }
+  check(api->put(store, "ev/v2soft/4", value, sizeof value, (void *)&v2_soft) == -200,
+        "v2's soft pin on v3 is a hard pin: the full pool answers -200");
+  check(api->remove_all(store, 1) == 4, "remove_all");
+  config_v3 soft = {1, 0, NULL, 0, 1, 0, 0}, plain = {1, 0, NULL, 0, 0, 0, 0};
+  int64_t evictions = stat(api, store, "evictions");
+  for (int i = 0; i < 3; i++) {
+    snprintf(key, sizeof key, "ev/soft/%d", i);
+    check(api->put(store, key, value, sizeof value, (void *)&soft) == 0, "v3 soft put %d", i);
+  }
+  check(api->put(store, "ev/plain/0", value, sizeof value, (void *)&plain) == 0, "plain put");
+  check(api->put(store, "ev/plain/1", value, sizeof value, (void *)&plain) == 0, "evicting put");
+  check(api->get_size(store, "ev/plain/0") == -704, "the unpinned object is evicted first");
+  check(api->get_size(store, "ev/soft/0") == (int64_t)sizeof value, "soft-pinned ones stay");
+  check(api->put(store, "ev/soft/3", value, sizeof value, (void *)&soft) == 0 &&
+            api->get_size(store, "ev/plain/1") == -704,
+        "again the unpinned one goes");
+  check(api->put(store, "ev/soft/4", value, sizeof value, (void *)&soft) == 0,
+        "a pool of soft-pinned objects evicts one of them");
+  check(stat(api, store, "evictions") == evictions + 3, "three evictions");
+  char buffer[16 << 10];
+  for (int i = 0; i < 5; i++) {
+    snprintf(key, sizeof key, "ev/soft/%d", i);
+    api->get_into(store, key, buffer, sizeof buffer); /* a read lease on each */
+  }
+  check(api->put(store, "ev/leased", value, sizeof value, (void *)&plain) == -200,
+        "objects inside their lease are not evicted");
+  check(api->remove(store, "__fake_mc__/ctl/eviction=0", 1) == 0, "ctl eviction=0");
+  check(api->remove_all(store, 1) == 4, "remove_all");
+  for (int i = 0; i < 4; i++) {
+    snprintf(key, sizeof key, "ev/off/%d", i);
+    check(api->put(store, key, value, sizeof value, (void *)&plain) == 0, "put %d", i);
+  }
+  check(api->put(store, "ev/off/4", value, sizeof value, (void *)&plain) == -200,
+        "eviction off: a full pool answers -200");
+  api->remove_all(store, 1);
+  check(api->remove(store, "__fake_mc__/ctl/eviction=-1", 1) == 0, "eviction back to default");
+  api->destroy(store);
+}
+
 static void test_etcd_tls(fake_api *api) {
   void *store = api->create();
   api->set_tls(store, "/ca.pem", "/cert.pem", NULL);
@@ -242,6 +305,7 @@ int main(int argc, char **argv) {
   fake_api api;
   load_api(library, &api);
   test_layouts(&api);
+  test_eviction(&api);
   test_etcd_tls(&api);
   test_partial(argv[2]);
   char self[4096];

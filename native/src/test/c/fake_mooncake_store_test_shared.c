@@ -767,25 +767,45 @@ static void scenario_events_one_process(void) {
   api.destroy(store);
 }
 
+/* The table file held garbage before the first process came (a stale file of another run): the
+ * first process re-initialises it, and every bucket reads empty. */
+static void scenario_stale_file(void) {
+  void *store = set_up_client(&api, 1 << 20);
+  char key[32], got[32];
+  for (int i = 0; i < 200; i++) {
+    snprintf(key, sizeof key, "stale/%d", i);
+    check(api.is_exist(store, key) == 0, "%s absent in a fresh table", key);
+    check(put_text(store, key, key, NULL) == 0, "put %s", key);
+  }
+  for (int i = 0; i < 200; i++) {
+    snprintf(key, sizeof key, "stale/%d", i);
+    check(api.get_into(store, key, got, sizeof got) > 0 && strcmp(got, key) == 0, "get %s", key);
+  }
+  check(stat_of(store, "objects") == 200, "200 objects");
+  api.destroy(store);
+}
+
 typedef struct scenario {
   const char *name;
   void (*run)(void);
   const char *env[4];
   int one_process_mode; /* without MCJ_FAKE_SHARED */
+  int garbage_file;     /* the table file holds 256 KiB of 0xff bytes before the scenario */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"create_only_race", scenario_create_only_race, {NULL}, 0},
-    {"in_flight", scenario_in_flight, {NULL}, 0},
-    {"leases", scenario_leases, {NULL}, 0},
+    {"create_only_race", scenario_create_only_race, {NULL}, 0, 0},
+    {"in_flight", scenario_in_flight, {NULL}, 0, 0},
+    {"leases", scenario_leases, {NULL}, 0, 0},
     /* the default 10 s client TTL: a dead process is noticed by its pid, long before */
-    {"killed_owner", scenario_killed_owner, {NULL}, 0},
-    {"paused_owner", scenario_paused_owner, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0},
-    {"paused_in_flight", scenario_paused_in_flight, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0},
-    {"lock_owner_killed", scenario_lock_owner_killed, {NULL}, 0},
-    {"one_process", scenario_one_process, {NULL}, 0},
-    {"events", scenario_events, {"MCJ_FAKE_EVENTS_DROP=4", "MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 0},
-    {"events_one_process", scenario_events_one_process, {"MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 1},
+    {"killed_owner", scenario_killed_owner, {NULL}, 0, 0},
+    {"paused_owner", scenario_paused_owner, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0, 0},
+    {"paused_in_flight", scenario_paused_in_flight, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0, 0},
+    {"lock_owner_killed", scenario_lock_owner_killed, {NULL}, 0, 0},
+    {"one_process", scenario_one_process, {NULL}, 0, 0},
+    {"events", scenario_events, {"MCJ_FAKE_EVENTS_DROP=4", "MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 0, 0},
+    {"events_one_process", scenario_events_one_process, {"MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 1, 0},
+    {"stale_file", scenario_stale_file, {NULL}, 0, 1},
 };
 
 /* Runs every scenario in its own exec()ed coordinator with a fresh table; 0 when all pass. */
@@ -797,6 +817,13 @@ int run_shared_scenarios(const char *self, const char *library) {
     snprintf(table, sizeof table, "/dev/shm/mcj-fake-test-%d-%s", (int)getpid(), s->name);
     snprintf(values, sizeof values, "%s.values", table);
     snprintf(events, sizeof events, "%s.events", table);
+    if (s->garbage_file) {
+      static unsigned char garbage[256 << 10];
+      memset(garbage, 0xff, sizeof garbage);
+      FILE *f = fopen(table, "wb");
+      if (f == NULL || fwrite(garbage, 1, sizeof garbage, f) != sizeof garbage) exit(2);
+      fclose(f);
+    }
     int64_t start = now_ms();
     pid_t pid = fork();
     if (pid == 0) {
