@@ -5,8 +5,8 @@ import java.nio.ByteBuffer;
 /**
  * A store client that contributes a segment of its own to the cluster (Mooncake in embedded mode
  * with {@code global_segment_size > 0}), and can place objects there. Objects in it disappear when
- * this client leaves the cluster or dies (Mooncake drops a silent client's segment after
- * {@code client_ttl}): what cluster-wide locks rely on to be released by a dead holder.
+ * this client leaves the cluster or dies (Mooncake drops a silent client's segment after {@code
+ * client_ttl}): what cluster-wide locks rely on to be released by a dead holder.
  */
 public interface OwnSegment {
 

@@ -15,9 +15,9 @@ import javax.cache.configuration.MutableConfiguration;
 
 /**
  * One JVM of the multi-JVM tests: {@code ClusterPeer <config> <id>} opens the config's cluster,
- * prints {@code READY}, then runs one command per stdin line and answers one line, {@code OK …}
- * or {@code ERR …} (see {@link #run}). Workloads run on two threads. Errors are counted, and the
- * first one of each command goes to stderr for the test log.
+ * prints {@code READY}, then runs one command per stdin line and answers one line, {@code OK …} or
+ * {@code ERR …} (see {@link #run}). Workloads run on two threads. Errors are counted, and the first
+ * one of each command goes to stderr for the test log.
  */
 public final class ClusterPeer {
   private final String id;
@@ -34,14 +34,18 @@ public final class ClusterPeer {
 
   private static <V> Cache<String, V> cache(CacheManager manager, String name, Class<V> type) {
     Cache<String, V> cache = manager.getCache(name, String.class, type);
-    return cache != null ? cache : manager.createCache(name,
-        new MutableConfiguration<String, V>().setTypes(String.class, type));
+    return cache != null
+        ? cache
+        : manager.createCache(
+            name, new MutableConfiguration<String, V>().setTypes(String.class, type));
   }
 
   public static void main(String[] args) throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    CacheManager manager = Caching.getCachingProvider()
-        .getCacheManager(Path.of(args[0]).toUri(), ClusterPeer.class.getClassLoader());
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    CacheManager manager =
+        Caching.getCachingProvider()
+            .getCacheManager(Path.of(args[0]).toUri(), ClusterPeer.class.getClassLoader());
     ClusterPeer peer = new ClusterPeer(args[1], manager, in);
     answer("READY");
     for (String line; (line = in.readLine()) != null; ) {
@@ -106,45 +110,52 @@ public final class ClusterPeer {
     };
   }
 
-  /** Two threads, {@code perThread} increments each, round-robin over keys prefix0..; a processor
-   * that finds a key absent counts it and does not write. */
+  /**
+   * Two threads, {@code perThread} increments each, round-robin over keys prefix0..; a processor
+   * that finds a key absent counts it and does not write.
+   */
   private String invoke(String prefix, int keys, int perThread) throws Exception {
     Counts counts = new Counts();
-    twoThreads(thread -> {
-      for (int i = 0; i < perThread; i++) {
-        String key = prefix + ((i + thread) % keys);
-        try {
-          boolean applied = counters.invoke(key, (entry, args) -> {
-            if (!entry.exists()) {
-              return false;
+    twoThreads(
+        thread -> {
+          for (int i = 0; i < perThread; i++) {
+            String key = prefix + ((i + thread) % keys);
+            try {
+              boolean applied =
+                  counters.invoke(
+                      key,
+                      (entry, args) -> {
+                        if (!entry.exists()) {
+                          return false;
+                        }
+                        entry.setValue(entry.getValue() + 1);
+                        return true;
+                      });
+              (applied ? counts.done : counts.absent).incrementAndGet();
+            } catch (Exception e) {
+              counts.error("invoke " + key, e);
             }
-            entry.setValue(entry.getValue() + 1);
-            return true;
-          });
-          (applied ? counts.done : counts.absent).incrementAndGet();
-        } catch (Exception e) {
-          counts.error("invoke " + key, e);
-        }
-      }
-    });
+          }
+        });
     return counts.toString();
   }
 
   /** Two threads each try putIfAbsent on prefix0..prefix(n-1), from opposite ends. */
   private String putIfAbsent(String prefix, int n) throws Exception {
     Counts counts = new Counts();
-    twoThreads(thread -> {
-      for (int i = 0; i < n; i++) {
-        String key = prefix + (thread == 0 ? i : n - 1 - i);
-        try {
-          if (strings.putIfAbsent(key, id + "-" + thread)) {
-            counts.done.incrementAndGet();
+    twoThreads(
+        thread -> {
+          for (int i = 0; i < n; i++) {
+            String key = prefix + (thread == 0 ? i : n - 1 - i);
+            try {
+              if (strings.putIfAbsent(key, id + "-" + thread)) {
+                counts.done.incrementAndGet();
+              }
+            } catch (Exception e) {
+              counts.error("putIfAbsent " + key, e);
+            }
           }
-        } catch (Exception e) {
-          counts.error("putIfAbsent " + key, e);
-        }
-      }
-    });
+        });
     return counts.toString();
   }
 
@@ -159,26 +170,27 @@ public final class ClusterPeer {
   /** Two threads, {@code perThread} successful replace(k, v, v + 1) each. */
   private String cas(String key, int perThread) throws Exception {
     Counts counts = new Counts();
-    twoThreads(thread -> {
-      int mine = 0;
-      for (long attempts = 0; mine < perThread; attempts++) {
-        if (attempts > 100_000) {
-          counts.errors.incrementAndGet(); // no progress: starved
-          return;
-        }
-        try {
-          Long value = counters.get(key);
-          if (value == null) {
-            counts.absent.incrementAndGet();
-          } else if (counters.replace(key, value, value + 1)) {
-            mine++;
-            counts.done.incrementAndGet();
+    twoThreads(
+        thread -> {
+          int mine = 0;
+          for (long attempts = 0; mine < perThread; attempts++) {
+            if (attempts > 100_000) {
+              counts.errors.incrementAndGet(); // no progress: starved
+              return;
+            }
+            try {
+              Long value = counters.get(key);
+              if (value == null) {
+                counts.absent.incrementAndGet();
+              } else if (counters.replace(key, value, value + 1)) {
+                mine++;
+                counts.done.incrementAndGet();
+              }
+            } catch (Exception e) {
+              counts.error("replace " + key, e);
+            }
           }
-        } catch (Exception e) {
-          counts.error("replace " + key, e);
-        }
-      }
-    });
+        });
     return counts.toString();
   }
 
@@ -200,22 +212,23 @@ public final class ClusterPeer {
   private String read(String key) throws Exception {
     Counts counts = new Counts();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    twoThreads(thread -> {
-      while (System.nanoTime() < deadline) {
-        try {
-          String value = strings.get(key);
-          counts.done.incrementAndGet();
-          if (value == null) {
-            counts.absent.incrementAndGet();
-          } else if (value.equals("final")) {
-            return;
+    twoThreads(
+        thread -> {
+          while (System.nanoTime() < deadline) {
+            try {
+              String value = strings.get(key);
+              counts.done.incrementAndGet();
+              if (value == null) {
+                counts.absent.incrementAndGet();
+              } else if (value.equals("final")) {
+                return;
+              }
+            } catch (Exception e) {
+              counts.error("get " + key, e);
+            }
           }
-        } catch (Exception e) {
-          counts.error("get " + key, e);
-        }
-      }
-      counts.errors.incrementAndGet(); // never saw "final"
-    });
+          counts.errors.incrementAndGet(); // never saw "final"
+        });
     return counts.toString();
   }
 
@@ -224,26 +237,30 @@ public final class ClusterPeer {
    * then sets the value. Answers "wrote" or the exception that refused the write.
    */
   private String hold(String key) {
-    strings.invoke(key, (entry, args) -> {
-      answer("HOLDING");
-      try {
-        String go = in.readLine();
-        entry.setValue("held-by-" + id + "-" + go);
-      } catch (java.io.IOException e) {
-        throw new IllegalStateException(e);
-      }
-      return null;
-    });
+    strings.invoke(
+        key,
+        (entry, args) -> {
+          answer("HOLDING");
+          try {
+            String go = in.readLine();
+            entry.setValue("held-by-" + id + "-" + go);
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+          }
+          return null;
+        });
     return "wrote";
   }
 
   /** Sets the value under the lock; answers how long getting there took. */
   private String take(String key, String value) {
     long start = System.nanoTime();
-    strings.invoke(key, (entry, args) -> {
-      entry.setValue(value);
-      return null;
-    });
+    strings.invoke(
+        key,
+        (entry, args) -> {
+          entry.setValue(value);
+          return null;
+        });
     return "ms=" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
   }
 
@@ -256,15 +273,17 @@ public final class ClusterPeer {
     List<Exception> failures = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
       int thread = t;
-      Thread worker = new Thread(() -> {
-        try {
-          work.run(thread);
-        } catch (Exception e) {
-          synchronized (failures) {
-            failures.add(e);
-          }
-        }
-      });
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  work.run(thread);
+                } catch (Exception e) {
+                  synchronized (failures) {
+                    failures.add(e);
+                  }
+                }
+              });
       worker.start();
       threads.add(worker);
     }

@@ -13,17 +13,18 @@ import org.junit.jupiter.api.AfterAll;
 
 /**
  * The multi-JVM scenarios over the fake library's cross-process mode: one object table in a
- * shared-memory file, segments that go when their process dies or misses heartbeats for
- * {@code MCJ_FAKE_CLIENT_TTL_MS} (3 s here, so the pause test is short).
+ * shared-memory file, segments that go when their process dies or misses heartbeats for {@code
+ * MCJ_FAKE_CLIENT_TTL_MS} (3 s here, so the pause test is short).
  */
 class MultiJvmOnFakeTest extends MultiJvmScenarios {
   private static final long CLIENT_TTL_MS = 3000;
-  private final Path table = Path.of("/dev/shm", "mcj-cluster-" + ProcessHandle.current().pid()
-      + "-" + System.nanoTime());
+  private final Path table =
+      Path.of("/dev/shm", "mcj-cluster-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
 
   @Override
   protected void assumeAvailable() {
-    assumeTrue(System.getProperty("mooncake.fixture.library") != null,
+    assumeTrue(
+        System.getProperty("mooncake.fixture.library") != null,
         "skipped: mooncake.fixture.library (the fake libmooncake_store.so) is not set");
     assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "skipped: no /dev/shm");
   }
@@ -45,13 +46,17 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
           "client_ttl_ms": %d,
           "lock_lease_ms": 1500
         }
-        """.formatted(System.getProperty("mooncake.fixture.library"), CLIENT_TTL_MS);
+        """
+        .formatted(System.getProperty("mooncake.fixture.library"), CLIENT_TTL_MS);
   }
 
   @Override
   protected Map<String, String> environment() {
-    return Map.of("MCJ_FAKE_SHARED", table.toString(),
-        "MCJ_FAKE_CLIENT_TTL_MS", Long.toString(CLIENT_TTL_MS));
+    return Map.of(
+        "MCJ_FAKE_SHARED",
+        table.toString(),
+        "MCJ_FAKE_CLIENT_TTL_MS",
+        Long.toString(CLIENT_TTL_MS));
   }
 
   @Override

@@ -21,10 +21,10 @@ import org.opentest4j.TestAbortedException;
 
 /**
  * The cross-JVM guarantees of {@code consistency: cluster}, tried as users would: three JVMs of two
- * threads each race on the same keys ({@code invoke} increments, {@code putIfAbsent},
- * {@code replace} CAS increments, reads during another JVM's overwrites), a lock holder is killed
- * with {@code kill -9}, another is paused with SIGSTOP past its lease. A subclass says which
- * cluster: the fake library's cross-process mode, or a real Mooncake.
+ * threads each race on the same keys ({@code invoke} increments, {@code putIfAbsent}, {@code
+ * replace} CAS increments, reads during another JVM's overwrites), a lock holder is killed with
+ * {@code kill -9}, another is paused with SIGSTOP past its lease. A subclass says which cluster:
+ * the fake library's cross-process mode, or a real Mooncake.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class MultiJvmScenarios {
@@ -193,7 +193,8 @@ public abstract class MultiJvmScenarios {
       holder.signal("CONT");
       holder.send("resumed");
       String refused = holder.reply();
-      assertTrue(refused.startsWith("ERR ") && refused.contains("lock_lease_ms"),
+      assertTrue(
+          refused.startsWith("ERR ") && refused.contains("lock_lease_ms"),
           "the paused holder wrote after its lease: " + refused);
       assertEquals("OK other", first().ask("get paused"), "two holders wrote the key");
       // The late release left the key's lock usable: every JVM can take it again.

@@ -29,32 +29,43 @@ public final class Peer implements AutoCloseable {
     this.id = id;
     this.process = process;
     this.to = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader from = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = from.readLine()) != null; ) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        // the process went away: EOF below
-      }
-      lines.add(EOF);
-    }, "peer-" + id + "-stdout");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader from =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = from.readLine()) != null; ) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // the process went away: EOF below
+              }
+              lines.add(EOF);
+            },
+            "peer-" + id + "-stdout");
     reader.setDaemon(true);
     reader.start();
   }
 
   /** Starts a peer on {@code config} with the test's class path; await {@link #ready}. */
-  public static Peer start(String id, Path config, Map<String, String> environment) throws IOException {
-    String classPath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    ProcessBuilder builder = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", classPath, "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-Dmooncake.jcache.clientLingerMillis=0",
-        ClusterPeer.class.getName(), config.toString(), id)
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
+  public static Peer start(String id, Path config, Map<String, String> environment)
+      throws IOException {
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                classPath,
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-Dmooncake.jcache.clientLingerMillis=0",
+                ClusterPeer.class.getName(),
+                config.toString(),
+                id)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
     return new Peer(id, builder.start());
   }
@@ -87,8 +98,13 @@ public final class Peer implements AutoCloseable {
     while (true) {
       String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
       if (line == null) {
-        throw new AssertionError("peer " + id + " did not answer within "
-            + REPLY_TIMEOUT_SECONDS + " s; it printed " + seen);
+        throw new AssertionError(
+            "peer "
+                + id
+                + " did not answer within "
+                + REPLY_TIMEOUT_SECONDS
+                + " s; it printed "
+                + seen);
       }
       if (line.equals(EOF)) {
         lines.add(EOF);
@@ -103,8 +119,8 @@ public final class Peer implements AutoCloseable {
 
   /** Sends a signal to the peer (STOP, CONT, KILL). */
   public void signal(String name) throws IOException, InterruptedException {
-    int code = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start()
-        .waitFor();
+    int code =
+        new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start().waitFor();
     if (code != 0) {
       throw new AssertionError("kill -" + name + " " + pid() + " answered " + code);
     }

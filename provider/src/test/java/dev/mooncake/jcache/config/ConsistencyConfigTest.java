@@ -34,8 +34,9 @@ class ConsistencyConfigTest {
 
   @Test
   void localAndTheLeaseCanBeChosen() {
-    MooncakeConfig.Consistency c = parse("{" + MOONCAKE
-        + ",'consistency':'local','lock_lease_ms':2000,'client_ttl_ms':4000}").consistency();
+    MooncakeConfig.Consistency c =
+        parse("{" + MOONCAKE + ",'consistency':'local','lock_lease_ms':2000,'client_ttl_ms':4000}")
+            .consistency();
     assertEquals(Level.LOCAL, c.level());
     assertEquals(Duration.ofSeconds(2), c.lockLease());
     assertEquals(Duration.ofSeconds(4), c.clientTtl());
@@ -53,14 +54,18 @@ class ConsistencyConfigTest {
     assertTrue(message.contains("consistency"), message);
     assertTrue(message.contains("segment of its own"), message);
     assertTrue(message.contains("\"consistency\": \"local\""), message);
-    assertEquals(Level.LOCAL, parse("{" + MOONCAKE + ",'mode':'standalone-store',"
-        + "'consistency':'local'}").consistency().level());
+    assertEquals(
+        Level.LOCAL,
+        parse("{" + MOONCAKE + ",'mode':'standalone-store'," + "'consistency':'local'}")
+            .consistency()
+            .level());
   }
 
   @Test
   void badValuesAreRefused() {
-    assertTrue(failure("{" + MOONCAKE + ",'consistency':'strong'}")
-        .contains("unknown consistency 'strong'"));
+    assertTrue(
+        failure("{" + MOONCAKE + ",'consistency':'strong'}")
+            .contains("unknown consistency 'strong'"));
     assertTrue(failure("{" + MOONCAKE + ",'lock_lease_ms':0}").contains("lock_lease_ms"));
     assertTrue(failure("{" + MOONCAKE + ",'client_ttl_ms':-1}").contains("client_ttl_ms"));
     String message = failure("{" + MOONCAKE + ",'lock_lease_ms':9000}");

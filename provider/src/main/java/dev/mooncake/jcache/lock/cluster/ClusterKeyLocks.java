@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.lock.cluster;
 
+import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
-import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -22,17 +22,17 @@ import org.slf4j.LoggerFactory;
  * {@code docs/cluster-consistency.md}).
  *
  * <p>Inside the JVM a {@link LocalKeyLocks} orders the threads, so only one thread per JVM and key
- * competes in the cluster. Across JVMs the lock is an object {@code mcjlock/…} (see
- * {@link LockNames}) that Mooncake's create-only put makes exclusive: put a record with a token
- * naming this put, read it back; our token means we hold the lock. The object is hard-pinned (not
+ * competes in the cluster. Across JVMs the lock is an object {@code mcjlock/…} (see {@link
+ * LockNames}) that Mooncake's create-only put makes exclusive: put a record with a token naming
+ * this put, read it back; our token means we hold the lock. The object is hard-pinned (not
  * evictable) and lives in this client's own segment, so it disappears with this client when it dies
  * (within Mooncake's {@code client_ttl}).
  *
- * <p>A holder that is merely paused keeps its segment until it misses heartbeats for
- * {@code client_ttl}; then another JVM may acquire. So a lock is trusted for a lease measured on
- * this JVM's monotonic clock from before the acquiring put was sent, shorter than
- * {@code client_ttl}: {@link Held#ensureHeld} refuses every store mutation after it, and a release
- * after it removes the object only if it still carries our token.
+ * <p>A holder that is merely paused keeps its segment until it misses heartbeats for {@code
+ * client_ttl}; then another JVM may acquire. So a lock is trusted for a lease measured on this
+ * JVM's monotonic clock from before the acquiring put was sent, shorter than {@code client_ttl}:
+ * {@link Held#ensureHeld} refuses every store mutation after it, and a release after it removes the
+ * object only if it still carries our token.
  */
 public final class ClusterKeyLocks implements KeyLocks {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterKeyLocks.class);
@@ -42,12 +42,13 @@ public final class ClusterKeyLocks implements KeyLocks {
   /** How a waiting thread waits; tests advance a clock instead. */
   @FunctionalInterface
   public interface Pause {
-    Pause PARK = nanos -> {
-      LockSupport.parkNanos(nanos);
-      if (Thread.interrupted()) {
-        throw new InterruptedException();
-      }
-    };
+    Pause PARK =
+        nanos -> {
+          LockSupport.parkNanos(nanos);
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        };
 
     void pause(long nanos) throws InterruptedException;
   }
@@ -61,8 +62,10 @@ public final class ClusterKeyLocks implements KeyLocks {
   private final long instance;
   private final String holder;
   private final AtomicLong attempts = new AtomicLong();
+
   /** The cluster locks this instance holds, by store key; touched only under the local lock. */
   private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
+
   /** Locks whose release failed: retried by later calls, and recognised as ours when met. */
   private final Set<Hold> leftovers = ConcurrentHashMap.newKeySet();
 
@@ -74,8 +77,13 @@ public final class ClusterKeyLocks implements KeyLocks {
    * @param clock monotonic nanoseconds ({@code System::nanoTime})
    * @param pause how waiters wait
    */
-  public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout,
-      LongSupplier clock, Pause pause) {
+  public ClusterKeyLocks(
+      LockStore store,
+      String holder,
+      Duration lease,
+      Duration timeout,
+      LongSupplier clock,
+      Pause pause) {
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("the lock lease must be positive, got " + lease);
     }
@@ -127,9 +135,9 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   /**
-   * Called before a store mutation of {@code storeKey} by whoever makes it (see
-   * {@link LeaseCheckedStore}): refuses when this instance holds the key's lock and its lease has
-   * run out. A key this instance does not hold passes (unlocked paths such as {@code clear()}).
+   * Called before a store mutation of {@code storeKey} by whoever makes it (see {@link
+   * LeaseCheckedStore}): refuses when this instance holds the key's lock and its lease has run out.
+   * A key this instance does not hold passes (unlocked paths such as {@code clear()}).
    */
   public void beforeMutation(String storeKey) {
     Hold hold = holds.get(storeKey);
@@ -174,8 +182,15 @@ public final class ClusterKeyLocks implements KeyLocks {
         sentAt = clock.getAsLong();
         int code = store.createPinned(lockKey, mine.encode());
         if (code != 0 && !transientCode(code)) {
-          throw new CacheException(LockNames.describe(key) + ": putting its cluster lock "
-              + lockKey + " failed: " + StoreStatus.describe(code) + " (" + store.describe() + ")");
+          throw new CacheException(
+              LockNames.describe(key)
+                  + ": putting its cluster lock "
+                  + lockKey
+                  + " failed: "
+                  + StoreStatus.describe(code)
+                  + " ("
+                  + store.describe()
+                  + ")");
         }
         lastCode = code;
         put = code != 0; // a failed put is tried again; a put answering 0 is read back
@@ -185,8 +200,13 @@ public final class ClusterKeyLocks implements KeyLocks {
         if (read >= 0) {
           LockRecord found = LockRecord.decode(readBuffer, read);
           if (found == null) {
-            throw new CacheException(LockNames.describe(key) + ": the object at its lock key "
-                + lockKey + " is not a lock of this provider (" + read + " bytes); remove it");
+            throw new CacheException(
+                LockNames.describe(key)
+                    + ": the object at its lock key "
+                    + lockKey
+                    + " is not a lock of this provider ("
+                    + read
+                    + " bytes); remove it");
           }
           if (found.sameToken(mine)) {
             return new Hold(key, lockKey, mine, sentAt);
@@ -203,8 +223,15 @@ public final class ClusterKeyLocks implements KeyLocks {
           put = true; // the holder released between our put and our read: try again now
           continue;
         } else if (!transientCode(read)) {
-          throw new CacheException(LockNames.describe(key) + ": reading its cluster lock "
-              + lockKey + " failed: " + StoreStatus.describe(read) + " (" + store.describe() + ")");
+          throw new CacheException(
+              LockNames.describe(key)
+                  + ": reading its cluster lock "
+                  + lockKey
+                  + " failed: "
+                  + StoreStatus.describe(read)
+                  + " ("
+                  + store.describe()
+                  + ")");
         }
         // Held by another, or its put in flight (-703), or a transient error: wait, read again.
         lastCode = read;
@@ -219,10 +246,14 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   private CacheException notAcquired(String key, LockRecord seen, long lastCode) {
-    return new CacheException(LockNames.describe(key) + ": cluster lock not acquired within "
-        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (operation_timeout_ms); "
-        + (seen != null ? "held by " + seen.holder()
-            : "last answer " + StoreStatus.describe(lastCode)));
+    return new CacheException(
+        LockNames.describe(key)
+            + ": cluster lock not acquired within "
+            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+            + " ms (operation_timeout_ms); "
+            + (seen != null
+                ? "held by " + seen.holder()
+                : "last answer " + StoreStatus.describe(lastCode)));
   }
 
   /** Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble. */
@@ -255,13 +286,16 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   private void release(Hold hold) {
     long now = clock.getAsLong();
-    boolean done = hold.withinLease(now)
-        ? removeWithRetries(hold.lockKey, now) // ours for sure: nobody else can hold it yet
-        : removeIfOurs(hold.lockKey, hold.record, now);
+    boolean done =
+        hold.withinLease(now)
+            ? removeWithRetries(hold.lockKey, now) // ours for sure: nobody else can hold it yet
+            : removeIfOurs(hold.lockKey, hold.record, now);
     if (!done) {
       leftovers.add(hold);
-      LOG.warn("{}: releasing its cluster lock {} failed; it blocks other JVMs until a later call"
-          + " of this one removes it, or this client leaves the cluster", LockNames.describe(hold.key),
+      LOG.warn(
+          "{}: releasing its cluster lock {} failed; it blocks other JVMs until a later call"
+              + " of this one removes it, or this client leaves the cluster",
+          LockNames.describe(hold.key),
           hold.lockKey);
     }
   }
@@ -271,7 +305,8 @@ public final class ClusterKeyLocks implements KeyLocks {
     if (leftovers.isEmpty()) {
       return;
     }
-    leftovers.removeIf(hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record));
+    leftovers.removeIf(
+        hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record));
   }
 
   /** One try: removes the lock object if it still carries {@code record}'s token. */
@@ -319,7 +354,8 @@ public final class ClusterKeyLocks implements KeyLocks {
         return true;
       }
       long wait = pauseNanos(waits++);
-      if (!transientCode(code) || clock.getAsLong() - start + wait > timeoutNanos
+      if (!transientCode(code)
+          || clock.getAsLong() - start + wait > timeoutNanos
           || !sleepQuietly(wait)) {
         return false;
       }
@@ -361,11 +397,15 @@ public final class ClusterKeyLocks implements KeyLocks {
     void ensureHeld() {
       long now = clock.getAsLong();
       if (!withinLease(now)) {
-        throw new CacheException(LockNames.describe(key) + ": the cluster lock's lease of "
-            + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms (lock_lease_ms) ran out "
-            + TimeUnit.NANOSECONDS.toMillis(now - sentAt) + " ms after it was taken; another JVM"
-            + " may hold the key now, so nothing was written. Keep operations under a lock"
-            + " (entry processors, writers, loaders) shorter than the lease");
+        throw new CacheException(
+            LockNames.describe(key)
+                + ": the cluster lock's lease of "
+                + TimeUnit.NANOSECONDS.toMillis(leaseNanos)
+                + " ms (lock_lease_ms) ran out "
+                + TimeUnit.NANOSECONDS.toMillis(now - sentAt)
+                + " ms after it was taken; another JVM"
+                + " may hold the key now, so nothing was written. Keep operations under a lock"
+                + " (entry processors, writers, loaders) shorter than the lease");
       }
     }
   }

@@ -5,13 +5,13 @@ import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
 
 /**
- * The store as the caches see it under {@code consistency: cluster}: every put and remove of a
- * key whose cluster lock this JVM holds first asks {@link ClusterKeyLocks#beforeMutation}, which
+ * The store as the caches see it under {@code consistency: cluster}: every put and remove of a key
+ * whose cluster lock this JVM holds first asks {@link ClusterKeyLocks#beforeMutation}, which
  * refuses (a {@link javax.cache.CacheException}, nothing written) once the lock's lease has run
  * out. The entry layer asks {@code Held.ensureHeld()} before each mutation too; checking here as
- * well, right before each call that goes to Mooncake, also covers the retries the entry layer
- * makes of a remove or put (-703, -706) within the operation timeout, which could otherwise send
- * a write long after the lease.
+ * well, right before each call that goes to Mooncake, also covers the retries the entry layer makes
+ * of a remove or put (-703, -706) within the operation timeout, which could otherwise send a write
+ * long after the lease.
  */
 public final class LeaseCheckedStore implements ObjectStore {
   private final ObjectStore store;

@@ -6,8 +6,8 @@ import java.util.Base64;
 /**
  * Where the lock of a store key lives, and how to name a store key in a message. The cache's keys
  * are {@code mcj/<tenant>/<cache>/<key>} (base64url parts); a lock is {@code mcjlock/} followed by
- * the same parts, so it belongs to exactly one entry, and neither {@code clear()}'s anchored
- * {@code remove_by_regex("^mcj/<tenant>/<cache>/")} nor any other cache's key can match it.
+ * the same parts, so it belongs to exactly one entry, and neither {@code clear()}'s anchored {@code
+ * remove_by_regex("^mcj/<tenant>/<cache>/")} nor any other cache's key can match it.
  */
 final class LockNames {
   static final String ENTRY_PREFIX = "mcj/";

@@ -5,18 +5,19 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The value of a lock object: who wrote it and with which put. {@code instance} is random per
- * {@link ClusterKeyLocks} (so a lock of our own that outlived its put can be recognised),
- * {@code attempt} counts that instance's puts, so the token names exactly one put, whose send time
- * starts the lease. {@code holder} is for messages only (segment, process id).
+ * {@link ClusterKeyLocks} (so a lock of our own that outlived its put can be recognised), {@code
+ * attempt} counts that instance's puts, so the token names exactly one put, whose send time starts
+ * the lease. {@code holder} is for messages only (segment, process id).
  *
- * <p>Layout: magic {@code MCJL}, version byte, instance (8), attempt (8), holder length (2),
- * holder UTF-8.
+ * <p>Layout: magic {@code MCJL}, version byte, instance (8), attempt (8), holder length (2), holder
+ * UTF-8.
  */
 record LockRecord(long instance, long attempt, String holder) {
   private static final int MAGIC = 0x4d434a4c; // "MCJL"
   private static final byte VERSION = 1;
   private static final int FIXED = 4 + 1 + 8 + 8 + 2;
   static final int MAX_HOLDER_BYTES = 256;
+
   /** A buffer this large holds any record. */
   static final int MAX_SIZE = FIXED + MAX_HOLDER_BYTES;
 

@@ -3,10 +3,10 @@ package dev.mooncake.jcache.lock.cluster;
 import java.nio.ByteBuffer;
 
 /**
- * The three store calls a cluster lock is made of, with Mooncake's codes and semantics (see
- * {@code ObjectStore}): a create-only put that is hard-pinned and placed in this client's own
- * segment, a read, and a forced remove. Placement is what ties a lock to its holder's life: when
- * the holder dies, Mooncake drops its segment, and the lock object with it.
+ * The three store calls a cluster lock is made of, with Mooncake's codes and semantics (see {@code
+ * ObjectStore}): a create-only put that is hard-pinned and placed in this client's own segment, a
+ * read, and a forced remove. Placement is what ties a lock to its holder's life: when the holder
+ * dies, Mooncake drops its segment, and the lock object with it.
  */
 public interface LockStore {
 

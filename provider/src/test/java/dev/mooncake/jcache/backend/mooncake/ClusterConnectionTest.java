@@ -36,10 +36,10 @@ class ClusterConnectionTest {
 
   @Test
   void locksAreHardPinnedObjectsAndManagersOnOneClientShareThem() {
-    try (StoreConnection first = StoreConnection.open(
-            config(MooncakeConfig.Consistency.CLUSTER), Ticker.system());
-        StoreConnection second = StoreConnection.open(
-            config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
+    try (StoreConnection first =
+            StoreConnection.open(config(MooncakeConfig.Consistency.CLUSTER), Ticker.system());
+        StoreConnection second =
+            StoreConnection.open(config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
       assertInstanceOf(ClusterKeyLocks.class, first.locks());
       assertInstanceOf(LeaseCheckedStore.class, first.store());
       assertTrue(first.locks() == second.locks(), "two managers on one client, two lock sets");
@@ -55,10 +55,13 @@ class ClusterConnectionTest {
 
   @Test
   void aManagerAskingForTheOtherConsistencyOnASharedClientIsRefused() {
-    try (StoreConnection cluster = StoreConnection.open(
-        config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
-      CacheException e = assertThrows(CacheException.class, () -> StoreConnection.open(
-          config(MooncakeConfig.Consistency.LOCAL), Ticker.system()));
+    try (StoreConnection cluster =
+        StoreConnection.open(config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
+      CacheException e =
+          assertThrows(
+              CacheException.class,
+              () ->
+                  StoreConnection.open(config(MooncakeConfig.Consistency.LOCAL), Ticker.system()));
       assertTrue(e.getMessage().contains("runs consistency \"cluster\""), e.getMessage());
       assertTrue(e.getMessage().contains("asks for \"local\""), e.getMessage());
       try (KeyLocks.Held held = cluster.locks().lock("mcj/a/b/c")) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.lock.KeyLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,8 +40,11 @@ class ClusterKeyLocksTest {
 
   private static String storeKey(String cache, String key) {
     Base64.Encoder e = Base64.getUrlEncoder().withoutPadding();
-    return "mcj/" + e.encodeToString("default".getBytes(StandardCharsets.UTF_8)) + "/"
-        + e.encodeToString(cache.getBytes(StandardCharsets.UTF_8)) + "/"
+    return "mcj/"
+        + e.encodeToString("default".getBytes(StandardCharsets.UTF_8))
+        + "/"
+        + e.encodeToString(cache.getBytes(StandardCharsets.UTF_8))
+        + "/"
         + e.encodeToString(key.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -72,7 +75,8 @@ class ClusterKeyLocksTest {
   void theLockObjectLivesOutsideTheCachesNamespace() {
     assertTrue(LOCK.startsWith("mcjlock/"), LOCK);
     String clearPattern = "^" + KEY.substring(0, KEY.lastIndexOf('/') + 1);
-    assertFalse(java.util.regex.Pattern.compile(clearPattern).matcher(LOCK).find(),
+    assertFalse(
+        java.util.regex.Pattern.compile(clearPattern).matcher(LOCK).find(),
         "clear() would remove locks");
     assertEquals(LOCK, LockNames.lockKey(KEY), "a lock key is derived, not random");
     assertFalse(LockNames.lockKey(storeKey("orders", "k2")).equals(LOCK));
@@ -153,11 +157,12 @@ class ClusterKeyLocksTest {
     }
     // B's put finds A's lock; A releases before B reads back (-704): B puts again and wins.
     KeyLocks.Held held = a.lock(KEY);
-    storeB.beforeRead = key -> {
-      if (cluster.has(LOCK) && storeB.reads == 0) {
-        held.close();
-      }
-    };
+    storeB.beforeRead =
+        key -> {
+          if (cluster.has(LOCK) && storeB.reads == 0) {
+            held.close();
+          }
+        };
     try (KeyLocks.Held mine = b.lock(KEY)) {
       assertEquals(2, storeB.puts);
       assertEquals(2, storeB.reads);
@@ -224,8 +229,9 @@ class ClusterKeyLocksTest {
   void threeJvmsTimesTwoThreadsNeverShareAKey() throws Exception {
     List<ClusterKeyLocks> jvms = new ArrayList<>();
     for (int j = 0; j < 3; j++) {
-      jvms.add(new ClusterKeyLocks(cluster.new Client("s" + j + ":1"), "jvm-" + j, LEASE,
-          Duration.ofSeconds(30)));
+      jvms.add(
+          new ClusterKeyLocks(
+              cluster.new Client("s" + j + ":1"), "jvm-" + j, LEASE, Duration.ofSeconds(30)));
     }
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger overlaps = new AtomicInteger();
@@ -234,25 +240,28 @@ class ClusterKeyLocksTest {
     List<Throwable> failures = new ArrayList<>();
     for (ClusterKeyLocks jvm : jvms) {
       for (int t = 0; t < 2; t++) {
-        Thread thread = new Thread(() -> {
-          for (int i = 0; i < 300; i++) {
-            int k = i % 3;
-            try (KeyLocks.Held held = jvm.lock(storeKey("c", "k" + k))) {
-              if (k == 0 && inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < 300; i++) {
+                    int k = i % 3;
+                    try (KeyLocks.Held held = jvm.lock(storeKey("c", "k" + k))) {
+                      if (k == 0 && inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      counters[k]++; // not atomic on purpose: the lock must make it so
+                      if (k == 0) {
+                        inside.decrementAndGet();
+                      }
+                    }
+                  }
+                });
+        thread.setUncaughtExceptionHandler(
+            (th, e) -> {
+              synchronized (failures) {
+                failures.add(e);
               }
-              counters[k]++; // not atomic on purpose: the lock must make it so
-              if (k == 0) {
-                inside.decrementAndGet();
-              }
-            }
-          }
-        });
-        thread.setUncaughtExceptionHandler((th, e) -> {
-          synchronized (failures) {
-            failures.add(e);
-          }
-        });
+            });
         threads.add(thread);
         thread.start();
       }

@@ -17,13 +17,20 @@ import javax.cache.CacheException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Every put and remove under a cluster lock is checked against its lease, right before the call. */
+/**
+ * Every put and remove under a cluster lock is checked against its lease, right before the call.
+ */
 class LeaseCheckedStoreTest {
   private static final Duration LEASE = Duration.ofSeconds(5);
   private final AtomicLong nanos = new AtomicLong();
-  private final ClusterKeyLocks locks = new ClusterKeyLocks(
-      new ScriptedCluster().new Client("a:1"), "jvm-a", LEASE, Duration.ofSeconds(1),
-      nanos::get, nanos::addAndGet);
+  private final ClusterKeyLocks locks =
+      new ClusterKeyLocks(
+          new ScriptedCluster().new Client("a:1"),
+          "jvm-a",
+          LEASE,
+          Duration.ofSeconds(1),
+          nanos::get,
+          nanos::addAndGet);
   private final InProcessStore inner = InProcessStore.open(ConfigLoader.defaults());
   private final ObjectStore store = new LeaseCheckedStore(inner, locks);
 
@@ -43,9 +50,12 @@ class LeaseCheckedStoreTest {
       nanos.addAndGet(LEASE.toNanos());
       assertThrows(CacheException.class, () -> store.remove("mcj/a/b/k", true));
       assertThrows(CacheException.class, () -> store.put("mcj/a/b/k", value("two")));
-      assertThrows(CacheException.class,
-          () -> store.batchPut(new String[] {"mcj/a/b/other", "mcj/a/b/k"},
-              new ByteBuffer[] {value("x"), value("y")}));
+      assertThrows(
+          CacheException.class,
+          () ->
+              store.batchPut(
+                  new String[] {"mcj/a/b/other", "mcj/a/b/k"},
+                  new ByteBuffer[] {value("x"), value("y")}));
       assertEquals(1, inner.isExist("mcj/a/b/k"), "the refused remove went through");
       assertEquals(0, inner.isExist("mcj/a/b/other"), "a refused batch wrote part of itself");
       // Keys this JVM does not hold pass: unlocked paths (clear) are not checked.
@@ -57,8 +67,9 @@ class LeaseCheckedStoreTest {
 
   @Test
   void clusterLocksNeedAStoreWithASegmentOfItsOwn() {
-    CacheException e = assertThrows(CacheException.class,
-        () -> ClusterLocking.locks(inner, LEASE, Duration.ofSeconds(1)));
+    CacheException e =
+        assertThrows(
+            CacheException.class, () -> ClusterLocking.locks(inner, LEASE, Duration.ofSeconds(1)));
     assertTrue(e.getMessage().contains("segment of its own"), e.getMessage());
     assertTrue(e.getMessage().contains("\"consistency\": \"local\""), e.getMessage());
   }

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * A Mooncake cluster as the locks see it: one object table, create-only puts, objects living in
- * the segment of the client that put them (dropping a segment drops them), and scripted answers
- * (-703 while a put is "in flight", RPC failures) queued per client and call.
+ * A Mooncake cluster as the locks see it: one object table, create-only puts, objects living in the
+ * segment of the client that put them (dropping a segment drops them), and scripted answers (-703
+ * while a put is "in flight", RPC failures) queued per client and call.
  */
 final class ScriptedCluster {
   private record StoredObject(byte[] bytes, String segment) {}
@@ -40,8 +40,10 @@ final class ScriptedCluster {
     final Deque<Integer> putAnswers = new ArrayDeque<>();
     final Deque<Long> readAnswers = new ArrayDeque<>();
     final Deque<Integer> removeAnswers = new ArrayDeque<>();
+
     /** Runs before each read (to let another client act between a put and its read-back). */
     volatile Consumer<String> beforeRead = key -> {};
+
     int puts;
     int reads;
     int removes;
