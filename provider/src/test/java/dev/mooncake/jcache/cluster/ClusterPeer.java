@@ -103,6 +103,7 @@ public final class ClusterPeer {
       case "pia" -> putIfAbsent(c[1], Integer.parseInt(c[2]));
       case "cas" -> cas(c[1], Integer.parseInt(c[2]));
       case "write" -> write(c[1], Integer.parseInt(c[2]));
+      case "putRace" -> putRace(c[1], Integer.parseInt(c[2]));
       case "read" -> read(c[1]);
       case "hold" -> hold(c[1]);
       case "take" -> take(c[1], c[2]);
@@ -205,6 +206,23 @@ public final class ClusterPeer {
         counts.error("put " + key, e);
       }
     }
+    return counts.toString();
+  }
+
+  /** Two threads put the same key {@code perThread} times each, values naming the writer. */
+  private String putRace(String key, int perThread) throws Exception {
+    Counts counts = new Counts();
+    twoThreads(
+        thread -> {
+          for (int i = 0; i < perThread; i++) {
+            try {
+              strings.put(key, id + "-" + thread + "-" + i);
+              counts.done.incrementAndGet();
+            } catch (Exception e) {
+              counts.error("put " + key, e);
+            }
+          }
+        });
     return counts.toString();
   }
 

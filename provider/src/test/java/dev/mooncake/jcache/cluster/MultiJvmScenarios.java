@@ -165,6 +165,17 @@ public abstract class MultiJvmScenarios {
   }
 
   @Test
+  void puttingOneKeyFromEveryJvmLeavesTheLastWritersValue() throws Exception {
+    int perThread = 100;
+    List<Map<String, Long>> counts = everyPeer("putRace raced " + perThread);
+    assertEquals(0, sum(counts, "errors"), counts::toString);
+    assertEquals(JVMS * 2L * perThread, sum(counts, "done"), counts::toString);
+    String value = first().ask("get raced");
+    // Each writer's last value ends in -(perThread - 1); the key holds one of them, never null.
+    assertTrue(value.matches("OK p\\d-\\d-" + (perThread - 1)), "after the race: " + value);
+  }
+
+  @Test
   void aKilledHoldersLockIsReleasedWithinTheBound() throws Exception {
     try (Peer holder = start("killed")) {
       holder.ready();
