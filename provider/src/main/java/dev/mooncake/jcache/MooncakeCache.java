@@ -313,15 +313,15 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     long start = statistics.start();
     Outcome outcome;
     if (blindWritesAllowed()) {
-      outcome = atomically(() -> entries.computeUnread(key, storeKey, absent -> {
+      outcome = atomicallyUnread(key, storeKey, absent -> {
         writer.write(new CacheEntry<>(key, value));
         return Decision.write(value, ExpiryTimes.ETERNAL);
-      }));
+      });
     } else {
-      outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+      outcome = atomically(key, storeKey, current -> {
         writer.write(new CacheEntry<>(key, value));
         return writeDecision(value, current);
-      }));
+      });
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -344,10 +344,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.write(new CacheEntry<>(key, value));
       return writeDecision(value, current);
-    }));
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -415,13 +415,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current != null) {
         return Decision.KEEP;
       }
       writer.write(new CacheEntry<>(key, value));
       return writeDecision(value, null);
-    }));
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -434,10 +434,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.delete(key);
       return Decision.REMOVE;
-    }));
+    });
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -450,7 +450,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
         return Decision.KEEP;
       }
@@ -459,7 +459,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       }
       writer.delete(key);
       return Decision.REMOVE;
-    }));
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.removal(start);
@@ -472,10 +472,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.delete(key);
       return Decision.REMOVE;
-    }));
+    });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -493,7 +493,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
         return Decision.KEEP;
       }
@@ -502,7 +502,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       }
       writer.write(new CacheEntry<>(key, newValue));
       return writeDecision(newValue, current);
-    }));
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -517,13 +517,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
         return Decision.KEEP;
       }
       writer.write(new CacheEntry<>(key, value));
       return writeDecision(value, current);
-    }));
+    });
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -538,13 +538,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
         return Decision.KEEP;
       }
       writer.write(new CacheEntry<>(key, value));
       return writeDecision(value, current);
-    }));
+    });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -628,7 +628,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
-    Outcome outcome = atomically(() -> entries.compute(key, storeKey, current -> {
+    Outcome outcome = atomically(key, storeKey, current -> {
       statistics.lookup(current != null);
       Function<K, V> load = readThrough() ? loader::load : null;
       ProcessorEntry<K, V> entry =
@@ -641,7 +641,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       } catch (Exception e) {
         throw new EntryProcessorException(e);
       }
-    }));
+    });
     return typed(outcome.result());
   }
 
@@ -871,11 +871,23 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   // ---------------------------------------------------------------------------------------------
   // The atomic step: decisions, events, listeners
 
-  /** Runs a step, then waits for synchronous listeners (after the key's lock is released). */
-  private Outcome atomically(java.util.function.Supplier<Outcome> step) {
+  /** One step on the key, then a wait for synchronous listeners (the key's lock released). */
+  private Outcome atomically(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, false);
+  }
+
+  /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
+  private Outcome atomicallyUnread(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, true);
+  }
+
+  private Outcome awaitingListeners(
+      K key, String storeKey, EntryMap.Remapping remapping, boolean unread) {
     Outcome outcome;
     try {
-      outcome = step.get();
+      outcome = unread
+          ? entries.computeUnread(key, storeKey, remapping)
+          : entries.compute(key, storeKey, remapping);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;

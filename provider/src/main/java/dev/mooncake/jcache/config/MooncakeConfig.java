@@ -18,7 +18,7 @@ import java.util.Map;
  * @param localHostname the address this client advertises to the cluster
  * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
- * @param enableOffload vLLM's flag, passed through
+ * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
@@ -45,7 +45,7 @@ public record MooncakeConfig(
     String localHostname,
     long globalSegmentSize,
     long localBufferSize,
-    boolean enableOffload,
+    NativeSettings nativeSettings,
     String tenantId,
     String library,
     int numWorkers,
@@ -104,11 +104,40 @@ public record MooncakeConfig(
    * @param softPin evicted last
    * @param hardPin never evicted
    * @param preferredSegments segments (client hostnames) to place objects in, in order
+   * @param softPinTtl how long a soft pin holds ({@code soft_pin_ttl}, v3 libraries only); {@code
+   *     null}: the master's {@code --default_kv_soft_pin_ttl}
    */
   public record ReplicaSettings(
-      int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      int replicaNum,
+      boolean softPin,
+      boolean hardPin,
+      List<String> preferredSegments,
+      Duration softPinTtl) {
     public static final ReplicaSettings DEFAULT = new ReplicaSettings(1, false, false, List.of());
+
+    /** Without a soft pin TTL. */
+    public ReplicaSettings(
+        int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      this(replicaNum, softPin, hardPin, preferredSegments, null);
+    }
   }
+
+  /**
+   * What the loaded {@code libmooncake_store.so} must be told (see docs/native-bridge.md).
+   *
+   * @param abi the layout of its {@code replicate_config}, {@code "v1"}, {@code "v2"} or {@code
+   *     "v3"}; {@code null}: not named, then pins and {@code soft_pin_ttl} are refused
+   * @param etcdTls certificates for an etcd metadata server, {@code null} for none
+   */
+  public record NativeSettings(String abi, EtcdTls etcdTls) {
+    public static final NativeSettings DEFAULT = new NativeSettings(null, null);
+  }
+
+  /**
+   * {@code etcd_tls}: passed to {@code mooncake_store_set_etcd_tls_config} before setup; a library
+   * without that function refuses to start. Empty strings for files not given.
+   */
+  public record EtcdTls(String caFile, String certFile, String keyFile) {}
 
   /**
    * Eviction thresholds, as Mooncake's master flags.

@@ -19,8 +19,9 @@ import java.util.function.Function;
  * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one is
  * removed first and reported as expired), asks the remapping for a {@link Decision}, applies it to
  * the store and reports the change to the {@link Listener}, all before the lock is released, and
- * answers an {@link Outcome}. Before each store mutation it asks the lock whether it is still held
- * ({@link KeyLocks.Held#ensureHeld}), so a distributed lock that lost its lease writes nothing.
+ * answers an {@link Outcome}. The held lock travels with every mutation into {@link EntryStorage},
+ * which asks it ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries
+ * included, so a distributed lock that lost its lease writes nothing more.
  *
  * <p><b>The read protocol.</b> Mooncake's put never overwrites, so a writer replaces a value by
  * remove-then-put and an unlocked read can fall into that gap. {@link #get} takes a read stamp,
@@ -134,8 +135,7 @@ public final class EntryMap<K> {
   private StoredEntry readLive(K key, String storeKey, KeyLocks.Held held) {
     StoredEntry entry = storage.read(storeKey);
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
-      held.ensureHeld();
-      if (storage.delete(storeKey)) {
+      if (storage.delete(storeKey, held)) {
         index.remove(storeKey);
         listener.expired(key, entry);
       }
@@ -168,8 +168,7 @@ public final class EntryMap<K> {
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
       }
-      held.ensureHeld();
-      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt);
+      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, held);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -182,22 +181,19 @@ public final class EntryMap<K> {
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          held.ensureHeld();
-          storage.rewrite(storeKey, current, decision.expireAt);
+          storage.rewrite(storeKey, current, decision.expireAt, held);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
-        held.ensureHeld();
-        storage.write(storeKey, decision.value, decision.expireAt, current == null);
+        storage.write(storeKey, decision.value, decision.expireAt, current == null, held);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
         if (current == null) {
           return false;
         }
-        held.ensureHeld();
-        boolean removed = storage.delete(storeKey);
+        boolean removed = storage.delete(storeKey, held);
         index.remove(storeKey);
         if (removed) {
           listener.removed(key, current);
@@ -239,8 +235,7 @@ public final class EntryMap<K> {
       for (int i = 0; i < storeKeys.length; i++) {
         StoredEntry entry = current[i];
         if (entry != null && entry.isExpired(now)) {
-          held.get(i).ensureHeld();
-          if (storage.delete(storeKeys[i])) {
+          if (storage.delete(storeKeys[i], held.get(i))) {
             index.remove(storeKeys[i]);
             listener.expired(sorted.get(i).key(), entry);
           }
@@ -250,9 +245,8 @@ public final class EntryMap<K> {
         if (expireAt == ExpiryTimes.NOT_STORED) {
           continue;
         }
-        held.get(i).ensureHeld();
-        writes.add(new EntryStorage.Write(
-            storeKeys[i], sorted.get(i).value(), expireAt, !unread && entry == null));
+        writes.add(new EntryStorage.Write(storeKeys[i], sorted.get(i).value(), expireAt,
+            !unread && entry == null, held.get(i)));
         positions.add(i);
       }
       boolean[] replaced = storage.writeAll(writes);
@@ -280,8 +274,7 @@ public final class EntryMap<K> {
    */
   public void writeInPlace(String storeKey, ByteBuffer value, long expireAt) {
     try (KeyLocks.Held held = locks.lock(storeKey)) {
-      held.ensureHeld();
-      storage.writeInPlace(storeKey, value, expireAt, false);
+      storage.writeInPlace(storeKey, value, expireAt, false, held);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }

@@ -78,6 +78,14 @@ class BadConfigTest {
         bad("{'local_buffer_size':true}", "local_buffer_size", "must be a size"),
         // types
         bad("{'enable_offload':'true'}", "enable_offload", "must be a JSON boolean"),
+        bad("{'enable_offload':true}", "enable_offload", "no SSD offload tier"),
+        // the native library's settings (issue 12)
+        bad("{'abi':'v4'}", "abi", "must be v1, v2 or v3"),
+        bad("{'abi':3}", "abi", "must be a string"),
+        bad("{'with_soft_pin':true,'soft_pin_ttl':0}", "soft_pin_ttl", "at least 1 ms"),
+        bad("{'soft_pin_ttl':'30s'}", "soft_pin_ttl", "needs with_soft_pin: true"),
+        bad("{'etcd_tls':{'cert_file':'c','key_file':'k'}}", "etcd_tls.ca_file", "is required"),
+        bad("{'etcd_tls':{'ca_file':'ca','cert_file':'c'}}", "etcd_tls.key_file", "go together"),
         bad("{'single_calls_on_lanes':1}", "single_calls_on_lanes", "must be a JSON boolean"),
         bad("{'strict':'yes'}", "strict", "must be a JSON boolean"),
         bad("{'mode':'embedded','mode':'embedded'}", "mode", "Duplicate field 'mode'"),

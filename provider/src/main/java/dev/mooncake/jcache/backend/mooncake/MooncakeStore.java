@@ -2,12 +2,13 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
+import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeBridgeException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
+import dev.mooncake.jcache.nativebridge.StoreAbi;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
@@ -154,7 +155,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
-    int applied = MooncakeNative.applyRpcTimeouts(timeoutMs, timeoutMs);
+    int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
@@ -175,13 +176,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
     List<AutoCloseable> opened = new ArrayList<>();
     try {
+      MooncakeConfig.NativeSettings nativeSettings = config.nativeSettings();
+      StoreAbi abi = nativeSettings.abi() == null ? null : StoreAbi.parse(nativeSettings.abi());
       MooncakeClient client;
       try {
-        client = MooncakeClient.create(library);
+        client = MooncakeClient.create(library, abi);
       } catch (NativeBridgeException e) {
         throw new StoreException("cannot create a Mooncake client: " + e.getMessage(), e);
       }
       opened.add(client);
+      // Before Mooncake joins the cluster: replica settings the library's layout cannot say.
+      replicaConfig(client, config, List.of()).close();
+      if (nativeSettings.etcdTls() != null) {
+        MooncakeConfig.EtcdTls tls = nativeSettings.etcdTls();
+        try {
+          client.setEtcdTlsConfig(tls.caFile(), tls.certFile(), tls.keyFile());
+        } catch (NativeBridgeException e) {
+          throw new StoreException(
+              "etcd_tls: " + e.getMessage() + " (config " + config.source() + ")", e);
+        }
+      }
       long restored = client.signalsRestored();
       int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
       restored |= client.signalsRestored();
@@ -238,13 +252,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       if (preferred.isEmpty() && !standalone && contributed > 0) {
         preferred = List.of(segment);
       }
-      MooncakeConfig.ReplicaSettings settings = config.replica();
-      ReplicaConfig replica =
-          ReplicaConfig.create(settings.replicaNum(), settings.softPin(), settings.hardPin(), preferred);
+      ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
       ReplicaConfig pinnedHere = null;
       if (!standalone && contributed > 0) {
-        pinnedHere = ReplicaConfig.create(1, false, true, List.of(segment));
+        pinnedHere = ReplicaConfig.create(client, 1, false, true, null, List.of(segment));
         opened.add(pinnedHere);
       }
 
@@ -276,6 +288,23 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     } catch (RuntimeException e) {
       closeAll(opened, e);
       throw e;
+    }
+  }
+
+  /** The replicate config every put carries, in the layout of the client's library. */
+  private static ReplicaConfig replicaConfig(
+      MooncakeClient client, MooncakeConfig config, List<String> preferred) {
+    MooncakeConfig.ReplicaSettings settings = config.replica();
+    try {
+      return ReplicaConfig.create(
+          client,
+          settings.replicaNum(),
+          settings.softPin(),
+          settings.hardPin(),
+          settings.softPinTtl(),
+          preferred);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(e.getMessage() + " (config " + config.source() + ")", e);
     }
   }
 
@@ -375,14 +404,15 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   /**
    * The one place where a call is made on the client: refused once the store is closed, and the
-   * bridge's "handle closed" (an {@link IllegalStateException}) turned into a {@link
-   * StoreException} naming this store.
+   * bridge's "handle closed" ({@link ClosedHandleException}, a call racing with close) turned into
+   * a {@link StoreException} naming this store. Anything else the bridge throws (a bad argument,
+   * a released region, a full handle table) goes up as it is.
    */
   private <T> T call(ClientCall<T> call) {
     ensureOpen();
     try {
       return call.call();
-    } catch (IllegalStateException e) {
+    } catch (ClosedHandleException e) {
       throw closedException(e);
     }
   }
@@ -391,7 +421,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     ensureOpen();
     try {
       return call.call();
-    } catch (IllegalStateException e) {
+    } catch (ClosedHandleException e) {
       throw closedException(e);
     }
   }
@@ -720,7 +750,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return NO_REGISTRATION;
     }
     ensureOpen();
-    long address = MooncakeNative.bufferAddress(buffer);
+    long address = NativeRegion.addressOf(buffer);
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
@@ -762,7 +792,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
         if (code != 0) {
           LOG.warn("unregistering a caller buffer at 0x{} answered {}", Long.toHexString(address), StoreStatus.describe(code));
         }
-      } catch (IllegalStateException e) {
+      } catch (ClosedHandleException e) {
         // closed meanwhile: nothing left to unregister
       }
     }

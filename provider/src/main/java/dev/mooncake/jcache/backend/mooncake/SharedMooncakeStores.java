@@ -27,11 +27,12 @@ public final class SharedMooncakeStores {
   /** What makes two configs need the same client. */
   record Connection(String library, String master, String metadata, String protocol,
       String device, String localHostname, MooncakeConfig.Mode mode, long segment, long buffer,
-      MooncakeConfig.ReplicaSettings replica, long timeoutMillis) {
+      MooncakeConfig.ReplicaSettings replica, long timeoutMillis,
+      MooncakeConfig.NativeSettings nativeSettings) {
     static Connection of(MooncakeConfig c) {
       return new Connection(c.library(), c.masterServerAddress(), c.metadataServer(),
           c.protocol(), c.deviceName(), c.localHostname(), c.mode(), c.globalSegmentSize(),
-          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis());
+          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis(), c.nativeSettings());
     }
   }
 

@@ -134,18 +134,6 @@ public final class ClusterKeyLocks implements KeyLocks {
     return true;
   }
 
-  /**
-   * Called before a store mutation of {@code storeKey} by whoever makes it (see {@link
-   * LeaseCheckedStore}): refuses when this instance holds the key's lock and its lease has run out.
-   * A key this instance does not hold passes (unlocked paths such as {@code clear()}).
-   */
-  public void beforeMutation(String storeKey) {
-    Hold hold = holds.get(storeKey);
-    if (hold != null) {
-      hold.ensureHeld();
-    }
-  }
-
   /** How many cluster locks this instance holds now (for tests). */
   int held() {
     return holds.size();

@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Configs and values for the in-process store's tests. */
 final class TestConfigs {
@@ -35,7 +34,7 @@ final class TestConfigs {
         d.localHostname(),
         segment,
         localBuffer,
-        d.enableOffload(),
+        d.nativeSettings(),
         d.tenantId(),
         d.library(),
         d.numWorkers(),

@@ -10,7 +10,6 @@ import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
-import dev.mooncake.jcache.lock.cluster.LeaseCheckedStore;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +40,6 @@ class ClusterConnectionTest {
         StoreConnection second =
             StoreConnection.open(config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
       assertInstanceOf(ClusterKeyLocks.class, first.locks());
-      assertInstanceOf(LeaseCheckedStore.class, first.store());
       assertTrue(first.locks() == second.locks(), "two managers on one client, two lock sets");
       try (KeyLocks.Held held = first.locks().lock("mcj/dA/Yw/aw")) {
         assertEquals(1, first.store().isExist("mcjlock/dA/Yw/aw"), "no lock object");

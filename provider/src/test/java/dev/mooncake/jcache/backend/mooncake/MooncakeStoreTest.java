@@ -15,7 +15,6 @@ import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
-import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -159,6 +158,14 @@ class MooncakeStoreTest {
     int put = store.put("e2", heap("v"));
     assertEquals(-901, put);
     assertEquals("-901 RPC_TIMEOUT", StoreStatus.describe(put));
+    // -1 is two things in Mooncake's C ABI, and the status says so rather than pick one.
+    Fake.control("fail_ops=-1");
+    int ambiguous = store.put("e3", heap("v"));
+    assertEquals(StoreStatus.INTERNAL_ERROR_OR_INVALID_ARGUMENT, StoreStatus.of(ambiguous));
+    assertEquals("-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an"
+        + " invalid argument, an exception inside the library, and an internal error alike)",
+        StoreStatus.describe(ambiguous));
+    Fake.control("fail_ops=-901");
     assertEquals(-901, store.getInto("e", ByteBuffer.allocate(8)));
     assertArrayEquals(new int[] {-901, -901}, store.batchIsExist(new String[] {"e", "f"}));
     Fake.control("fail_ops=0");
@@ -258,6 +265,7 @@ class MooncakeStoreTest {
   void configuredReplicaSettingsAreUsed() {
     TestConfig config = new TestConfig();
     config.replica = new MooncakeConfig.ReplicaSettings(2, true, false, List.of(store.segment()));
+    config.nativeSettings = new MooncakeConfig.NativeSettings("v2", null); // the fake's default
     try (MooncakeStore replicated = config.open()) {
       assertTrue(replicated.describe().contains("replicas=2 soft-pin preferred=" + store.segment()), replicated.describe());
       assertEquals(0, replicated.put("r", heap("v")));

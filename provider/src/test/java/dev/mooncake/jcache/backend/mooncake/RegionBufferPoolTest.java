@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.backend.StoreException;
 import java.nio.ByteBuffer;
@@ -47,7 +46,7 @@ class RegionBufferPoolTest {
       assertEquals(size, buffer.limit());
       assertTrue(buffer.isDirect());
       assertTrue(region.contains(buffer));
-      long address = MooncakeNative.bufferAddress(buffer);
+      long address = NativeRegion.addressOf(buffer);
       assertEquals(0, (address - region.address()) % RegionBufferPool.ALIGNMENT);
       var before = taken.floorEntry(address);
       assertTrue(before == null || before.getKey() + Math.max(before.getValue(), 1) <= address);

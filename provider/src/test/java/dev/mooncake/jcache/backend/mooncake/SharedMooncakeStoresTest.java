@@ -54,6 +54,20 @@ class SharedMooncakeStoresTest {
   }
 
   @Test
+  void aConfigNamingTheLibraryLayoutGetsItsOwnClient() {
+    System.setProperty(SharedMooncakeStores.LINGER_PROPERTY, "0");
+    long clients = Fake.stat("clients");
+    TestConfig named = new TestConfig();
+    named.nativeSettings = new dev.mooncake.jcache.config.MooncakeConfig.NativeSettings("v2", null);
+    SharedMooncakeStores.Lease plain = SharedMooncakeStores.open(new TestConfig().build());
+    SharedMooncakeStores.Lease layout = SharedMooncakeStores.open(named.build());
+    assertEquals(clients + 2, Fake.stat("clients"), "abi changes how every put is encoded");
+    plain.close();
+    layout.close();
+    assertEquals(clients, Fake.stat("clients"));
+  }
+
+  @Test
   void anUnusedClientLingersThenCloses() throws Exception {
     System.setProperty(SharedMooncakeStores.LINGER_PROPERTY, "300");
     long clients = Fake.stat("clients");

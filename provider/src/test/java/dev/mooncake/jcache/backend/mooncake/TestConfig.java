@@ -21,6 +21,7 @@ final class TestConfig {
   String library = Fake.library();
   MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
   Duration operationTimeout = Duration.ofSeconds(2);
+  MooncakeConfig.NativeSettings nativeSettings = MooncakeConfig.NativeSettings.DEFAULT;
   MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
 
   MooncakeConfig build() {
@@ -36,7 +37,7 @@ final class TestConfig {
         localHostname,
         globalSegmentSize,
         localBufferSize,
-        d.enableOffload(),
+        nativeSettings,
         "test",
         library,
         d.numWorkers(),
