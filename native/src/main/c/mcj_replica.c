@@ -7,8 +7,14 @@
  *   soft pin TTL  v3 only (has_soft_pin_ttl, soft_pin_ttl_ms), and only with a soft pin
  * A store whose layout was not named gets the encoding all three read alike (no pin, no TTL),
  * and a config that needs more is refused with a message saying which key settles it.
+ *
+ * One exception, for the provider's own lock objects (newPinnedReplicaConfig): "the strongest
+ * pin the library has", which needs no layout. With the layout named it is the hard pin (v1 has
+ * none: the soft pin). Without, int 1 at offsets 8 and 12: v1 reads a soft pin (12 is padding),
+ * v2 a soft and a hard pin, v3 a hard pin (12 is padding, soft_pin_action@32 stays PRESERVE).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +115,36 @@ static int encode(JNIEnv *env, const mcj_store *store, const replica_request *re
   return 1;
 }
 
+/* The strongest pin the store's layout can say; see the comment at the top. */
+static void encode_strongest_pin(const mcj_store *store, size_t replica_num, const char **segments,
+                                 size_t segment_count, mcj_replicate_config_block *block) {
+  memset(block, 0, sizeof *block);
+  switch (store->abi) {
+    case MCJ_ABI_V1:
+      block->v1.with_soft_pin = 1;
+      break;
+    case MCJ_ABI_V2:
+      block->v2.with_hard_pin = 1;
+      break;
+    case MCJ_ABI_V3:
+      block->v3.with_hard_pin = 1;
+      break;
+    default: {
+      int one = 1;
+      _Static_assert(offsetof(mcj_replicate_config_v1, with_soft_pin) == 8, "v1 soft pin at 8");
+      _Static_assert(offsetof(mcj_replicate_config_v2, with_hard_pin) == 12, "v2 hard pin at 12");
+      _Static_assert(offsetof(mcj_replicate_config_v3, with_hard_pin) == 8, "v3 hard pin at 8");
+      memcpy(block->bytes + 8, &one, sizeof one);
+      memcpy(block->bytes + 12, &one, sizeof one);
+      break;
+    }
+  }
+  /* replica_num and the preferred segments sit at the same offsets in all three */
+  block->v2.replica_num = replica_num;
+  block->v2.preferred_segments = segments;
+  block->v2.preferred_segments_count = segment_count;
+}
+
 static void replica_free(mcj_replica *replica) {
   if (replica == NULL) return;
   if (replica->segments != NULL) {
@@ -147,6 +183,36 @@ static int copy_segments(JNIEnv *env, jobjectArray preferred, mcj_replica *repli
     }
   }
   return 1;
+}
+
+JNIEXPORT jlong JNICALL REPLICA_FN(newPinnedReplicaConfig)(JNIEnv *env, jclass cls,
+                                                           jlong store_handle,
+                                                           jobjectArray preferred) {
+  (void)cls;
+  jlong handle = 0;
+  mcj_replica *replica = NULL;
+  mcj_slot *store_slot = NULL;
+  replica = calloc(1, sizeof *replica);
+  if (replica == NULL) {
+    mcj_throw_oom(env, "cannot allocate a replicate config");
+    goto cleanup;
+  }
+  if (!copy_segments(env, preferred, replica)) goto cleanup;
+  mcj_store *store = mcj_enter(env, store_handle, MCJ_KIND_STORE, &store_slot);
+  if (store == NULL) goto cleanup;
+  encode_strongest_pin(store, 1, (const char **)replica->segments, replica->segment_count,
+                       &replica->block);
+  replica->abi = store->abi;
+  handle = mcj_handle_new(MCJ_KIND_REPLICA, replica);
+  if (handle == 0) {
+    mcj_throw_table_full(env);
+    goto cleanup;
+  }
+  replica = NULL; /* owned by the handle */
+cleanup:
+  mcj_leave(&store_slot);
+  replica_free(replica);
+  return handle;
 }
 
 JNIEXPORT jlong JNICALL REPLICA_FN(newReplicaConfig)(JNIEnv *env, jclass cls, jlong store_handle,

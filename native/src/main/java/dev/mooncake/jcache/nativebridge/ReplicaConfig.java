@@ -50,6 +50,24 @@ public final class ReplicaConfig extends NativeOwner {
             + (client.abi() == null ? "common (abi not named)" : client.abi().key()));
   }
 
+  /**
+   * One replica, pinned as strongly as the library's layout allows, whether or not the config
+   * named the layout (the provider's lock objects must not be evicted): the hard pin where the
+   * layout has one (v2, v3), the soft pin on v1; without a named layout bytes that every layout
+   * reads as at least a soft pin and v2 and v3 as a hard pin (mcj_replica.c).
+   */
+  public static ReplicaConfig pinnedAsStronglyAsPossible(
+      MooncakeClient client, List<String> preferredSegments) {
+    String[] segments = preferredSegments.toArray(new String[0]);
+    long handle = newPinnedReplicaConfig(client.handle(), segments);
+    return new ReplicaConfig(
+        handle,
+        "replicas=1 strongest-pin"
+            + (segments.length == 0 ? "" : " preferred=" + String.join(",", segments))
+            + " layout="
+            + (client.abi() == null ? "common (abi not named)" : client.abi().key()));
+  }
+
   long nativeHandle() {
     return handle();
   }
@@ -79,6 +97,8 @@ public final class ReplicaConfig extends NativeOwner {
       boolean hardPin,
       long softPinTtlMs,
       String[] preferredSegments);
+
+  static native long newPinnedReplicaConfig(long store, String[] preferredSegments);
 
   static native void freeReplicaConfig(long config);
 

@@ -256,7 +256,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       opened.add(replica);
       ReplicaConfig pinnedHere = null;
       if (!standalone && contributed > 0) {
-        pinnedHere = ReplicaConfig.create(client, 1, false, true, null, List.of(segment));
+        // lock objects (lock.cluster) must never be evicted, whether or not abi is named
+        pinnedHere = ReplicaConfig.pinnedAsStronglyAsPossible(client, List.of(segment));
         opened.add(pinnedHere);
       }
 
