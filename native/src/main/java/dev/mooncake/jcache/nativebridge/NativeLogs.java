@@ -299,7 +299,11 @@ public final class NativeLogs {
         } catch (NumberFormatException e) {
           continue;
         }
-        if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+        // Only this user's, of processes not alive (in this PID namespace: a /tmp shared with
+        // containers of other PID namespaces would need its own java.io.tmpdir).
+        if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()
+            && Files.getOwner(candidate, LinkOption.NOFOLLOW_LINKS).getName()
+                .equals(System.getProperty("user.name"))) {
           deleteTree(candidate);
         }
       }
