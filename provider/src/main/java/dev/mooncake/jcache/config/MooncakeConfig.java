@@ -32,6 +32,7 @@ import java.util.Map;
  *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
+ * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
  * @param nativeLog Mooncake's own log: level and destination ({@code native_log}; process-wide,
  *     the first Mooncake store of the process applies it)
  */
@@ -58,6 +59,7 @@ public record MooncakeConfig(
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
     boolean strict,
+    Consistency consistency,
     NativeLog nativeLog) {
 
   /** Without {@code native_log}: {@link NativeLog#DEFAULT}. */
@@ -83,11 +85,12 @@ public record MooncakeConfig(
       EvictionSettings eviction,
       List<String> deserializationAllowList,
       Map<String, CacheDefinition> caches,
-      boolean strict) {
+      boolean strict,
+      Consistency consistency) {
     this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
         localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
         numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
-        deserializationAllowList, caches, strict, NativeLog.DEFAULT);
+        deserializationAllowList, caches, strict, consistency, NativeLog.DEFAULT);
   }
 
   /**
@@ -192,5 +195,41 @@ public record MooncakeConfig(
    */
   public record EvictionSettings(double highWatermarkRatio, double evictionRatio) {
     public static final EvictionSettings DEFAULT = new EvictionSettings(0.90, 0.05);
+  }
+
+  /**
+   * How far per-key atomicity reaches (docs/cluster-consistency.md).
+   *
+   * @param level {@code local}: among the caches of this JVM only; {@code cluster}: among every
+   *     JVM of the Mooncake cluster, through lock objects in the store
+   * @param lockLease how long a cluster lock is trusted after it was taken (on this JVM's clock);
+   *     below {@code clientTtl} with a margin
+   * @param clientTtl the master's {@code --client_ttl}: how long a silent client keeps its segment
+   */
+  public record Consistency(Level level, Duration lockLease, Duration clientTtl) {
+    public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_CLIENT_TTL = Duration.ofSeconds(10);
+    /** Mooncake clients ping the master once a second: a running client's last ping is this old. */
+    public static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+    public static final Consistency LOCAL =
+        new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+    public static final Consistency CLUSTER =
+        new Consistency(Level.CLUSTER, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+
+    /** The {@code consistency} values. */
+    public enum Level {
+      LOCAL("local"),
+      CLUSTER("cluster");
+
+      private final String configValue;
+
+      Level(String configValue) {
+        this.configValue = configValue;
+      }
+
+      public String configValue() {
+        return configValue;
+      }
+    }
   }
 }

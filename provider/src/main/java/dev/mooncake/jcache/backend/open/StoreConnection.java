@@ -7,8 +7,11 @@ import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lock.KeyLockRegistry;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
+import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.time.Ticker;
 import java.util.function.Supplier;
+import javax.cache.CacheException;
 
 /**
  * A cache manager's connection to its store: the {@link ObjectStore} the config names, and the key
@@ -37,8 +40,21 @@ public final class StoreConnection implements AutoCloseable {
       case IN_PROCESS -> of(InProcessStore.open(config, ticker));
       case MOONCAKE -> {
         SharedMooncakeStores.Lease lease = SharedMooncakeStores.open(config);
-        yield new StoreConnection(
-            lease.store(), lease, () -> newLocks(config, lease.store(), ticker));
+        StoreConnection connection;
+        try {
+          connection = new StoreConnection(
+              lease.store(), lease, () -> newLocks(config, lease.store(), ticker));
+        } catch (RuntimeException e) {
+          lease.close(); // making the locks failed: the shared client's lease goes back
+          throw e;
+        }
+        try {
+          connection.checkConsistency(config);
+        } catch (RuntimeException e) {
+          connection.close(); // the locks and the shared client's lease go back
+          throw e;
+        }
+        yield connection;
       }
     };
   }
@@ -49,11 +65,31 @@ public final class StoreConnection implements AutoCloseable {
   }
 
   /**
-   * The key locks the first manager on a Mooncake connection makes (later managers share them).
-   * The seam where locks that reach across JVMs plug in; today they reach this JVM.
+   * The key locks the first manager on a Mooncake connection makes (later managers share them):
+   * under {@code consistency: cluster} locks that reach every JVM of the cluster
+   * (docs/cluster-consistency.md), else this JVM's. Cluster leases run on real time
+   * ({@code System.nanoTime}), as Mooncake's {@code client_ttl} does, not on the ticker.
    */
   private static KeyLocks newLocks(MooncakeConfig config, ObjectStore store, Ticker ticker) {
-    return new LocalKeyLocks();
+    return cluster(config)
+        ? ClusterLocking.locks(
+            store, config.consistency().lockLease(), config.operationTimeout())
+        : new LocalKeyLocks();
+  }
+
+  private static boolean cluster(MooncakeConfig config) {
+    return config.consistency().level() == MooncakeConfig.Consistency.Level.CLUSTER;
+  }
+
+  /** Managers sharing a Mooncake client share its locks, so they must agree on consistency. */
+  private void checkConsistency(MooncakeConfig config) {
+    boolean cluster = cluster(config);
+    if ((locks() instanceof ClusterKeyLocks) != cluster) {
+      throw new CacheException("another cache manager on " + store.describe() + " runs"
+          + " consistency \"" + (cluster ? "local" : "cluster") + "\"; this config ("
+          + config.source() + ") asks for \"" + (cluster ? "cluster" : "local") + "\". Managers"
+          + " sharing a Mooncake client share its locks: give them the same consistency");
+    }
   }
 
   public ObjectStore store() {

@@ -6,6 +6,7 @@ import dev.mooncake.jcache.config.ConfigException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mooncake.jcache.config.MooncakeConfig.Backend;
+import dev.mooncake.jcache.config.MooncakeConfig.Consistency;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
@@ -69,6 +70,7 @@ public final class MooncakeConfigReader {
     }
     EvictionSettings eviction = config.object("eviction").map(MooncakeConfigReader::eviction).orElse(EvictionSettings.DEFAULT);
     List<String> allowList = allowList(config);
+    Consistency consistency = consistency(config, backend);
     Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     config.finish();
 
@@ -97,8 +99,10 @@ public final class MooncakeConfigReader {
         allowList,
         caches,
         config.context().strict(),
+        consistency,
         nativeLog);
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
+    checkConsistency(config, settings);
     return settings;
   }
 
@@ -274,6 +278,62 @@ public final class MooncakeConfigReader {
           "cert_file and key_file go together (the client certificate and its key)");
     }
     return new MooncakeConfig.EtcdTls(ca, cert, key);
+  }
+
+  /**
+   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms} and
+   * {@code client_ttl_ms}. The in-process store belongs to one JVM, so there local locks already
+   * reach every user: it always runs {@code local}. A Mooncake client without a segment of its own
+   * has nowhere to put locks that die with it: {@code cluster} is refused there.
+   */
+  private static Consistency consistency(ConfigObject config, Backend backend) {
+    Consistency.Level level = config.string("consistency").map(v -> level(config, v))
+        .orElse(backend == Backend.MOONCAKE ? Consistency.Level.CLUSTER : Consistency.Level.LOCAL);
+    long ttl = config.durationMillis("client_ttl_ms")
+        .orElse(Consistency.DEFAULT_CLIENT_TTL.toMillis());
+    long lease = config.durationMillis("lock_lease_ms")
+        .orElse(Consistency.DEFAULT_LOCK_LEASE.toMillis());
+    if (ttl <= 0) {
+      throw config.error("client_ttl_ms", "must be > 0 milliseconds (the master's --client_ttl)");
+    }
+    if (lease <= 0) {
+      throw config.error("lock_lease_ms", "must be > 0 milliseconds");
+    }
+    long ping = Consistency.PING_INTERVAL.toMillis();
+    if (lease >= ttl - ping) {
+      throw config.error("lock_lease_ms", lease + " ms must be below client_ttl_ms (" + ttl
+          + " ms) minus Mooncake's " + ping + " ms ping interval: a paused holder's lock can"
+          + " vanish that soon, and the lease must end first");
+    }
+    if (backend == Backend.IN_PROCESS) {
+      level = Consistency.Level.LOCAL;
+    }
+    return new Consistency(level, Duration.ofMillis(lease), Duration.ofMillis(ttl));
+  }
+
+  /** After the mode rules: {@code cluster} on a client without a segment of its own is refused. */
+  private static void checkConsistency(ConfigObject config, MooncakeConfig settings) {
+    Mode mode = settings.mode();
+    long segment = settings.globalSegmentSize();
+    Consistency.Level level = settings.consistency().level();
+    if (level == Consistency.Level.CLUSTER && (mode == Mode.STANDALONE_STORE || segment == 0)) {
+      throw config.error("consistency", "\"cluster\" (the default for backend mooncake) needs a"
+          + " client that contributes a segment of its own (mode \"embedded\","
+          + " global_segment_size > 0): cluster locks live there, so that they go with a holder"
+          + " that dies. This client contributes none (mode " + mode.configValue()
+          + ", global_segment_size " + segment + "). Set \"consistency\": \"local\" to accept"
+          + " per-key atomicity within one JVM only (docs/cluster-consistency.md)");
+    }
+  }
+
+  private static Consistency.Level level(ConfigObject config, String value) {
+    for (Consistency.Level level : Consistency.Level.values()) {
+      if (level.configValue().equals(value.strip())) {
+        return level;
+      }
+    }
+    throw config.error("consistency", "unknown consistency '" + value
+        + "'; use \"cluster\" (every JVM of the cluster) or \"local\" (this JVM only)");
   }
 
   private static EvictionSettings eviction(ConfigObject eviction) {

@@ -45,7 +45,8 @@ final class TestConfigs {
         eviction,
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        d.consistency());
   }
 
   static MooncakeConfig segment(long segment) {
