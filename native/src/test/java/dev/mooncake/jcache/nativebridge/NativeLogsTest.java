@@ -41,7 +41,9 @@ class NativeLogsTest {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // -P aarch64-qemu names its qemu-user wrapper (as for SignalsTest)
+        System.getProperty("mooncake.test.java",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()),
         "-cp", classPath,
         "-Dmooncake.fixture.library=" + FakeStore.library(),
         "-Dorg.slf4j.simpleLogger.logFile=System.out",
@@ -55,7 +57,7 @@ class NativeLogsTest {
     Process process = builder.start();
     CompletableFuture<String> out = read(process.getInputStream());
     CompletableFuture<String> err = read(process.getErrorStream());
-    assertTrue(process.waitFor(60, TimeUnit.SECONDS), "child JVM did not end");
+    assertTrue(process.waitFor(180, TimeUnit.SECONDS), "child JVM did not end");
     Run run = new Run(out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
     assertEquals(0, process.exitValue(), () -> "child failed: " + run);
     assertTrue(run.out().contains("SETUP 0 -800"), run::toString);
