@@ -90,4 +90,12 @@ FAKE_HIDDEN void fake_event(fake_event_counters *counters, const char *type, con
 /* The next n events this process publishes are dropped (sequence gaps). */
 FAKE_HIDDEN void fake_events_drop_next(int n);
 
+/* ---- log lines (fake_mooncake_glog.c) ---- */
+
+/* Mooncake's config, read at the first create: MC_LOG_LEVEL, MC_LOG_DIR. */
+FAKE_HIDDEN void fake_log_config(void);
+/* One line at severity I, W, E or F, written where glog would write it. */
+FAKE_HIDDEN void fake_log(char severity, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

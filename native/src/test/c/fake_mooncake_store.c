@@ -31,6 +31,11 @@
  *    ("fake-mc-signal") that sigwait()s for them, then resets the signal to SIG_DFL and re-raises
  *    it (the process dies without the JVM's shutdown hooks); registers an atexit handler.
  *
+ *  - log lines as Mooncake writes them through glog, under MC_LOG_LEVEL / MC_LOG_DIR and glog's
+ *    GLOG_minloglevel / FLAGS_stderrthreshold (fake_mooncake_glog.c): at each setup an I line and,
+ *    in P2P handshake mode, the benign E line "Local segment descriptor not found"; an E line when
+ *    a setup fails.
+ *
  * Test hooks, in-band so that a JVM can drive them:
  *  - remove(h, "__fake_mc__/ctl/<name>=<value>", any) sets a control and answers 0:
  *      fail_ops=<code>      every data call answers <code> (batch calls: per key)
@@ -673,6 +678,7 @@ static pthread_once_t tracker_once = PTHREAD_ONCE_INIT;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 
 static void read_environment(void) {
+  fake_log_config(); /* Mooncake's global config: MC_LOG_LEVEL, MC_LOG_DIR */
   const char *fail = getenv("FAKE_MC_FAIL_OPS");
   if (fail != NULL) {
     pthread_mutex_lock(&lock);
@@ -835,6 +841,16 @@ int mooncake_store_setup(void *store, const char *local_hostname, const char *me
   pthread_mutex_lock(&lock);
   int result = setup_locked(store, local_hostname, global_segment_size, local_buffer_size, protocol);
   pthread_mutex_unlock(&lock);
+  /* What Mooncake logs (fake_mooncake_glog.c): a line per start, its benign ERROR, real errors. */
+  if (result == 0) {
+    fake_log('I', "client_service.cpp", 1, "fake: client %s set up", local_hostname);
+    if (strcmp(metadata_server, "P2PHANDSHAKE") == 0) {
+      fake_log('E', "transfer_metadata.cpp", 1029, "Local segment descriptor not found");
+    }
+  } else {
+    fake_log('E', "client_service.cpp", 2, "fake: setup against %s failed: %d",
+             master_server_addr, result);
+  }
   return result;
 }
 

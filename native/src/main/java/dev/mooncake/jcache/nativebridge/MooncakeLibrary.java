@@ -66,11 +66,13 @@ public final class MooncakeLibrary {
       synchronized (LOADED) {
         cached = LOADED.get(path);
         if (cached == null) {
+          NativeLogs.beforeLoad(); // glog reads its environment when it is loaded
           try {
             cached = openLibrary(path);
           } catch (NativeBridgeException e) {
             throw new NativeBridgeException(e.getMessage() + " [path from " + origin + "]", e);
           }
+          NativeLogs.afterLoad(cached);
           LOADED.put(path, cached);
         }
       }

@@ -33,6 +33,8 @@ import java.util.Map;
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
  * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
+ * @param nativeLog Mooncake's own log: level and destination ({@code native_log}; process-wide,
+ *     the first Mooncake store of the process applies it)
  */
 public record MooncakeConfig(
     String source,
@@ -57,7 +59,39 @@ public record MooncakeConfig(
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
     boolean strict,
-    Consistency consistency) {
+    Consistency consistency,
+    NativeLog nativeLog) {
+
+  /** Without {@code native_log}: {@link NativeLog#DEFAULT}. */
+  public MooncakeConfig(
+      String source,
+      Backend backend,
+      Mode mode,
+      String metadataServer,
+      String masterServerAddress,
+      String protocol,
+      String deviceName,
+      String localHostname,
+      long globalSegmentSize,
+      long localBufferSize,
+      NativeSettings nativeSettings,
+      String tenantId,
+      String library,
+      int numWorkers,
+      Map<String, Integer> perOpWorkers,
+      boolean singleCallsOnLanes,
+      ReplicaSettings replica,
+      Duration operationTimeout,
+      EvictionSettings eviction,
+      List<String> deserializationAllowList,
+      Map<String, CacheDefinition> caches,
+      boolean strict,
+      Consistency consistency) {
+    this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
+        localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
+        numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
+        deserializationAllowList, caches, strict, consistency, NativeLog.DEFAULT);
+  }
 
   /**
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
@@ -138,6 +172,20 @@ public record MooncakeConfig(
    * without that function refuses to start. Empty strings for files not given.
    */
   public record EtcdTls(String caFile, String certFile, String keyFile) {}
+
+  /**
+   * {@code native_log}: where Mooncake's glog lines go (see docs/configuration.md). Applied once per
+   * process, before the library is loaded; variables the user set in the environment win.
+   *
+   * @param level {@code TRACE}, {@code INFO}, {@code WARNING} or {@code ERROR} (Mooncake's
+   *     {@code MC_LOG_LEVEL})
+   * @param destination {@code slf4j} (forwarded to the logger {@code mooncake.native}), {@code
+   *     stderr} (Mooncake's own behaviour) or an absolute directory for glog's files
+   */
+  public record NativeLog(String level, String destination) {
+    public static final List<String> LEVELS = List.of("TRACE", "INFO", "WARNING", "ERROR");
+    public static final NativeLog DEFAULT = new NativeLog("WARNING", "slf4j");
+  }
 
   /**
    * Eviction thresholds, as Mooncake's master flags.

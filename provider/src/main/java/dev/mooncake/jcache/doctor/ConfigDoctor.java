@@ -3,11 +3,13 @@ package dev.mooncake.jcache.doctor;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mooncake.jcache.config.ConfigException;
 import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.backend.mooncake.MooncakeStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.ConfigJsonParser;
 import dev.mooncake.jcache.config.source.ConfigSourceReader;
 import dev.mooncake.jcache.config.source.DefaultConfigUri;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
+import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.io.PrintStream;
 import java.net.URI;
@@ -86,10 +88,18 @@ public final class ConfigDoctor {
     if (config.backend() == MooncakeConfig.Backend.MOONCAKE) {
       try {
         long start = System.nanoTime();
+        MooncakeStore.configureNativeLog(config); // before the library is loaded
         MooncakeLibrary library = MooncakeLibrary.open(config.library(),
             environment.apply(MooncakeLibrary.ENVIRONMENT_VARIABLE));
         out.printf(Locale.ROOT, "library  %s (from %s) loaded in %s%n", library.path(),
             library.origin(), millis(start));
+        NativeLogs.Applied log = NativeLogs.applied();
+        if (log != null) {
+          out.printf(Locale.ROOT, "log      Mooncake logs at %s to %s%s%n", log.effectiveLevel(),
+              log.forwarded() ? "SLF4J logger " + NativeLogs.LOGGER + " (via " + log.directory() + ")"
+                  : log.directory() != null ? log.directory() : "stderr",
+              log.setByUs().isEmpty() ? "" : "; set by the provider: " + String.join(" ", log.setByUs()));
+        }
       } catch (RuntimeException | LinkageError e) {
         return failed("library", e, LIBRARY);
       }
@@ -185,7 +195,8 @@ public final class ConfigDoctor {
     Map<String, String> found = new TreeMap<>();
     for (String name : new String[] {"MC_RPC_TIMEOUT_MS", "MC_RPC_CONNECT_TIMEOUT_MS",
         "MC_LOG_LEVEL", "MC_TCP_BIND_ADDRESS", "MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT",
-        "GLOG_minloglevel", "GLOG_logtostderr", "GLOG_log_dir"}) {
+        "MC_LOG_DIR", "GLOG_minloglevel", "GLOG_logtostderr", "GLOG_log_dir",
+        "GLOG_stderrthreshold"}) {
       String value = environment.apply(name);
       if (value != null) {
         found.put(name, value);

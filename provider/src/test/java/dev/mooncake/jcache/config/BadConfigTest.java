@@ -82,6 +82,11 @@ class BadConfigTest {
         // the native library's settings (issue 12)
         bad("{'abi':'v4'}", "abi", "must be v1, v2 or v3"),
         bad("{'abi':3}", "abi", "must be a string"),
+        // Mooncake's own log (issue 15)
+        bad("{'native_log':{'level':'WARN'}}", "native_log.level", "unknown Mooncake log level 'WARN'; use TRACE, INFO, WARNING, ERROR (glog spells it WARNING)"),
+        bad("{'native_log':{'level':'debug'}}", "native_log.level", "unknown Mooncake log level 'DEBUG'"),
+        bad("{'native_log':{'destination':'logs'}}", "native_log.destination", "absolute directory path, not 'logs'"),
+        bad("{'native_log':'stderr'}", "native_log", "must be a JSON object"),
         bad("{'with_soft_pin':true,'soft_pin_ttl':0}", "soft_pin_ttl", "at least 1 ms"),
         bad("{'soft_pin_ttl':'30s'}", "soft_pin_ttl", "needs with_soft_pin: true"),
         bad("{'etcd_tls':{'cert_file':'c','key_file':'k'}}", "etcd_tls.ca_file", "is required"),

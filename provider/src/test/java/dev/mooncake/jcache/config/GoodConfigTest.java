@@ -57,6 +57,17 @@ class GoodConfigTest {
   }
 
   @Test
+  void nativeLogDefaultsToWarningThroughSlf4jAndReadsEachDestination() {
+    assertEquals(new MooncakeConfig.NativeLog("WARNING", "slf4j"), parse("{}").nativeLog());
+    assertEquals(new MooncakeConfig.NativeLog("ERROR", "stderr"),
+        parse("{'native_log':{'level':'error','destination':'STDERR'}}").nativeLog());
+    assertEquals(new MooncakeConfig.NativeLog("INFO", "/var/log/app/mooncake"),
+        parse("{'native_log':{'level':'INFO','destination':' /var/log/app/mooncake '}}").nativeLog());
+    assertEquals(new MooncakeConfig.NativeLog("TRACE", "slf4j"),
+        parse("{'native_log':{'level':'TRACE'}}").nativeLog());
+  }
+
+  @Test
   void builtInDefaultsEqualAnEmptyFile() {
     MooncakeConfig defaults = ConfigLoader.defaults();
     MooncakeConfig empty = parse("{}");

@@ -6,6 +6,7 @@ import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
 import dev.mooncake.jcache.nativebridge.NativeBridgeException;
+import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
 import dev.mooncake.jcache.nativebridge.StoreAbi;
@@ -144,12 +145,22 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
   }
 
+  /**
+   * Chooses the config's {@code native_log} for the process; it takes effect when the library is
+   * first loaded (see {@link NativeLogs}), later configs are ignored with a warning if they differ.
+   */
+  public static void configureNativeLog(MooncakeConfig config) {
+    MooncakeConfig.NativeLog log = config.nativeLog();
+    NativeLogs.configure(NativeLogs.Settings.of(log.level(), log.destination()));
+  }
+
   /** Opens a store on the cluster the config names; the result also implements CallerMemory. */
   public static ObjectStore open(MooncakeConfig config) {
     validate(config);
     String master = config.masterServerAddress();
     MooncakeLibrary library;
     try {
+      configureNativeLog(config);
       library = MooncakeLibrary.open(config.library());
     } catch (NativeBridgeException e) {
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);

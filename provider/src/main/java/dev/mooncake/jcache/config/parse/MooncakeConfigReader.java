@@ -56,6 +56,8 @@ public final class MooncakeConfigReader {
     long localBufferSize = config.size("local_buffer_size").orElse(defaultBufferSize(backend));
     offload(config);
     MooncakeConfig.NativeSettings nativeSettings = nativeSettings(config);
+    MooncakeConfig.NativeLog nativeLog = config.object("native_log")
+        .map(MooncakeConfigReader::nativeLog).orElse(MooncakeConfig.NativeLog.DEFAULT);
     String tenantId = check(config, "tenant_id", TenantIds::normalize, config.string("tenant_id", TenantIds.DEFAULT));
     String library = config.string("library").map(v -> library(config, v)).orElse(null);
     int numWorkers = positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
@@ -97,7 +99,8 @@ public final class MooncakeConfigReader {
         allowList,
         caches,
         config.context().strict(),
-        consistency);
+        consistency,
+        nativeLog);
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
     return settings;
@@ -238,6 +241,28 @@ public final class MooncakeConfigReader {
     MooncakeConfig.EtcdTls tls = config.object("etcd_tls").map(MooncakeConfigReader::etcdTls).orElse(null);
     return abi == null && tls == null ? MooncakeConfig.NativeSettings.DEFAULT
         : new MooncakeConfig.NativeSettings(abi, tls);
+  }
+
+  private static MooncakeConfig.NativeLog nativeLog(ConfigObject log) {
+    String level = log.string("level", MooncakeConfig.NativeLog.DEFAULT.level()).strip()
+        .toUpperCase(java.util.Locale.ROOT);
+    String destination = log.string("destination", MooncakeConfig.NativeLog.DEFAULT.destination())
+        .strip();
+    log.finish();
+    if (!MooncakeConfig.NativeLog.LEVELS.contains(level)) {
+      throw log.error("level", "unknown Mooncake log level '" + level + "'; use "
+          + String.join(", ", MooncakeConfig.NativeLog.LEVELS)
+          + (level.equals("WARN") ? " (glog spells it WARNING)" : ""));
+    }
+    String lower = destination.toLowerCase(java.util.Locale.ROOT);
+    if (lower.equals("slf4j") || lower.equals("stderr")) {
+      destination = lower;
+    } else if (!destination.startsWith("/")) {
+      throw log.error("destination", "must be \"slf4j\" (forward to the logger mooncake.native),"
+          + " \"stderr\" (Mooncake's own output) or an absolute directory path, not '"
+          + destination + "'");
+    }
+    return new MooncakeConfig.NativeLog(level, destination);
   }
 
   private static MooncakeConfig.EtcdTls etcdTls(ConfigObject tls) {

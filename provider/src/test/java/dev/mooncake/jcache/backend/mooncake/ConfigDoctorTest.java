@@ -63,6 +63,7 @@ class ConfigDoctorTest {
     assertTrue(out.contains("setting  num_workers = 4  [default]"), out);
     assertTrue(out.contains("env      MC_LOG_LEVEL=WARNING"), out);
     assertTrue(out.contains("library  " + Fake.library() + " (from the config's 'library')"), out);
+    assertTrue(out.contains("log      Mooncake logs at "), out);
     assertTrue(out.contains("connect  master 127.0.0.1:50051"), out);
     assertTrue(out.matches("(?s).*put      [0-9.]+ ms.*get      [0-9.]+ ms \\(value matches\\).*"
         + "remove   [0-9.]+ ms.*"), out);

@@ -1,0 +1,48 @@
+package dev.mooncake.jcache.nativebridge;
+
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * Logs Mooncake's glog lines through SLF4J at their severity: I info, W warn, E and F error. Lines
+ * known to be part of a healthy start are logged at debug ({@link #BENIGN}).
+ */
+final class GlogToSlf4j implements GlogTailer.Sink {
+  /**
+   * Messages (after glog's {@code file:line] }) that Mooncake logs as errors on healthy runs:
+   * "Local segment descriptor not found" (a LOG(ERROR) of transfer_metadata.cpp, P2P handshake
+   * mode) is printed on every healthy start (issue 15, Mooncake 3b5a594). When that lookup really
+   * fails, the Mooncake call fails too and its error code reaches the caller.
+   */
+  static final List<String> BENIGN = List.of("Local segment descriptor not found");
+
+  private final Logger logger;
+
+  GlogToSlf4j(Logger logger) {
+    this.logger = logger;
+  }
+
+  static boolean benign(String text) {
+    int end = text.indexOf("] ");
+    String message = end < 0 ? text : text.substring(end + 2);
+    for (String prefix : BENIGN) {
+      if (message.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void line(char severity, String text) {
+    if (benign(text)) {
+      logger.debug("{}", text);
+      return;
+    }
+    switch (severity) {
+      case 'I' -> logger.info("{}", text);
+      case 'W' -> logger.warn("{}", text);
+      default -> logger.error("{}", text);
+    }
+  }
+}
