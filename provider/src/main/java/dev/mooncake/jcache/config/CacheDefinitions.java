@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config;
 
+import dev.mooncake.jcache.config.source.ClassLoaders;
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
 import java.lang.reflect.Modifier;
