@@ -32,6 +32,8 @@ import java.util.Map;
  *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
+ * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
+ *     no cluster events, no near caches
  */
 public record MooncakeConfig(
     String source,
@@ -55,7 +57,21 @@ public record MooncakeConfig(
     EvictionSettings eviction,
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
-    boolean strict) {
+    boolean strict,
+    String eventsEndpoint) {
+
+  /** Settings without cluster events. */
+  public MooncakeConfig(String source, Backend backend, Mode mode, String metadataServer,
+      String masterServerAddress, String protocol, String deviceName, String localHostname,
+      long globalSegmentSize, long localBufferSize, boolean enableOffload, String tenantId,
+      String library, int numWorkers, Map<String, Integer> perOpWorkers, boolean singleCallsOnLanes,
+      ReplicaSettings replica, Duration operationTimeout, EvictionSettings eviction,
+      List<String> deserializationAllowList, Map<String, CacheDefinition> caches, boolean strict) {
+    this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
+        localHostname, globalSegmentSize, localBufferSize, enableOffload, tenantId, library,
+        numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
+        deserializationAllowList, caches, strict, null);
+  }
 
   /**
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.

@@ -24,8 +24,8 @@ import org.zeromq.ZMsg;
  * message flushes every sink.
  *
  * <p>Live: events are known to reach this JVM only once a message has arrived on the current
- * connection (ZeroMQ drops what a PUB sends before the subscription reaches it). While connected
- * but not live, the optional probe runs every {@code probeIntervalMillis}: it makes the master
+ * connection (ZeroMQ drops what a PUB sends before the subscription reaches it). While not live,
+ * the optional probe runs every {@code probeIntervalMillis} (at once after a reconnect): it makes the master
  * publish something (a put and remove of a key outside every cache's namespace), so a quiet
  * cluster becomes live within one round trip.
  */
@@ -50,15 +50,15 @@ public final class EventSubscription implements AutoCloseable {
   private final AtomicLong flushes = new AtomicLong();
   private volatile boolean live;
   private volatile boolean closed;
-  private boolean connected;
   private long nextProbe;
 
   /**
-   * Connects to {@code endpoint} (checked by {@link EventsEndpoint#check}) and starts the thread.
+   * Connects to {@code endpoint} ({@code tcp://host:port}, checked by the config) and starts the
+   * thread.
    * {@code probe} may be null (then a quiet stream stays not live until its first event).
    */
   public EventSubscription(String endpoint, Runnable probe, long probeIntervalMillis) {
-    this.endpoint = EventsEndpoint.check(endpoint);
+    this.endpoint = endpoint;
     this.probe = probe;
     this.probeIntervalNanos = probeIntervalMillis * 1_000_000L;
     this.thread = new Thread(this::run, "mooncake-events-" + IDS.incrementAndGet());
@@ -125,6 +125,7 @@ public final class EventSubscription implements AutoCloseable {
       ZMQ.Poller poller = context.createPoller(2);
       poller.register(monitor, ZMQ.Poller.POLLIN);
       poller.register(socket, ZMQ.Poller.POLLIN);
+      nextProbe = System.nanoTime();
       started.countDown();
       while (!closed && !Thread.currentThread().isInterrupted()) {
         poller.poll(POLL_MILLIS);
@@ -151,11 +152,9 @@ public final class EventSubscription implements AutoCloseable {
     ZMQ.Event event;
     while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
       if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
-        connected = true;
         nextProbe = System.nanoTime();
         LOG.debug("events: connected to {}", endpoint);
       } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
-        connected = false;
         sequence.reset();
         if (live) {
           LOG.warn("events: connection to {} dropped; near caches flushed, reconnecting", endpoint);
@@ -262,7 +261,8 @@ public final class EventSubscription implements AutoCloseable {
   }
 
   private void maybeProbe() {
-    if (probe == null || !connected || live || System.nanoTime() - nextProbe < 0) {
+    // Not only once connected: a monitor event can be missed, and a probe to nobody is harmless.
+    if (probe == null || live || System.nanoTime() - nextProbe < 0) {
       return;
     }
     nextProbe = System.nanoTime() + probeIntervalNanos;
