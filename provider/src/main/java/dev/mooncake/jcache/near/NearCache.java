@@ -86,6 +86,14 @@ public final class NearCache<E> {
     invalidations.increment();
   }
 
+  /** Forgets everything (this JVM removed the cache's entries in bulk); liveness is unchanged. */
+  public void clear() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.incrementAndGet(i);
+    }
+    entries.invalidateAll();
+  }
+
   /** Forgets everything; {@code live} says whether entries may be kept again from now on. */
   public void flush(boolean live) {
     if (!live) {

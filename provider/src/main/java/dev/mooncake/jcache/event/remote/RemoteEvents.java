@@ -43,6 +43,35 @@ public final class RemoteEvents implements EventSink {
     return own;
   }
 
+  private static final OwnWrites.Pending NOTHING = () -> { };
+
+  /**
+   * This JVM is about to change {@code storeKey} in the store: its echo will be {@code kind}.
+   * Recorded only while listeners are registered (nobody else needs to tell echoes apart).
+   */
+  OwnWrites.Pending ownChange(String storeKey, KvEvent.Kind kind) {
+    return target.hasListeners() ? own.expect(storeKey, kind) : NOTHING;
+  }
+
+  /** This JVM changed {@code storeKey} (or tried to): the near cache must not keep the old copy. */
+  void ownChangeDone(String storeKey) {
+    if (near != null) {
+      near.invalidate(storeKey);
+    }
+  }
+
+  /** This JVM is removing every entry of the cache in one call. */
+  void ownBulkRemovalStarted() {
+    own.bulkStarted();
+  }
+
+  void ownBulkRemovalDone(long count) {
+    own.bulkEnded(Math.max(0, count));
+    if (near != null) {
+      near.clear();
+    }
+  }
+
   @Override
   public void onEvents(List<KvEvent> events) {
     if (near != null) {
