@@ -1,6 +1,10 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.event.EventDispatcher;
+import dev.mooncake.jcache.event.remote.ClusterEvents;
+import dev.mooncake.jcache.event.remote.RemoteEvents;
+import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.expiry.ExpiryQueue;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
@@ -84,6 +88,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private volatile boolean closed;
+  /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
+  private ClusterEvents cluster;
+  private RemoteEvents remote;
+  private NearCache<StoredEntry> near;
 
   MooncakeCache(
       String name,
@@ -131,6 +139,27 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
+  /**
+   * Joins the cluster's event stream (the manager has {@code events_endpoint}): listeners hear of
+   * other JVMs' changes, and with {@code nearCache} settings reads are kept in a near cache.
+   */
+  void joinCluster(ClusterEvents events, CacheDefinition.NearCacheSettings nearCache) {
+    this.near = nearCache == null ? null : new NearCache<>(nearCache.maxEntries());
+    this.cluster = events;
+    this.remote = events.attach(keys.prefixPattern().substring(1), near,
+        new RemoteListenerEvents<>(this, dispatcher, storage, this::cacheKey, MooncakeCache::now));
+  }
+
+  /** The near cache, or null (for tests and statistics). */
+  NearCache<StoredEntry> nearCache() {
+    return near;
+  }
+
+  /** This cache's share of the event stream, or null (for tests). */
+  RemoteEvents remoteEvents() {
+    return remote;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Reads
 
@@ -152,7 +181,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   private V getOrLoad(K key, String storeKey) {
-    StoredEntry entry = readUnlocked(key, storeKey);
+    StoredEntry entry = near == null ? readUnlocked(key, storeKey) : readNear(key, storeKey);
     if (entry != null) {
       statistics.hits(1);
       return accessed(storeKey, entry);
@@ -173,6 +202,24 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       }
       return loaded;
     }
+  }
+
+  /**
+   * A plain read through the near cache: a copy held is served (expiry in its header still
+   * applies); otherwise the store is read and what it found kept, unless an invalidation of the
+   * key arrived while the read was in flight (the token).
+   */
+  private StoredEntry readNear(K key, String storeKey) {
+    StoredEntry held = near.get(storeKey, now());
+    if (held != null) {
+      return held.forAnotherReader();
+    }
+    long token = near.token(storeKey);
+    StoredEntry entry = readUnlocked(key, storeKey);
+    if (entry != null) {
+      near.install(storeKey, entry.forAnotherReader(), entry.expireAt(), token);
+    }
+    return entry;
   }
 
   /** Applies access expiry to an entry just read and returns its value. */
@@ -689,6 +736,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void removeAll() {
     requireOpen();
+    if (!writer.enabled() && !dispatcher.hasListenerFor(EventType.REMOVED)
+        && !dispatcher.hasListenerFor(EventType.EXPIRED)) {
+      // Nobody to tell key by key: one anchored regex removes every JVM's entries of this cache.
+      long start = statistics.start();
+      long removed = storage.deleteByPrefix(keys.prefixPattern());
+      index.clear();
+      expiring.clear();
+      if (removed > 0) {
+        statistics.removals(removed);
+        statistics.removeTime(start);
+      }
+      return;
+    }
+    // A writer or listeners need each key: those this JVM wrote (see docs/deviations.md).
     Map<String, K> byStoreKey = new LinkedHashMap<>();
     for (String storeKey : index.snapshot()) {
       byStoreKey.put(storeKey, cacheKey(storeKey));
@@ -1310,6 +1371,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         return;
       }
       closed = true;
+      if (cluster != null) {
+        cluster.detach(keys.prefixPattern().substring(1), remote);
+      }
       manager.forget(name, this);
       JmxRegistration.unregister(objectName(JmxRegistration.Type.STATISTICS));
       JmxRegistration.unregister(objectName(JmxRegistration.Type.CONFIGURATION));

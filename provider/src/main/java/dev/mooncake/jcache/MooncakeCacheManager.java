@@ -7,6 +7,7 @@ import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.config.CacheDefinitions;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
@@ -61,6 +62,8 @@ public final class MooncakeCacheManager implements CacheManager {
   private final Codec codec;
   private final ExecutorService events;
   private final ExpirySweeper sweeper;
+  /** The cluster's event stream, when {@code events_endpoint} is set; else null. */
+  private final ClusterEvents cluster;
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Caches the config file declares that no one has created (or destroyed) yet. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
@@ -94,12 +97,16 @@ public final class MooncakeCacheManager implements CacheManager {
     String id = "m" + MANAGER_IDS.incrementAndGet();
     this.codec = new TypedCodec(new SerializationCodec(
         new DeserializationFilter(config.deserializationAllowList()), classLoader));
-    this.store = store;
+    this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
+    this.cluster = config.eventsEndpoint() == null
+        ? null
+        : ClusterEvents.open(config.eventsEndpoint(), store, events);
+    // With events on, the caches write through the observed store (their own changes recognised).
+    this.store = cluster == null ? store : cluster.store();
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), Lanes.perOpWorkers(config),
         config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
-    this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS);
     for (CacheDefinition definition : config.caches().values()) {
       // Fails now, naming the cache and key, if a declared class cannot be loaded.
@@ -148,6 +155,9 @@ public final class MooncakeCacheManager implements CacheManager {
     EntryStorage storage = new EntryStorage(cacheName, store, lanes, codec);
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events);
+    if (cluster != null) {
+      cache.joinCluster(cluster, config.cacheOrDefault(cacheName).nearCache());
+    }
     caches.put(cacheName, cache);
     declared.remove(cacheName);
     sweeper.register(cache);
@@ -298,9 +308,17 @@ public final class MooncakeCacheManager implements CacheManager {
     caches.clear();
     onClose.accept(this);
     sweeper.close();
+    if (cluster != null) {
+      cluster.close();
+    }
     events.shutdown();
     lanes.close();
     store.close();
+  }
+
+  /** The cluster's event stream, or null without {@code events_endpoint} (for tests). */
+  ClusterEvents cluster() {
+    return cluster;
   }
 
   @Override

@@ -38,6 +38,7 @@ public final class EventSubscription implements AutoCloseable {
   private static final int MAX_MESSAGES_PER_POLL = 1024;
   private static final int HEARTBEAT_INTERVAL_MILLIS = 1000;
   private static final int HEARTBEAT_TIMEOUT_MILLIS = 3000;
+  private static final int HANDSHAKE_TIMEOUT_MILLIS = 2000;
 
   private final String endpoint;
   private final Runnable probe;
@@ -48,6 +49,7 @@ public final class EventSubscription implements AutoCloseable {
   private final CountDownLatch started = new CountDownLatch(1);
   private final AtomicLong messages = new AtomicLong();
   private final AtomicLong flushes = new AtomicLong();
+  private final Object flushLock = new Object();
   private volatile boolean live;
   private volatile boolean closed;
   private long nextProbe;
@@ -95,8 +97,12 @@ public final class EventSubscription implements AutoCloseable {
    * flushed at once with the current liveness, so it starts from a known state.
    */
   public void register(String prefix, EventSink sink) {
-    sinks.computeIfAbsent(prefix, p -> new CopyOnWriteArrayList<>()).add(sink);
-    sink.onFlush(FlushReason.CONNECTED, live);
+    // Under the flush lock: a flush with the liveness read here can never overtake a later one
+    // of this thread's (else a sink could end up not live while the stream is).
+    synchronized (flushLock) {
+      sinks.computeIfAbsent(prefix, p -> new CopyOnWriteArrayList<>()).add(sink);
+      sink.onFlush(FlushReason.CONNECTED, live);
+    }
   }
 
   public void deregister(String prefix, EventSink sink) {
@@ -117,6 +123,9 @@ public final class EventSubscription implements AutoCloseable {
       socket.setReconnectIVLMax(2000);
       socket.setHeartbeatIvl(HEARTBEAT_INTERVAL_MILLIS);
       socket.setHeartbeatTimeout(HEARTBEAT_TIMEOUT_MILLIS);
+      // A handshake that stalls (seen on loopback under load) is dropped and retried soon, not
+      // after ZeroMQ's default 30 s.
+      socket.setHandshakeIvl(HANDSHAKE_TIMEOUT_MILLIS);
       socket.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL | ZMQ.EVENT_DISCONNECTED);
       ZMQ.Socket monitor = context.createSocket(SocketType.PAIR);
       monitor.connect(monitorAddress);
@@ -129,12 +138,10 @@ public final class EventSubscription implements AutoCloseable {
       started.countDown();
       while (!closed && !Thread.currentThread().isInterrupted()) {
         poller.poll(POLL_MILLIS);
-        if (poller.pollin(0)) {
-          drainMonitor(monitor);
-        }
-        if (poller.pollin(1)) {
-          drainMessages(socket);
-        }
+        // Both drained on every turn, not only when the poller says so (a non-blocking receive
+        // costs nothing, and a missed readiness signal must not stall the stream).
+        drainMonitor(monitor, socket);
+        drainMessages(socket);
         maybeProbe();
       }
     } catch (RuntimeException | Error e) {
@@ -148,13 +155,16 @@ public final class EventSubscription implements AutoCloseable {
     }
   }
 
-  private void drainMonitor(ZMQ.Socket monitor) {
+  private void drainMonitor(ZMQ.Socket monitor, ZMQ.Socket socket) {
     ZMQ.Event event;
     while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
       if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
         nextProbe = System.nanoTime();
         LOG.debug("events: connected to {}", endpoint);
       } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+        // Messages already received came before the drop: handle them first, or one of them
+        // would count as the first of a new connection and make the stream live again.
+        drainMessages(socket);
         sequence.reset();
         if (live) {
           LOG.warn("events: connection to {} dropped; near caches flushed, reconnecting", endpoint);
@@ -248,13 +258,15 @@ public final class EventSubscription implements AutoCloseable {
 
   private void flushAll(FlushReason reason) {
     flushes.incrementAndGet();
-    boolean isLive = live;
-    for (List<EventSink> list : sinks.values()) {
-      for (EventSink sink : list) {
-        try {
-          sink.onFlush(reason, isLive);
-        } catch (RuntimeException e) {
-          LOG.error("event sink flush failed", e);
+    synchronized (flushLock) {
+      boolean isLive = live;
+      for (List<EventSink> list : sinks.values()) {
+        for (EventSink sink : list) {
+          try {
+            sink.onFlush(reason, isLive);
+          } catch (RuntimeException e) {
+            LOG.error("event sink flush failed", e);
+          }
         }
       }
     }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,11 @@ final class KeyedSerialExecutor {
   }
 
   void execute(String key, Runnable task) {
+    executeAfter(key, 0, task);
+  }
+
+  /** Runs the task after the key's earlier ones, no sooner than {@code delayMillis} from now. */
+  void executeAfter(String key, long delayMillis, Runnable task) {
     Runnable guarded = () -> {
       try {
         task.run();
@@ -26,10 +32,17 @@ final class KeyedSerialExecutor {
         LOG.warn("remote event delivery for {} failed", key, e);
       }
     };
-    CompletableFuture<Void> future = chains.compute(key, (k, chain) -> chain == null
-        ? CompletableFuture.runAsync(guarded, executor)
-        : chain.thenRunAsync(guarded, executor));
+    Executor runner = delayMillis <= 0
+        ? executor
+        : CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, executor);
+    // Nothing may run inside compute (a task that schedules more would update the map
+    // recursively): every step waits for this gate, opened once the chain is in place.
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    CompletableFuture<Void> future = chains.compute(key, (k, chain) ->
+        (chain == null ? gate : chain.thenCombine(gate, (a, b) -> (Void) null))
+            .thenRunAsync(guarded, runner));
     future.whenComplete((ignored, error) -> chains.remove(key, future));
+    gate.complete(null);
   }
 
   /** Whether nothing is queued or running (for tests). */

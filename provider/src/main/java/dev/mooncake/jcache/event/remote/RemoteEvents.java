@@ -1,7 +1,11 @@
 package dev.mooncake.jcache.event.remote;
 
 import dev.mooncake.jcache.near.NearCache;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +20,10 @@ import java.util.concurrent.Executor;
  *
  * <p>From the stream to listener events: Mooncake's put never overwrites, so a {@code stored}
  * with no {@code removed} before it is a creation; a replace is {@code removed} then
- * {@code stored}. Within one message such a pair becomes one UPDATED. A {@code removed} without
- * its {@code stored} in the same message is checked when delivered: if the key is present again,
- * it was the first half of a replace (the {@code stored} to come is delivered as UPDATED);
- * otherwise it is a REMOVED. Repeats for other media of the same object are dropped. Echoes of
+ * {@code stored}: such a pair becomes one UPDATED when both have arrived by the time the key's
+ * deliveries run. A lone {@code removed} is checked: if the key is present again it was the first
+ * half of a replace (the {@code stored} to come is an UPDATED); if not, it waits
+ * {@link #REPLACE_GRACE_MILLIS} for that {@code stored} once, then is a REMOVED. Repeats for other media of the same object are dropped. Echoes of
  * this JVM's own writes ({@link OwnWrites}) are dropped. Deliveries run on the executor in stream
  * order per key.
  */
@@ -28,8 +32,17 @@ public final class RemoteEvents implements EventSink {
   private final OwnWrites own;
   private final RemoteTarget target;
   private final KeyedSerialExecutor serial;
+  /**
+   * How long a lone {@code removed} waits for the {@code stored} of a replace (Mooncake's replace
+   * is remove, then put: one store round trip apart) before it is delivered as REMOVED.
+   */
+  static final long REPLACE_GRACE_MILLIS = 20;
   /** Keys whose last remote {@code removed} found them present again: a replace under way. */
   private final Set<String> replacing = ConcurrentHashMap.newKeySet();
+  /** Remote events not yet delivered, per key (guarded by itself). */
+  private final Map<String, Deque<KvEvent.Kind>> pending = new HashMap<>();
+  /** Keys with a drain scheduled or running (guarded by {@link #pending}). */
+  private final Set<String> draining = new HashSet<>();
 
   /** {@code near} may be null (no near cache). */
   public RemoteEvents(NearCache<?> near, OwnWrites own, RemoteTarget target, Executor executor) {
@@ -102,31 +115,69 @@ public final class RemoteEvents implements EventSink {
     }
   }
 
+  /**
+   * Queues a key's remote events and makes sure one drain of that key is scheduled: the drain sees
+   * everything that arrived for the key by the time it runs, so a replace whose two halves came
+   * in separate messages is still seen as a pair.
+   */
   private void schedule(String key, List<KvEvent.Kind> kinds) {
-    for (int i = 0; i < kinds.size(); i++) {
-      KvEvent.Kind kind = kinds.get(i);
-      if (kind == KvEvent.Kind.REMOVED && i + 1 < kinds.size()
-          && kinds.get(i + 1) == KvEvent.Kind.STORED) {
-        serial.execute(key, () -> stored(key, true));
-        i++;
-      } else if (kind == KvEvent.Kind.STORED) {
-        serial.execute(key, () -> stored(key, false));
-      } else if (kind == KvEvent.Kind.REMOVED) {
-        serial.execute(key, () -> removed(key));
+    if (kinds.isEmpty()) {
+      return;
+    }
+    boolean start;
+    synchronized (pending) {
+      Deque<KvEvent.Kind> queue = pending.computeIfAbsent(key, k -> new ArrayDeque<>());
+      start = queue.isEmpty() && !draining.contains(key);
+      queue.addAll(kinds);
+      if (start) {
+        draining.add(key);
       }
+    }
+    if (start) {
+      serial.execute(key, () -> drain(key, false));
     }
   }
 
-  private void stored(String key, boolean updated) {
-    boolean wasReplacing = replacing.remove(key);
-    target.stored(key, updated || wasReplacing);
-  }
-
-  private void removed(String key) {
-    if (target.exists(key)) {
-      replacing.add(key);
-    } else {
-      target.removed(key);
+  /** Delivers what is queued for the key; {@code waited}: a lone removal already had its grace. */
+  private void drain(String key, boolean waited) {
+    List<KvEvent.Kind> kinds;
+    synchronized (pending) {
+      Deque<KvEvent.Kind> queue = pending.remove(key);
+      kinds = queue == null ? List.of() : new ArrayList<>(queue);
+    }
+    for (int i = 0; i < kinds.size(); i++) {
+      KvEvent.Kind kind = kinds.get(i);
+      boolean last = i == kinds.size() - 1;
+      if (kind == KvEvent.Kind.REMOVED && !last && kinds.get(i + 1) == KvEvent.Kind.STORED) {
+        replacing.remove(key);
+        target.stored(key, true);
+        i++;
+      } else if (kind == KvEvent.Kind.STORED) {
+        target.stored(key, replacing.remove(key));
+      } else if (!last) {
+        target.removed(key); // removed, then removed again: nothing between worth telling
+      } else if (target.exists(key)) {
+        replacing.add(key);  // the put of a replace landed already; its stored is on its way
+      } else if (!waited) {
+        // A replace's put may still be in flight: give its stored a moment to arrive.
+        synchronized (pending) {
+          pending.computeIfAbsent(key, k -> new ArrayDeque<>()).addFirst(KvEvent.Kind.REMOVED);
+        }
+        serial.executeAfter(key, REPLACE_GRACE_MILLIS, () -> drain(key, true));
+        return;
+      } else {
+        target.removed(key);
+      }
+    }
+    boolean again;
+    synchronized (pending) {
+      again = pending.containsKey(key);
+      if (!again) {
+        draining.remove(key);
+      }
+    }
+    if (again) {
+      serial.execute(key, () -> drain(key, false));
     }
   }
 
@@ -137,10 +188,11 @@ public final class RemoteEvents implements EventSink {
     }
     own.clear();
     replacing.clear();
+    // Queued deliveries stay: they are changes that happened; only knowledge is dropped.
   }
 
   /** Whether every delivery handed to the executor has run (for tests). */
-  boolean idle() {
+  public boolean idle() {
     return serial.idle();
   }
 }

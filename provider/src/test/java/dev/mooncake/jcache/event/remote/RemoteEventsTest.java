@@ -22,6 +22,15 @@ class RemoteEventsTest {
   private final NearCache<String> near = new NearCache<>(100);
   private final RemoteEvents events = new RemoteEvents(near, own, target, Runnable::run);
 
+  /** Waits for deliveries in flight (a lone removal waits for a replace's stored first). */
+  private void settle() throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (!events.idle()) {
+      assertTrue(System.nanoTime() < deadline, "deliveries did not finish");
+      Thread.sleep(1);
+    }
+  }
+
   private static KvEvent stored(String key) {
     return new KvEvent(STORED, key, "default", "cpu");
   }
@@ -31,25 +40,39 @@ class RemoteEventsTest {
   }
 
   @Test
-  void createsReplacesAndRemovesOfOtherJvms() {
+  void createsReplacesAndRemovesOfOtherJvms() throws Exception {
     target.present.add("a");
     events.onEvents(List.of(stored("a")));
     events.onEvents(List.of(removed("a"), stored("a"), new KvEvent(STORED, "a", "default", "ssd")));
     target.present.remove("a");
     events.onEvents(List.of(removed("a")));
+    settle();
     assertEquals(List.of("CREATED a", "UPDATED a", "REMOVED a"), target.delivered);
   }
 
   @Test
-  void aReplaceSplitAcrossMessagesIsOneUpdateWhenThePutLandedFirst() {
+  void aReplaceSplitAcrossMessagesIsOneUpdateWhenThePutLandedFirst() throws Exception {
     target.present.add("a");
     events.onEvents(List.of(removed("a"))); // delivered when a is back: first half of a replace
     events.onEvents(List.of(stored("a")));
+    settle();
     assertEquals(List.of("UPDATED a"), target.delivered);
   }
 
   @Test
-  void ownWritesAreNotDeliveredTwice() {
+  void aLoneRemovalWaitsForTheStoredOfAReplace() throws Exception {
+    target.present.add("a");
+    events.onEvents(List.of(stored("a")));
+    target.present.remove("a");              // the replace's remove …
+    events.onEvents(List.of(removed("a")));  // … is delivered while its put is in flight
+    target.present.add("a");
+    events.onEvents(List.of(stored("a")));   // the put lands within the grace
+    settle();
+    assertEquals(List.of("CREATED a", "UPDATED a"), target.delivered);
+  }
+
+  @Test
+  void ownWritesAreNotDeliveredTwice() throws Exception {
     own.expect("a", REMOVED, STORED);            // a put over an absent key: only stored comes
     events.onEvents(List.of(stored("a")));
     own.expect("a", REMOVED, STORED);            // a replace
@@ -60,11 +83,12 @@ class RemoteEventsTest {
     assertEquals(0, own.size());
     target.present.add("a");
     events.onEvents(List.of(stored("a")));       // now another JVM's
+    settle();
     assertEquals(List.of("CREATED a"), target.delivered);
   }
 
   @Test
-  void cancelledOrLapsedExpectationsDoNotSwallowRemoteChanges() {
+  void cancelledOrLapsedExpectationsDoNotSwallowRemoteChanges() throws Exception {
     target.present.add("a");
     own.expect("a", REMOVED, STORED).cancel();   // the store call failed
     events.onEvents(List.of(stored("a")));
@@ -72,16 +96,18 @@ class RemoteEventsTest {
     clock.addAndGet(10_001);                     // its echo never came
     target.present.add("b");
     events.onEvents(List.of(stored("b")));
+    settle();
     assertEquals(List.of("CREATED a", "CREATED b"), target.delivered);
   }
 
   @Test
-  void bulkRemovalsSwallowAsManyUnmatchedRemovals() {
+  void bulkRemovalsSwallowAsManyUnmatchedRemovals() throws Exception {
     own.bulkStarted();
     events.onEvents(List.of(removed("x")));      // during the call
     own.bulkEnded(2);
     events.onEvents(List.of(removed("y")));      // after it, within its count
     events.onEvents(List.of(removed("z")));      // beyond: another JVM's
+    settle();
     assertEquals(List.of("REMOVED z"), target.delivered);
   }
 
@@ -115,8 +141,8 @@ class RemoteEventsTest {
   }
 
   static final class FakeTarget implements RemoteTarget {
-    final Set<String> present = new HashSet<>();
-    final List<String> delivered = new ArrayList<>();
+    final Set<String> present = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    final List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();
     boolean listeners = true;
     int calls;
 

@@ -21,6 +21,7 @@ public final class TestPublisher implements AutoCloseable {
   private final int port;
   private long nextSequence = 1;
   private long nextEventId = 1;
+  private boolean closed;
 
   /** Binds a fresh loopback port. */
   public TestPublisher() {
@@ -32,9 +33,14 @@ public final class TestPublisher implements AutoCloseable {
     socket = context.createSocket(SocketType.PUB);
     socket.setLinger(0);
     socket.setSndHWM(100_000);
-    this.port = port == 0
-        ? socket.bindToRandomPort("tcp://127.0.0.1")
-        : bind(port);
+    this.port = port == 0 ? bindAny() : bind(port);
+  }
+
+  /** A port the kernel picks (JeroMQ's bindToRandomPort guesses in the ephemeral range). */
+  private int bindAny() {
+    socket.bind("tcp://127.0.0.1:*");
+    String last = socket.getLastEndpoint();
+    return Integer.parseInt(last.substring(last.lastIndexOf(':') + 1));
   }
 
   private int bind(int port) {
@@ -70,6 +76,9 @@ public final class TestPublisher implements AutoCloseable {
 
   /** One message with this payload (for malformed input). */
   public synchronized void sendRaw(byte[] payload) {
+    if (closed) {
+      return; // a master that is down publishes nothing
+    }
     long sequence = nextSequence++;
     byte[] seq = new byte[8];
     for (int i = 0; i < 8; i++) {
@@ -82,6 +91,9 @@ public final class TestPublisher implements AutoCloseable {
 
   /** Sends arbitrary frames. */
   public synchronized void sendFrames(byte[]... frames) {
+    if (closed) {
+      return;
+    }
     for (int i = 0; i < frames.length; i++) {
       socket.send(frames[i], i < frames.length - 1 ? ZMQ.SNDMORE : 0);
     }
@@ -135,6 +147,7 @@ public final class TestPublisher implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     context.close();
   }
 }
