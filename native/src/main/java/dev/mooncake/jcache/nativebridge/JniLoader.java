@@ -12,10 +12,10 @@ import org.scijava.nativelib.NativeLoader;
  * Loads {@code libmooncake_jcache.so}, the JNI half of the bridge, once per class loader.
  *
  * <p>The library travels in the jar at {@code natives/linux_64/libmooncake_jcache.so}, the path
- * scijava native-lib-loader expects; its extractor copies it to a temporary directory and we
- * {@code System.load} it ourselves so that a failure can name the file, the platform and the
- * loader's own reason in one line (the loader swallows the cause). The system property
- * {@value #OVERRIDE_PROPERTY} names a file to load instead, for development.
+ * scijava native-lib-loader expects; its extractor copies it to a temporary directory and we {@code
+ * System.load} it ourselves so that a failure can name the file, the platform and the loader's own
+ * reason in one line (the loader swallows the cause). The system property {@value
+ * #OVERRIDE_PROPERTY} names a file to load instead, for development.
  */
 final class JniLoader {
   static final String LIBRARY = "mooncake_jcache";

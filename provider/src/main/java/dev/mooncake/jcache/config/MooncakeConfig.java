@@ -18,7 +18,7 @@ import java.util.Map;
  * @param localHostname the address this client advertises to the cluster
  * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
- * @param enableOffload vLLM's flag, passed through
+ * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
@@ -46,7 +46,7 @@ public record MooncakeConfig(
     String localHostname,
     long globalSegmentSize,
     long localBufferSize,
-    boolean enableOffload,
+    NativeSettings nativeSettings,
     String tenantId,
     String library,
     int numWorkers,
@@ -63,12 +63,12 @@ public record MooncakeConfig(
   /** Settings without cluster events. */
   public MooncakeConfig(String source, Backend backend, Mode mode, String metadataServer,
       String masterServerAddress, String protocol, String deviceName, String localHostname,
-      long globalSegmentSize, long localBufferSize, boolean enableOffload, String tenantId,
+      long globalSegmentSize, long localBufferSize, NativeSettings nativeSettings, String tenantId,
       String library, int numWorkers, Map<String, Integer> perOpWorkers, boolean singleCallsOnLanes,
       ReplicaSettings replica, Duration operationTimeout, EvictionSettings eviction,
       List<String> deserializationAllowList, Map<String, CacheDefinition> caches, boolean strict) {
     this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
-        localHostname, globalSegmentSize, localBufferSize, enableOffload, tenantId, library,
+        localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
         numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
         deserializationAllowList, caches, strict, null);
   }
@@ -77,7 +77,7 @@ public record MooncakeConfig(
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
    * (The lanes themselves live in {@code dev.mooncake.jcache.lane}, above the config.)
    */
-  public static final List<String> LANES = List.of("lookup", "retrieve", "store", "delete");
+  public static final List<String> LANES = List.of("retrieve", "store", "delete");
 
   /** Which store implementation runs the caches. */
   public enum Backend {
@@ -118,11 +118,40 @@ public record MooncakeConfig(
    * @param softPin evicted last
    * @param hardPin never evicted
    * @param preferredSegments segments (client hostnames) to place objects in, in order
+   * @param softPinTtl how long a soft pin holds ({@code soft_pin_ttl}, v3 libraries only); {@code
+   *     null}: the master's {@code --default_kv_soft_pin_ttl}
    */
   public record ReplicaSettings(
-      int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      int replicaNum,
+      boolean softPin,
+      boolean hardPin,
+      List<String> preferredSegments,
+      Duration softPinTtl) {
     public static final ReplicaSettings DEFAULT = new ReplicaSettings(1, false, false, List.of());
+
+    /** Without a soft pin TTL. */
+    public ReplicaSettings(
+        int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      this(replicaNum, softPin, hardPin, preferredSegments, null);
+    }
   }
+
+  /**
+   * What the loaded {@code libmooncake_store.so} must be told (see docs/native-bridge.md).
+   *
+   * @param abi the layout of its {@code replicate_config}, {@code "v1"}, {@code "v2"} or {@code
+   *     "v3"}; {@code null}: not named, then pins and {@code soft_pin_ttl} are refused
+   * @param etcdTls certificates for an etcd metadata server, {@code null} for none
+   */
+  public record NativeSettings(String abi, EtcdTls etcdTls) {
+    public static final NativeSettings DEFAULT = new NativeSettings(null, null);
+  }
+
+  /**
+   * {@code etcd_tls}: passed to {@code mooncake_store_set_etcd_tls_config} before setup; a library
+   * without that function refuses to start. Empty strings for files not given.
+   */
+  public record EtcdTls(String caFile, String certFile, String keyFile) {}
 
   /**
    * Eviction thresholds, as Mooncake's master flags.
@@ -132,11 +161,5 @@ public record MooncakeConfig(
    */
   public record EvictionSettings(double highWatermarkRatio, double evictionRatio) {
     public static final EvictionSettings DEFAULT = new EvictionSettings(0.90, 0.05);
-  }
-
-  /** The settings of a cache that the file does not declare. */
-  public CacheDefinition cacheOrDefault(String name) {
-    CacheDefinition declared = caches.get(name);
-    return declared == null ? CacheDefinition.unset(name) : declared;
   }
 }

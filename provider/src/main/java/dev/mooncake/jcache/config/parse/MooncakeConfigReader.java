@@ -53,7 +53,8 @@ public final class MooncakeConfigReader {
     Optional<String> localHostname = config.string("local_hostname").map(String::strip);
     long globalSegmentSize = config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
     long localBufferSize = config.size("local_buffer_size").orElse(defaultBufferSize(backend));
-    boolean enableOffload = config.bool("enable_offload", false);
+    offload(config);
+    MooncakeConfig.NativeSettings nativeSettings = nativeSettings(config);
     String tenantId = check(config, "tenant_id", TenantIds::normalize, config.string("tenant_id", TenantIds.DEFAULT));
     String library = config.string("library").map(v -> library(config, v)).orElse(null);
     int numWorkers = positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
@@ -94,7 +95,7 @@ public final class MooncakeConfigReader {
         hostname,
         globalSegmentSize,
         localBufferSize,
-        enableOffload,
+        nativeSettings,
         tenantId,
         library,
         numWorkers,
@@ -183,6 +184,11 @@ public final class MooncakeConfigReader {
     Map<String, Integer> workers = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> entry : lanes.entries().entrySet()) {
       String lane = entry.getKey();
+      if (lane.equals("lookup")) {
+        throw lanes.error(lane, "no call of this provider runs on a lookup lane (containsKey reads"
+            + " the entry, to see its expiry time), so a pool for it would never be used; remove"
+            + " the key, or give the workers to retrieve");
+      }
       if (!MooncakeConfig.LANES.contains(lane)) {
         throw lanes.error(lane, "unknown lane; per_op_workers takes only "
             + String.join(", ", MooncakeConfig.LANES));
@@ -202,6 +208,13 @@ public final class MooncakeConfigReader {
     }
     boolean softPin = config.bool("with_soft_pin", false);
     boolean hardPin = config.bool("with_hard_pin", false);
+    Duration softPinTtl = config.durationMillis("soft_pin_ttl").map(Duration::ofMillis).orElse(null);
+    if (softPinTtl != null && softPinTtl.toMillis() <= 0) {
+      throw config.error("soft_pin_ttl", "must be at least 1 ms, not " + softPinTtl.toMillis());
+    }
+    if (softPinTtl != null && !softPin) {
+      throw config.error("soft_pin_ttl", "needs with_soft_pin: true (Mooncake takes a TTL only for a soft pin)");
+    }
     List<String> segments = config.stringList("preferred_segments").orElse(List.of());
     List<String> cleaned = new ArrayList<>();
     for (int i = 0; i < segments.size(); i++) {
@@ -211,7 +224,44 @@ public final class MooncakeConfigReader {
       }
       cleaned.add(segment);
     }
-    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned));
+    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl);
+  }
+
+  /** vLLM's enable_offload asks for Mooncake's SSD tier, which the C ABI does not offer. */
+  private static void offload(ConfigObject config) {
+    if (config.bool("enable_offload", false)) {
+      throw config.error("enable_offload", "true is not supported: Mooncake's C ABI "
+          + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
+          + " remove the key or set it to false, and size the memory pool with"
+          + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
+          + " clients)");
+    }
+  }
+
+  private static MooncakeConfig.NativeSettings nativeSettings(ConfigObject config) {
+    String abi = config.string("abi").map(v -> v.strip().toLowerCase(java.util.Locale.ROOT)).orElse(null);
+    if (abi != null && !List.of("v1", "v2", "v3").contains(abi)) {
+      throw config.error("abi", "must be v1, v2 or v3 (the replicate_config layout of the Mooncake"
+          + " library; see docs/native-bridge.md), not '" + abi + "'");
+    }
+    MooncakeConfig.EtcdTls tls = config.object("etcd_tls").map(MooncakeConfigReader::etcdTls).orElse(null);
+    return abi == null && tls == null ? MooncakeConfig.NativeSettings.DEFAULT
+        : new MooncakeConfig.NativeSettings(abi, tls);
+  }
+
+  private static MooncakeConfig.EtcdTls etcdTls(ConfigObject tls) {
+    String ca = tls.string("ca_file", "").strip();
+    String cert = tls.string("cert_file", "").strip();
+    String key = tls.string("key_file", "").strip();
+    tls.finish();
+    if (ca.isEmpty()) {
+      throw tls.error("ca_file", "is required: the CA certificate that signs the etcd server's");
+    }
+    if (cert.isEmpty() != key.isEmpty()) {
+      throw tls.error(cert.isEmpty() ? "cert_file" : "key_file",
+          "cert_file and key_file go together (the client certificate and its key)");
+    }
+    return new MooncakeConfig.EtcdTls(ca, cert, key);
   }
 
   private static EvictionSettings eviction(ConfigObject eviction) {

@@ -108,12 +108,6 @@ public final class ObservedStore implements ObjectStore {
     return bulk(targets, () -> store.removeByRegex(pattern, force));
   }
 
-  @Override
-  public long removeAll(boolean force) {
-    List<RemoteEvents> targets = caches.values().stream().flatMap(List::stream).toList();
-    return bulk(targets, () -> store.removeAll(force));
-  }
-
   private static long bulk(List<RemoteEvents> targets, java.util.function.LongSupplier call) {
     for (RemoteEvents events : targets) {
       events.ownBulkRemovalStarted();
@@ -172,11 +166,6 @@ public final class ObservedStore implements ObjectStore {
   @Override
   public long getSize(String key) {
     return store.getSize(key);
-  }
-
-  @Override
-  public int healthCheck() {
-    return store.healthCheck();
   }
 
   @Override

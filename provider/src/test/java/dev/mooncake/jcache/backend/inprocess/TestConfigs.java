@@ -35,7 +35,7 @@ final class TestConfigs {
         d.localHostname(),
         segment,
         localBuffer,
-        d.enableOffload(),
+        d.nativeSettings(),
         d.tenantId(),
         d.library(),
         d.numWorkers(),
@@ -66,19 +66,6 @@ final class TestConfigs {
   static MooncakeConfig buffers(long localBuffer, Duration timeout) {
     return config(
         16 * MIB, localBuffer, EvictionSettings.DEFAULT, ReplicaSettings.DEFAULT, timeout);
-  }
-
-  /** A manual clock in nanoseconds (starting away from zero, like System.nanoTime). */
-  static final class Clock {
-    final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-
-    long now() {
-      return nanos.get();
-    }
-
-    void advanceMillis(long millis) {
-      nanos.addAndGet(millis * 1_000_000L);
-    }
   }
 
   static ByteBuffer utf8(String text) {

@@ -21,6 +21,7 @@ final class TestConfig {
   String library = Fake.library();
   MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
   Duration operationTimeout = Duration.ofSeconds(2);
+  MooncakeConfig.NativeSettings nativeSettings = MooncakeConfig.NativeSettings.DEFAULT;
 
   MooncakeConfig build() {
     MooncakeConfig d = ConfigLoader.defaults();
@@ -35,7 +36,7 @@ final class TestConfig {
         localHostname,
         globalSegmentSize,
         localBufferSize,
-        d.enableOffload(),
+        nativeSettings,
         "test",
         library,
         d.numWorkers(),
