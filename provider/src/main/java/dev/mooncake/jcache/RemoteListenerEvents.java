@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Another JVM's changes, as this cache's listeners receive them: the key decoded, the value read
- * now (the stream carries keys only), the old value unknown. Runs on the event executor, in
- * stream order per key; synchronous listeners are awaited here, as nobody else waits for them.
+ * now (the stream carries keys only), the old value unknown. Runs on the event executor, in stream
+ * order per key; synchronous listeners are awaited here, as nobody else waits for them.
  */
 final class RemoteListenerEvents<K, V> implements RemoteTarget {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteListenerEvents.class);
@@ -24,8 +24,12 @@ final class RemoteListenerEvents<K, V> implements RemoteTarget {
   private final Function<String, K> cacheKeys;
   private final LongSupplier clock;
 
-  RemoteListenerEvents(Cache<K, V> cache, EventDispatcher<K, V> dispatcher, EntryStorage storage,
-      Function<String, K> cacheKeys, LongSupplier clockMillis) {
+  RemoteListenerEvents(
+      Cache<K, V> cache,
+      EventDispatcher<K, V> dispatcher,
+      EntryStorage storage,
+      Function<String, K> cacheKeys,
+      LongSupplier clockMillis) {
     this.cache = cache;
     this.dispatcher = dispatcher;
     this.storage = storage;

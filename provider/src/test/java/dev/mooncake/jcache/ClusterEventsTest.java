@@ -1,13 +1,12 @@
 package dev.mooncake.jcache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.ConfigException;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
@@ -52,7 +51,7 @@ class ClusterEventsTest {
   @BeforeEach
   void cluster() {
     publisher = new TestPublisher();
-    store = new PublishingStore(StoreFactory.open(TestConfigs.inProcess()), publisher);
+    store = new PublishingStore(InProcessStore.open(TestConfigs.inProcess()), publisher);
   }
 
   @AfterEach
@@ -64,9 +63,15 @@ class ClusterEventsTest {
 
   private MooncakeConfig config(String tenant) throws IOException {
     Path file = dir.resolve(tenant + ".json");
-    Files.writeString(file, ("{'tenant_id':'" + tenant + "','events_endpoint':'"
-        + publisher.endpoint() + "','caches':{'near':{'key_type':'java.lang.String',"
-        + "'value_type':'java.lang.String','near_cache':{'max_entries':100}}}}").replace('\'', '"'));
+    Files.writeString(
+        file,
+        ("{'tenant_id':'"
+                + tenant
+                + "','events_endpoint':'"
+                + publisher.endpoint()
+                + "','caches':{'near':{'key_type':'java.lang.String',"
+                + "'value_type':'java.lang.String','near_cache':{'max_entries':100}}}}")
+            .replace('\'', '"'));
     return ConfigLoader.load(file.toUri(), getClass().getClassLoader());
   }
 
@@ -76,9 +81,16 @@ class ClusterEventsTest {
     MooncakeCache<String, String> cache =
         manager.getCache("near", String.class, String.class).unwrap(MooncakeCache.class);
     var subscription = manager.cluster().subscription();
-    await(() -> cache.nearCache().isLive(), () -> "the subscription went live (subscription live: "
-        + subscription.isLive() + ", messages " + subscription.messages() + ", flushes "
-        + subscription.flushes() + ")");
+    await(
+        () -> cache.nearCache().isLive(),
+        () ->
+            "the subscription went live (subscription live: "
+                + subscription.isLive()
+                + ", messages "
+                + subscription.messages()
+                + ", flushes "
+                + subscription.flushes()
+                + ")");
     return cache;
   }
 
@@ -113,7 +125,8 @@ class ClusterEventsTest {
     assertEquals(List.of("CREATED barrier=x old=-"), inB.take(1));
     await(() -> a.remoteEvents().idle(), "A's echo deliveries done");
     List<String> own = inA.take(4); // ordered per key, not across keys
-    assertEquals(List.of("CREATED k=v1 old=-", "UPDATED k=v2 old=v1", "REMOVED k=v2 old=v2"),
+    assertEquals(
+        List.of("CREATED k=v1 old=-", "UPDATED k=v2 old=v1", "REMOVED k=v2 old=v2"),
         own.stream().filter(e -> e.contains(" k=")).toList());
     assertTrue(own.contains("CREATED barrier=x old=-"), own.toString());
     assertNull(inA.events.poll(), "A's own changes came back from the stream");
@@ -130,8 +143,11 @@ class ClusterEventsTest {
     MooncakeCache<String, String> a = jvm("t");
     MooncakeCache<String, String> otherTenant = jvm("u");
     Recorder inA = Recorder.on(a);
-    Cache<String, String> otherCache = a.getCacheManager().createCache("other",
-        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> otherCache =
+        a.getCacheManager()
+            .createCache(
+                "other",
+                new MutableConfiguration<String, String>().setTypes(String.class, String.class));
     otherTenant.put("k", "u's");
     otherCache.put("k", "other's");
     store.put("mcjlock/x", java.nio.ByteBuffer.wrap(new byte[] {1})); // a lock object
@@ -187,13 +203,13 @@ class ClusterEventsTest {
     a.put("k", "v1");
     assertEquals("v1", b.get("k"));
     long flushes = near.flushes();
-    store.dropNext();          // the removed of the replace is lost …
-    a.put("k", "v2");          // … its stored arrives after a gap in the sequence
+    store.dropNext(); // the removed of the replace is lost …
+    a.put("k", "v2"); // … its stored arrives after a gap in the sequence
     await(() -> near.flushes() > flushes, "the gap was noticed");
     assertEquals("v2", b.get("k"));
 
     store.dropNext();
-    a.remove("k");             // lost entirely: no message carries anything after it
+    a.remove("k"); // lost entirely: no message carries anything after it
     // Until the next message reveals the gap the near cache cannot know (documented); the next
     // message of any cache flushes it.
     a.put("other", "x");
@@ -213,7 +229,7 @@ class ClusterEventsTest {
     await(() -> !near.isLive(), "the drop was noticed");
     await(() -> near.size() == 0, "emptied");
     long hits = near.hits();
-    a.put("k", "v2");          // no one hears of it: the near cache must not serve
+    a.put("k", "v2"); // no one hears of it: the near cache must not serve
     assertEquals("v2", b.get("k"));
     assertEquals("v2", b.get("k"));
     assertEquals(hits, near.hits(), "served while not live");
@@ -244,22 +260,27 @@ class ClusterEventsTest {
   void aNearCacheNeedsTheEventStream() throws IOException {
     Path file = dir.resolve("bad.json");
     Files.writeString(file, "{\"caches\":{\"c\":{\"near_cache\":{\"max_entries\":5}}}}");
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> ConfigLoader.load(file.toUri(), getClass().getClassLoader()));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> ConfigLoader.load(file.toUri(), getClass().getClassLoader()));
     assertTrue(e.getMessage().contains("needs events_endpoint"), e.getMessage());
   }
 
   /** Records events as "TYPE key=value old=oldValue|-". */
-  static final class Recorder implements CacheEntryCreatedListener<String, String>,
-      CacheEntryUpdatedListener<String, String>, CacheEntryRemovedListener<String, String>,
-      Serializable {
+  static final class Recorder
+      implements CacheEntryCreatedListener<String, String>,
+          CacheEntryUpdatedListener<String, String>,
+          CacheEntryRemovedListener<String, String>,
+          Serializable {
     private static final long serialVersionUID = 1L;
     final transient BlockingQueue<String> events = new LinkedBlockingQueue<>();
 
     static Recorder on(Cache<String, String> cache) {
       Recorder recorder = new Recorder();
-      cache.registerCacheEntryListener(new MutableCacheEntryListenerConfiguration<>(
-          FactoryBuilder.factoryOf(recorder), null, true, false));
+      cache.registerCacheEntryListener(
+          new MutableCacheEntryListenerConfiguration<>(
+              FactoryBuilder.factoryOf(recorder), null, true, false));
       return recorder;
     }
 
@@ -275,8 +296,14 @@ class ClusterEventsTest {
 
     private void record(Iterable<CacheEntryEvent<? extends String, ? extends String>> batch) {
       for (CacheEntryEvent<? extends String, ? extends String> e : batch) {
-        events.add(e.getEventType() + " " + e.getKey() + "=" + e.getValue() + " old="
-            + (e.isOldValueAvailable() ? e.getOldValue() : "-"));
+        events.add(
+            e.getEventType()
+                + " "
+                + e.getKey()
+                + "="
+                + e.getValue()
+                + " old="
+                + (e.isOldValueAvailable() ? e.getOldValue() : "-"));
       }
     }
 

@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * A store as a master with KV events sees it: every object that appears is announced as
- * {@code stored} on the {@link TestPublisher}, every one that goes as {@code removed} (as
- * mooncake_master does after each commit and removal). Shared by the managers of a test, which
- * stand for JVMs on one cluster; {@link #close} is a no-op, {@link #shutdown} closes the store.
+ * A store as a master with KV events sees it: every object that appears is announced as {@code
+ * stored} on the {@link TestPublisher}, every one that goes as {@code removed} (as mooncake_master
+ * does after each commit and removal). Shared by the managers of a test, which stand for JVMs on
+ * one cluster; {@link #close} is a no-op, {@link #shutdown} closes the store.
  */
 final class PublishingStore implements ObjectStore {
   private final ObjectStore store;
@@ -109,11 +109,6 @@ final class PublishingStore implements ObjectStore {
   }
 
   @Override
-  public long removeAll(boolean force) {
-    return removeByRegex("", force);
-  }
-
-  @Override
   public long getInto(String key, ByteBuffer destination) {
     return store.getInto(key, destination);
   }
@@ -136,11 +131,6 @@ final class PublishingStore implements ObjectStore {
   @Override
   public long getSize(String key) {
     return store.getSize(key);
-  }
-
-  @Override
-  public int healthCheck() {
-    return store.healthCheck();
   }
 
   @Override

@@ -16,20 +16,22 @@ import java.util.Map;
  * @param protocol {@code tcp}, {@code rdma}, …
  * @param deviceName RDMA device(s), comma separated; empty for TCP
  * @param localHostname the address this client advertises to the cluster
- * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
+ * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's
+ *     bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
  * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
- * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in
- *     {@code per_op_workers} (one of {@link #LANES})
+ * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in {@code
+ *     per_op_workers} (one of {@link #LANES})
  * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
  * @param replica Mooncake's replicate_config for every put
  * @param operationTimeout the longest a store call may take before it fails
  * @param eviction the in-process store's eviction thresholds
- * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code com.acme.**})
- *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
+ * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code
+ *     com.acme.**}) that Java deserialization may instantiate, beyond the built-in safe JDK value
+ *     types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
  * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
@@ -61,16 +63,53 @@ public record MooncakeConfig(
     String eventsEndpoint) {
 
   /** Settings without cluster events. */
-  public MooncakeConfig(String source, Backend backend, Mode mode, String metadataServer,
-      String masterServerAddress, String protocol, String deviceName, String localHostname,
-      long globalSegmentSize, long localBufferSize, NativeSettings nativeSettings, String tenantId,
-      String library, int numWorkers, Map<String, Integer> perOpWorkers, boolean singleCallsOnLanes,
-      ReplicaSettings replica, Duration operationTimeout, EvictionSettings eviction,
-      List<String> deserializationAllowList, Map<String, CacheDefinition> caches, boolean strict) {
-    this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
-        localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
-        numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
-        deserializationAllowList, caches, strict, null);
+  public MooncakeConfig(
+      String source,
+      Backend backend,
+      Mode mode,
+      String metadataServer,
+      String masterServerAddress,
+      String protocol,
+      String deviceName,
+      String localHostname,
+      long globalSegmentSize,
+      long localBufferSize,
+      NativeSettings nativeSettings,
+      String tenantId,
+      String library,
+      int numWorkers,
+      Map<String, Integer> perOpWorkers,
+      boolean singleCallsOnLanes,
+      ReplicaSettings replica,
+      Duration operationTimeout,
+      EvictionSettings eviction,
+      List<String> deserializationAllowList,
+      Map<String, CacheDefinition> caches,
+      boolean strict) {
+    this(
+        source,
+        backend,
+        mode,
+        metadataServer,
+        masterServerAddress,
+        protocol,
+        deviceName,
+        localHostname,
+        globalSegmentSize,
+        localBufferSize,
+        nativeSettings,
+        tenantId,
+        library,
+        numWorkers,
+        perOpWorkers,
+        singleCallsOnLanes,
+        replica,
+        operationTimeout,
+        eviction,
+        deserializationAllowList,
+        caches,
+        strict,
+        null);
   }
 
   /**

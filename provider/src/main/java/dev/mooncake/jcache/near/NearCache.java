@@ -13,21 +13,24 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>It serves and accepts entries only while it is <em>live</em> (the event stream is known to
  *       reach this JVM); every {@link #flush} empties it, and a flush that is not live keeps it
  *       empty until a live one.
- *   <li>A read of the store that is in flight when an invalidation of its key (or a flush)
- *       arrives must not install what it read: {@link #token} is taken before the read and
- *       {@link #install} refuses when the key's stripe moved since. The install puts, then checks
- *       again and takes its entry back, so an invalidation racing with the put is never lost.
+ *   <li>A read of the store that is in flight when an invalidation of its key (or a flush) arrives
+ *       must not install what it read: {@link #token} is taken before the read and {@link #install}
+ *       refuses when the key's stripe moved since. The install puts, then checks again and takes
+ *       its entry back, so an invalidation racing with the put is never lost.
  *   <li>An entry past its expiry time (from the value header) is a miss.
  * </ul>
  */
 public final class NearCache<E> {
   /** A token that no stripe ever has: installs with it are refused. */
   public static final long REFUSED = -1;
+
   private static final int STRIPES = 1024;
 
   private final Cache<String, Held<E>> entries;
+
   /** Invalidation counters, one per stripe of keys; a flush moves them all. */
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+
   private final LongAdder hits = new LongAdder();
   private final LongAdder invalidations = new LongAdder();
   private final LongAdder flushes = new LongAdder();
@@ -63,7 +66,9 @@ public final class NearCache<E> {
     return live ? stripes.get(stripe(key)) : REFUSED;
   }
 
-  /** Keeps what a read found, unless {@code key} was invalidated (or all flushed) since the token. */
+  /**
+   * Keeps what a read found, unless {@code key} was invalidated (or all flushed) since the token.
+   */
   public void install(String key, E value, long expireAt, long token) {
     if (token == REFUSED || !live) {
       return;

@@ -31,8 +31,8 @@ class NearCacheTest {
   @Test
   void aReadInFlightDuringAnInvalidationInstallsNothing() {
     NearCache<String> near = NearCacheTest.<String>live(10);
-    long token = near.token("k");   // a read starts
-    near.invalidate("k");           // the event for k arrives meanwhile
+    long token = near.token("k"); // a read starts
+    near.invalidate("k"); // the event for k arrives meanwhile
     near.install("k", "stale", ETERNAL, token);
     assertNull(near.get("k", 0));
     near.install("k", "fresh", ETERNAL, near.token("k"));
@@ -57,7 +57,7 @@ class NearCacheTest {
     near.flush(true);
     near.install("k", "v", ETERNAL, near.token("k"));
     assertEquals("v", near.get("k", 0));
-    near.flush(false);                 // the subscription dropped
+    near.flush(false); // the subscription dropped
     assertNull(near.get("k", 0));
     near.install("k", "v", ETERNAL, near.token("k"));
     assertNull(near.get("k", 0));
@@ -95,19 +95,20 @@ class NearCacheTest {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong violations = new AtomicLong();
     CountDownLatch done = new CountDownLatch(2);
-    Runnable reader = () -> {
-      while (!stop.get()) {
-        long floor = invalidatedUpTo.get();
-        Long held = near.get("k", 0);
-        if (held == null) {
-          long token = near.token("k");
-          near.install("k", store.get(), ETERNAL, token);
-        } else if (held < floor) {
-          violations.incrementAndGet();
-        }
-      }
-      done.countDown();
-    };
+    Runnable reader =
+        () -> {
+          while (!stop.get()) {
+            long floor = invalidatedUpTo.get();
+            Long held = near.get("k", 0);
+            if (held == null) {
+              long token = near.token("k");
+              near.install("k", store.get(), ETERNAL, token);
+            } else if (held < floor) {
+              violations.incrementAndGet();
+            }
+          }
+          done.countDown();
+        };
     new Thread(reader).start();
     new Thread(reader).start();
     for (long v = 1; v <= 200_000; v++) {

@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 public final class ClusterEvents implements AutoCloseable {
   /** Keys of liveness probes: outside every cache's namespace, so every subscriber ignores them. */
   static final String PROBE_PREFIX = "mcj-probe/";
+
   /** How long an own write waits for its echo before it is forgotten. */
   static final long ECHO_LIFETIME_MILLIS = 30_000;
 
@@ -58,8 +59,9 @@ public final class ClusterEvents implements AutoCloseable {
 
   /** Joins a cache (keys under {@code prefix}) to the stream; {@code near} may be null. */
   public RemoteEvents attach(String prefix, NearCache<?> near, RemoteTarget target) {
-    RemoteEvents events = new RemoteEvents(
-        near, new OwnWrites(System::currentTimeMillis, ECHO_LIFETIME_MILLIS), target, executor);
+    RemoteEvents events =
+        new RemoteEvents(
+            near, new OwnWrites(System::currentTimeMillis, ECHO_LIFETIME_MILLIS), target, executor);
     store.attach(prefix, events);
     lease.subscription().register(prefix, events);
     return events;

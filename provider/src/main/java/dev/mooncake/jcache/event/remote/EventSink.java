@@ -3,8 +3,8 @@ package dev.mooncake.jcache.event.remote;
 import java.util.List;
 
 /**
- * Receives one cache namespace's share of the event stream. Called on the subscription's thread,
- * in stream order: implementations hand work that blocks (store reads, listeners) to an executor.
+ * Receives one cache namespace's share of the event stream. Called on the subscription's thread, in
+ * stream order: implementations hand work that blocks (store reads, listeners) to an executor.
  */
 public interface EventSink {
   /** The events of one message whose keys lie in this sink's namespace, in the stream's order. */
@@ -12,9 +12,9 @@ public interface EventSink {
 
   /**
    * The stream may have missed events (a gap, a reconnect, a restarted master, an undecodable
-   * message, a tenant-wide clear): whatever was learned from it before must be forgotten.
-   * {@code live} says whether events are flowing now; while it is false, nothing seen from the
-   * stream may be trusted to stay current (a near cache serves nothing).
+   * message, a tenant-wide clear): whatever was learned from it before must be forgotten. {@code
+   * live} says whether events are flowing now; while it is false, nothing seen from the stream may
+   * be trusted to stay current (a near cache serves nothing).
    */
   void onFlush(FlushReason reason, boolean live);
 

@@ -25,15 +25,17 @@ import org.zeromq.ZMsg;
  *
  * <p>Live: events are known to reach this JVM only once a message has arrived on the current
  * connection (ZeroMQ drops what a PUB sends before the subscription reaches it). While not live,
- * the optional probe runs every {@code probeIntervalMillis} (at once after a reconnect): it makes the master
- * publish something (a put and remove of a key outside every cache's namespace), so a quiet
- * cluster becomes live within one round trip.
+ * the optional probe runs every {@code probeIntervalMillis} (at once after a reconnect): it makes
+ * the master publish something (a put and remove of a key outside every cache's namespace), so a
+ * quiet cluster becomes live within one round trip.
  */
 public final class EventSubscription implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventSubscription.class);
   private static final AtomicInteger IDS = new AtomicInteger();
+
   /** Larger messages are refused by ZeroMQ itself (the master's batches are a few KiB). */
   static final long MAX_MESSAGE_BYTES = 64L << 20;
+
   private static final int POLL_MILLIS = 100;
   private static final int MAX_MESSAGES_PER_POLL = 1024;
   private static final int HEARTBEAT_INTERVAL_MILLIS = 1000;
@@ -56,8 +58,7 @@ public final class EventSubscription implements AutoCloseable {
 
   /**
    * Connects to {@code endpoint} ({@code tcp://host:port}, checked by the config) and starts the
-   * thread.
-   * {@code probe} may be null (then a quiet stream stays not live until its first event).
+   * thread. {@code probe} may be null (then a quiet stream stays not live until its first event).
    */
   public EventSubscription(String endpoint, Runnable probe, long probeIntervalMillis) {
     this.endpoint = endpoint;
@@ -106,10 +107,12 @@ public final class EventSubscription implements AutoCloseable {
   }
 
   public void deregister(String prefix, EventSink sink) {
-    sinks.computeIfPresent(prefix, (p, list) -> {
-      list.remove(sink);
-      return list.isEmpty() ? null : list;
-    });
+    sinks.computeIfPresent(
+        prefix,
+        (p, list) -> {
+          list.remove(sink);
+          return list.isEmpty() ? null : list;
+        });
   }
 
   private void run() {
@@ -191,14 +194,16 @@ public final class EventSubscription implements AutoCloseable {
     long number;
     try {
       if (message.size() != 3) {
-        throw new KvEventFormatException("message has " + message.size()
-            + " frames, expected 3 (topic, sequence, payload)");
+        throw new KvEventFormatException(
+            "message has " + message.size() + " frames, expected 3 (topic, sequence, payload)");
       }
       message.pop(); // topic: the master's is empty; nothing to check
       number = KvEventDecoder.sequence(message.pop().getData());
       events = KvEventDecoder.events(message.pop().getData());
     } catch (KvEventFormatException e) {
-      LOG.warn("events from {}: undecodable message ({}); near caches flushed", endpoint,
+      LOG.warn(
+          "events from {}: undecodable message ({}); near caches flushed",
+          endpoint,
           e.getMessage());
       // It may have carried invalidations: forget, and judge the next number afresh.
       sequence.reset();
@@ -211,16 +216,21 @@ public final class EventSubscription implements AutoCloseable {
         flushAll(FlushReason.CONNECTED);
       }
       case GAP -> {
-        LOG.warn("events from {}: sequence jumped to {}; the master dropped events, near caches"
-            + " flushed", endpoint, number);
+        LOG.warn(
+            "events from {}: sequence jumped to {}; the master dropped events, near caches"
+                + " flushed",
+            endpoint,
+            number);
         flushAll(FlushReason.GAP);
       }
       case RESTART -> {
-        LOG.warn("events from {}: sequence restarted at {} (new master?); near caches flushed",
-            endpoint, number);
+        LOG.warn(
+            "events from {}: sequence restarted at {} (new master?); near caches flushed",
+            endpoint,
+            number);
         flushAll(FlushReason.RESTART);
       }
-      case NEXT -> { }
+      case NEXT -> {}
     }
     dispatch(events);
   }
@@ -279,13 +289,16 @@ public final class EventSubscription implements AutoCloseable {
     }
     nextProbe = System.nanoTime() + probeIntervalNanos;
     // The probe does store I/O: never on this thread, which must keep reading.
-    Thread prober = new Thread(() -> {
-      try {
-        probe.run();
-      } catch (RuntimeException e) {
-        LOG.debug("events: liveness probe failed: {}", e.toString());
-      }
-    }, thread.getName() + "-probe");
+    Thread prober =
+        new Thread(
+            () -> {
+              try {
+                probe.run();
+              } catch (RuntimeException e) {
+                LOG.debug("events: liveness probe failed: {}", e.toString());
+              }
+            },
+            thread.getName() + "-probe");
     prober.setDaemon(true);
     prober.start();
   }

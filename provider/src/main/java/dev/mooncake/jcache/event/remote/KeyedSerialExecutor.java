@@ -25,23 +25,29 @@ final class KeyedSerialExecutor {
 
   /** Runs the task after the key's earlier ones, no sooner than {@code delayMillis} from now. */
   void executeAfter(String key, long delayMillis, Runnable task) {
-    Runnable guarded = () -> {
-      try {
-        task.run();
-      } catch (RuntimeException e) {
-        LOG.warn("remote event delivery for {} failed", key, e);
-      }
-    };
-    Executor runner = delayMillis <= 0
-        ? executor
-        : CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, executor);
+    Runnable guarded =
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            LOG.warn("remote event delivery for {} failed", key, e);
+          }
+        };
+    Executor runner =
+        delayMillis <= 0
+            ? executor
+            : CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, executor);
     // Nothing may run inside compute (a task that schedules more would update the map
     // recursively): every step waits for this gate, opened once the chain is in place.
     CompletableFuture<Void> gate = new CompletableFuture<>();
-    CompletableFuture<Void> future = chains.compute(key, (k, chain) ->
-        (chain == null ? gate : chain.thenCombine(gate, (a, b) -> (Void) null))
-            .thenRunAsync(guarded, runner));
-    future.whenComplete((ignored, error) -> chains.remove(key, future));
+    CompletableFuture<Void> future =
+        chains.compute(
+            key,
+            (k, chain) ->
+                (chain == null ? gate : chain.thenCombine(gate, (a, b) -> (Void) null))
+                    .thenRunAsync(guarded, runner));
+    // The tasks are guarded: this stage only tidies the map, it has no failure to report.
+    var unused = future.whenComplete((ignored, error) -> chains.remove(key, future));
     gate.complete(null);
   }
 

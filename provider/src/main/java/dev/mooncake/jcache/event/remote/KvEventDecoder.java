@@ -11,20 +11,22 @@ import org.msgpack.value.ValueType;
 
 /**
  * Decodes the master's KV event messages (mooncake-store/src/kv_event/kv_event_publisher.cpp):
- * three frames, an empty topic, the 8-byte big-endian sequence number and a msgpack payload
- * {@code [timestamp, [event, …], dp_rank]}; each event a map with {@code event_type}
- * ({@code stored}, {@code removed}, {@code cleared}; older masters' {@code type} names
- * {@code BlockStored}, {@code BlockRemoved}, {@code AllBlocksCleared} are read too),
- * {@code object_key}, {@code tenant_id} and {@code medium}. Other fields are skipped.
+ * three frames, an empty topic, the 8-byte big-endian sequence number and a msgpack payload {@code
+ * [timestamp, [event, …], dp_rank]}; each event a map with {@code event_type} ({@code stored},
+ * {@code removed}, {@code cleared}; older masters' {@code type} names {@code BlockStored}, {@code
+ * BlockRemoved}, {@code AllBlocksCleared} are read too), {@code object_key}, {@code tenant_id} and
+ * {@code medium}. Other fields are skipped.
  *
- * <p>The stream is untrusted input: every size is bounded and anything unexpected is a
- * {@link KvEventFormatException} naming it, never an unchecked exception or a huge allocation.
+ * <p>The stream is untrusted input: every size is bounded and anything unexpected is a {@link
+ * KvEventFormatException} naming it, never an unchecked exception or a huge allocation.
  */
 public final class KvEventDecoder {
   /** More events than the publisher ever batches (64), with room for other publishers. */
   static final int MAX_EVENTS = 65_536;
+
   /** Longest string field read (object keys included); longer ones make the message invalid. */
   static final int MAX_STRING_BYTES = 1 << 20;
+
   /** Fields per event map (the publisher writes at most 19). */
   static final int MAX_FIELDS = 256;
 
@@ -33,8 +35,10 @@ public final class KvEventDecoder {
   /** The sequence number of a message's second frame. */
   public static long sequence(byte[] frame) throws KvEventFormatException {
     if (frame == null || frame.length != Long.BYTES) {
-      throw new KvEventFormatException("sequence frame has "
-          + (frame == null ? "no" : String.valueOf(frame.length)) + " bytes, not 8");
+      throw new KvEventFormatException(
+          "sequence frame has "
+              + (frame == null ? "no" : String.valueOf(frame.length))
+              + " bytes, not 8");
     }
     long sequence = 0;
     for (byte b : frame) {
@@ -48,14 +52,14 @@ public final class KvEventDecoder {
     try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(payload)) {
       int outer = arrayHeader(unpacker, "payload");
       if (outer < 2) {
-        throw new KvEventFormatException("payload array has " + outer
-            + " elements; expected [timestamp, [event, …], …]");
+        throw new KvEventFormatException(
+            "payload array has " + outer + " elements; expected [timestamp, [event, …], …]");
       }
       unpacker.skipValue(); // timestamp
       int count = arrayHeader(unpacker, "event list");
       if (count > MAX_EVENTS) {
-        throw new KvEventFormatException("payload claims " + count + " events (limit "
-            + MAX_EVENTS + ")");
+        throw new KvEventFormatException(
+            "payload claims " + count + " events (limit " + MAX_EVENTS + ")");
       }
       List<KvEvent> events = new ArrayList<>(Math.min(count, 64));
       for (int i = 0; i < count; i++) {
@@ -71,8 +75,8 @@ public final class KvEventDecoder {
   private static KvEvent event(MessageUnpacker unpacker, int index)
       throws IOException, KvEventFormatException {
     if (unpacker.getNextFormat().getValueType() != ValueType.MAP) {
-      throw new KvEventFormatException("event " + index + " is a "
-          + unpacker.getNextFormat().getValueType() + ", not a map");
+      throw new KvEventFormatException(
+          "event " + index + " is a " + unpacker.getNextFormat().getValueType() + ", not a map");
     }
     int fields = unpacker.unpackMapHeader();
     if (fields > MAX_FIELDS) {
@@ -101,8 +105,13 @@ public final class KvEventDecoder {
     }
     KvEvent.Kind kind = kind(eventType, legacyType, index);
     if (kind != KvEvent.Kind.CLEARED && (objectKey == null || objectKey.isEmpty())) {
-      throw new KvEventFormatException("event " + index + " (" + kind + ") has no object_key"
-          + " (is the master started with emit_object_key off?)");
+      throw new KvEventFormatException(
+          "event "
+              + index
+              + " ("
+              + kind
+              + ") has no object_key"
+              + " (is the master started with emit_object_key off?)");
     }
     return new KvEvent(kind, kind == KvEvent.Kind.CLEARED ? null : objectKey, tenant, medium);
   }
@@ -117,8 +126,9 @@ public final class KvEventDecoder {
       case "stored", "BlockStored" -> KvEvent.Kind.STORED;
       case "removed", "evicted", "BlockRemoved" -> KvEvent.Kind.REMOVED;
       case "cleared", "AllBlocksCleared" -> KvEvent.Kind.CLEARED;
-      default -> throw new KvEventFormatException("event " + index + " has unknown event_type '"
-          + printable(type) + "'");
+      default ->
+          throw new KvEventFormatException(
+              "event " + index + " has unknown event_type '" + printable(type) + "'");
     };
   }
 
@@ -129,8 +139,7 @@ public final class KvEventDecoder {
     }
     MessageFormat format = unpacker.getNextFormat();
     if (format.getValueType() != ValueType.ARRAY) {
-      throw new KvEventFormatException(what + " is a " + format.getValueType()
-          + ", not an array");
+      throw new KvEventFormatException(what + " is a " + format.getValueType() + ", not an array");
     }
     return unpacker.unpackArrayHeader();
   }
@@ -152,8 +161,8 @@ public final class KvEventDecoder {
       throws IOException, KvEventFormatException {
     int length = unpacker.unpackRawStringHeader();
     if (length > MAX_STRING_BYTES) {
-      throw new KvEventFormatException("field " + field + " is " + length + " bytes long (limit "
-          + MAX_STRING_BYTES + ")");
+      throw new KvEventFormatException(
+          "field " + field + " is " + length + " bytes long (limit " + MAX_STRING_BYTES + ")");
     }
     return new String(unpacker.readPayload(length), java.nio.charset.StandardCharsets.UTF_8);
   }

@@ -10,10 +10,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The manager's store, seen by its caches when cluster events are on: every change this JVM makes
- * passes here, whichever path made it (single and batch writes, access-expiry rewrites, the
- * expiry sweeper, zero-copy puts, clear), so the cache's {@link RemoteEvents} learns of each one
- * before the store call (to tell its echo on the stream from another JVM's change) and after it
- * (to drop the near cache's copy). Reads pass through untouched.
+ * passes here, whichever path made it (single and batch writes, access-expiry rewrites, the expiry
+ * sweeper, zero-copy puts, clear), so the cache's {@link RemoteEvents} learns of each one before
+ * the store call (to tell its echo on the stream from another JVM's change) and after it (to drop
+ * the near cache's copy). Reads pass through untouched.
  */
 public final class ObservedStore implements ObjectStore {
   private final ObjectStore store;
@@ -29,10 +29,12 @@ public final class ObservedStore implements ObjectStore {
   }
 
   public void detach(String prefix, RemoteEvents events) {
-    caches.computeIfPresent(prefix, (p, list) -> {
-      list.remove(events);
-      return list.isEmpty() ? null : list;
-    });
+    caches.computeIfPresent(
+        prefix,
+        (p, list) -> {
+          list.remove(events);
+          return list.isEmpty() ? null : list;
+        });
   }
 
   private List<RemoteEvents> of(String key) {
@@ -102,9 +104,8 @@ public final class ObservedStore implements ObjectStore {
   @Override
   public long removeByRegex(String pattern, boolean force) {
     // The caches' own patterns are "^" + their prefix; any other pattern is not ours to track.
-    List<RemoteEvents> targets = pattern.startsWith("^")
-        ? caches.getOrDefault(pattern.substring(1), List.of())
-        : List.of();
+    List<RemoteEvents> targets =
+        pattern.startsWith("^") ? caches.getOrDefault(pattern.substring(1), List.of()) : List.of();
     return bulk(targets, () -> store.removeByRegex(pattern, force));
   }
 

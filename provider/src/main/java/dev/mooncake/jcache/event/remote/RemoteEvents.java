@@ -15,32 +15,36 @@ import java.util.concurrent.Executor;
 
 /**
  * One cache's share of the event stream: invalidates its near cache at once (on the subscription
- * thread, before anything else, so a read that starts after the event arrived cannot be served
- * the old copy) and turns other JVMs' changes into listener events.
+ * thread, before anything else, so a read that starts after the event arrived cannot be served the
+ * old copy) and turns other JVMs' changes into listener events.
  *
- * <p>From the stream to listener events: Mooncake's put never overwrites, so a {@code stored}
- * with no {@code removed} before it is a creation; a replace is {@code removed} then
- * {@code stored}: such a pair becomes one UPDATED when both have arrived by the time the key's
- * deliveries run. A lone {@code removed} is checked: if the key is present again it was the first
- * half of a replace (the {@code stored} to come is an UPDATED); if not, it waits
- * {@link #REPLACE_GRACE_MILLIS} for that {@code stored} once, then is a REMOVED. Repeats for other media of the same object are dropped. Echoes of
- * this JVM's own writes ({@link OwnWrites}) are dropped. Deliveries run on the executor in stream
- * order per key.
+ * <p>From the stream to listener events: Mooncake's put never overwrites, so a {@code stored} with
+ * no {@code removed} before it is a creation; a replace is {@code removed} then {@code stored}:
+ * such a pair becomes one UPDATED when both have arrived by the time the key's deliveries run. A
+ * lone {@code removed} is checked: if the key is present again it was the first half of a replace
+ * (the {@code stored} to come is an UPDATED); if not, it waits {@link #REPLACE_GRACE_MILLIS} for
+ * that {@code stored} once, then is a REMOVED. Repeats for other media of the same object are
+ * dropped. Echoes of this JVM's own writes ({@link OwnWrites}) are dropped. Deliveries run on the
+ * executor in stream order per key.
  */
 public final class RemoteEvents implements EventSink {
   private final NearCache<?> near;
   private final OwnWrites own;
   private final RemoteTarget target;
   private final KeyedSerialExecutor serial;
+
   /**
    * How long a lone {@code removed} waits for the {@code stored} of a replace (Mooncake's replace
    * is remove, then put: one store round trip apart) before it is delivered as REMOVED.
    */
   static final long REPLACE_GRACE_MILLIS = 20;
+
   /** Keys whose last remote {@code removed} found them present again: a replace under way. */
   private final Set<String> replacing = ConcurrentHashMap.newKeySet();
+
   /** Remote events not yet delivered, per key (guarded by itself). */
   private final Map<String, Deque<KvEvent.Kind>> pending = new HashMap<>();
+
   /** Keys with a drain scheduled or running (guarded by {@link #pending}). */
   private final Set<String> draining = new HashSet<>();
 
@@ -56,7 +60,7 @@ public final class RemoteEvents implements EventSink {
     return own;
   }
 
-  private static final OwnWrites.Pending NOTHING = () -> { };
+  private static final OwnWrites.Pending NOTHING = () -> {};
 
   /**
    * This JVM is about to change {@code storeKey} in the store: its echo will be {@code kind}.
@@ -117,8 +121,8 @@ public final class RemoteEvents implements EventSink {
 
   /**
    * Queues a key's remote events and makes sure one drain of that key is scheduled: the drain sees
-   * everything that arrived for the key by the time it runs, so a replace whose two halves came
-   * in separate messages is still seen as a pair.
+   * everything that arrived for the key by the time it runs, so a replace whose two halves came in
+   * separate messages is still seen as a pair.
    */
   private void schedule(String key, List<KvEvent.Kind> kinds) {
     if (kinds.isEmpty()) {
@@ -157,7 +161,7 @@ public final class RemoteEvents implements EventSink {
       } else if (!last) {
         target.removed(key); // removed, then removed again: nothing between worth telling
       } else if (target.exists(key)) {
-        replacing.add(key);  // the put of a replace landed already; its stored is on its way
+        replacing.add(key); // the put of a replace landed already; its stored is on its way
       } else if (!waited) {
         // A replace's put may still be in flight: give its stored a moment to arrive.
         synchronized (pending) {

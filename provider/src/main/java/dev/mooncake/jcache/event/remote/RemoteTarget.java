@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.event.remote;
 
 /**
- * What a cache lets {@link RemoteEvents} do with a remote change, called on an executor thread,
- * in order per key.
+ * What a cache lets {@link RemoteEvents} do with a remote change, called on an executor thread, in
+ * order per key.
  */
 public interface RemoteTarget {
   /** Whether any listener is registered (else changes need no reading at all). */

@@ -27,8 +27,10 @@ public final class SharedSubscriptions {
       Shared shared = OPEN.get(endpoint);
       if (shared == null) {
         List<Runnable> probes = new CopyOnWriteArrayList<>();
-        shared = new Shared(probes,
-            new EventSubscription(endpoint, () -> probeAny(probes), PROBE_INTERVAL_MILLIS));
+        shared =
+            new Shared(
+                probes,
+                new EventSubscription(endpoint, () -> probeAny(probes), PROBE_INTERVAL_MILLIS));
         OPEN.put(endpoint, shared);
       }
       shared.users++;

@@ -16,8 +16,8 @@ class EventSubscriptionTest {
 
   /** A subscription whose probe makes the publisher send a probe event (as a put would). */
   private static EventSubscription subscribe(AtomicReference<TestPublisher> publisher) {
-    return new EventSubscription(publisher.get().endpoint(),
-        () -> publisher.get().stored("mcj-probe/x"), 50);
+    return new EventSubscription(
+        publisher.get().endpoint(), () -> publisher.get().stored("mcj-probe/x"), 50);
   }
 
   @Test
@@ -31,12 +31,15 @@ class EventSubscriptionTest {
       assertEquals("FLUSH CONNECTED not-live", a.next());
       assertEquals("FLUSH CONNECTED live", a.next()); // the probe's event arrived
       assertTrue(subscription.isLive());
-      publisher.get().publish(List.of(
-          new KvEvent(KvEvent.Kind.STORED, A + "k1", "default", "cpu"),
-          new KvEvent(KvEvent.Kind.STORED, B + "k2", "default", "cpu"),
-          new KvEvent(KvEvent.Kind.STORED, "mcjlock/dA/YQ/k1", "default", "cpu"),
-          new KvEvent(KvEvent.Kind.STORED, "mcj/dA/Yw/k3", "default", "cpu"),
-          new KvEvent(KvEvent.Kind.REMOVED, A + "k1", "default", "cpu")));
+      publisher
+          .get()
+          .publish(
+              List.of(
+                  new KvEvent(KvEvent.Kind.STORED, A + "k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, B + "k2", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, "mcjlock/dA/YQ/k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, "mcj/dA/Yw/k3", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.REMOVED, A + "k1", "default", "cpu")));
       assertEquals("STORED " + A + "k1", a.next());
       assertEquals("REMOVED " + A + "k1", a.next());
       b.skipTo("STORED " + B + "k2");
@@ -105,7 +108,7 @@ class EventSubscriptionTest {
       assertEquals("FLUSH DISCONNECTED not-live", a.next());
       assertFalse(subscription.isLive());
       publisher.set(new TestPublisher(port)); // a new master: its numbers start at 1 again
-      a.skipTo("FLUSH CONNECTED live");       // its probe event made the subscription live
+      a.skipTo("FLUSH CONNECTED live"); // its probe event made the subscription live
       publisher.get().stored(A + "after");
       assertEquals("STORED " + A + "after", a.next());
     } finally {

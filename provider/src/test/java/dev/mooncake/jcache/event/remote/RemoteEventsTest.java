@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.near.NearCache;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,26 +61,26 @@ class RemoteEventsTest {
   void aLoneRemovalWaitsForTheStoredOfAReplace() throws Exception {
     target.present.add("a");
     events.onEvents(List.of(stored("a")));
-    target.present.remove("a");              // the replace's remove …
-    events.onEvents(List.of(removed("a")));  // … is delivered while its put is in flight
+    target.present.remove("a"); // the replace's remove …
+    events.onEvents(List.of(removed("a"))); // … is delivered while its put is in flight
     target.present.add("a");
-    events.onEvents(List.of(stored("a")));   // the put lands within the grace
+    events.onEvents(List.of(stored("a"))); // the put lands within the grace
     settle();
     assertEquals(List.of("CREATED a", "UPDATED a"), target.delivered);
   }
 
   @Test
   void ownWritesAreNotDeliveredTwice() throws Exception {
-    own.expect("a", REMOVED, STORED);            // a put over an absent key: only stored comes
+    own.expect("a", REMOVED, STORED); // a put over an absent key: only stored comes
     events.onEvents(List.of(stored("a")));
-    own.expect("a", REMOVED, STORED);            // a replace
+    own.expect("a", REMOVED, STORED); // a replace
     events.onEvents(List.of(removed("a"), stored("a")));
-    own.expect("a", REMOVED);                    // a remove
+    own.expect("a", REMOVED); // a remove
     events.onEvents(List.of(removed("a")));
     assertEquals(List.of(), target.delivered);
     assertEquals(0, own.size());
     target.present.add("a");
-    events.onEvents(List.of(stored("a")));       // now another JVM's
+    events.onEvents(List.of(stored("a"))); // now another JVM's
     settle();
     assertEquals(List.of("CREATED a"), target.delivered);
   }
@@ -90,10 +88,10 @@ class RemoteEventsTest {
   @Test
   void cancelledOrLapsedExpectationsDoNotSwallowRemoteChanges() throws Exception {
     target.present.add("a");
-    own.expect("a", REMOVED, STORED).cancel();   // the store call failed
+    own.expect("a", REMOVED, STORED).cancel(); // the store call failed
     events.onEvents(List.of(stored("a")));
     own.expect("b", STORED);
-    clock.addAndGet(10_001);                     // its echo never came
+    clock.addAndGet(10_001); // its echo never came
     target.present.add("b");
     events.onEvents(List.of(stored("b")));
     settle();
@@ -103,10 +101,10 @@ class RemoteEventsTest {
   @Test
   void bulkRemovalsSwallowAsManyUnmatchedRemovals() throws Exception {
     own.bulkStarted();
-    events.onEvents(List.of(removed("x")));      // during the call
+    events.onEvents(List.of(removed("x"))); // during the call
     own.bulkEnded(2);
-    events.onEvents(List.of(removed("y")));      // after it, within its count
-    events.onEvents(List.of(removed("z")));      // beyond: another JVM's
+    events.onEvents(List.of(removed("y"))); // after it, within its count
+    events.onEvents(List.of(removed("z"))); // beyond: another JVM's
     settle();
     assertEquals(List.of("REMOVED z"), target.delivered);
   }

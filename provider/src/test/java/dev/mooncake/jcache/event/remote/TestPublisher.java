@@ -11,9 +11,9 @@ import org.zeromq.ZMQ;
 
 /**
  * Publishes on loopback what mooncake_master's KvEventPublisher publishes, frame for frame: an
- * empty topic, the sequence number (from 1, 8 bytes big-endian), and the msgpack payload
- * {@code [timestamp, [event map, …], dp_rank]} with the master's full field set. Tests drive it
- * directly or through {@link PublishingStore}, which announces a store's puts and removes.
+ * empty topic, the sequence number (from 1, 8 bytes big-endian), and the msgpack payload {@code
+ * [timestamp, [event map, …], dp_rank]} with the master's full field set. Tests drive it directly
+ * or through {@link PublishingStore}, which announces a store's puts and removes.
  */
 public final class TestPublisher implements AutoCloseable {
   private final ZContext context = new ZContext();
@@ -111,7 +111,8 @@ public final class TestPublisher implements AutoCloseable {
         packer.packMapHeader(cleared ? 11 : stored ? 17 : 15);
         packer.packString("event_id").packLong(nextEventId++);
         packer.packString("timestamp").packLong(now);
-        packer.packString("event_type")
+        packer
+            .packString("event_type")
             .packString(stored ? "stored" : cleared ? "cleared" : "removed");
         packer.packString("model_name").packNil();
         packer.packString("block_size").packNil();
