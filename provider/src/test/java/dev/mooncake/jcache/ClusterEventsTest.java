@@ -256,6 +256,56 @@ class ClusterEventsTest {
     }
   }
 
+  /**
+   * How stale B's near cache can be: from A's put returning to B's get no longer answering the old
+   * value, over many writes (a B read before each write makes sure the old value is held). The
+   * figures go to target/near-cache-staleness.txt (quoted in docs/performance.md).
+   */
+  @Test
+  void stalenessAfterAnotherJvmsPut() throws Exception {
+    MooncakeCache<String, String> a = jvm("t");
+    MooncakeCache<String, String> b = jvm("t");
+    int writes = 2000;
+    long[] nanos = new long[writes];
+    a.put("k", "v0");
+    await(() -> "v0".equals(b.get("k")), "B sees v0");
+    int servedOld = 0;
+    for (int i = 1; i <= writes; i++) {
+      String old = "v" + (i - 1);
+      String next = "v" + i;
+      assertEquals(old, b.get("k")); // held by B's near cache (or read and installed now)
+      a.put("k", next);
+      long returned = System.nanoTime();
+      long deadline = returned + TimeUnit.SECONDS.toNanos(10);
+      String seen;
+      while (!next.equals(seen = b.get("k"))) {
+        assertTrue(
+            seen == null || seen.equals(old), "B saw " + seen + " between " + old + "/" + next);
+        servedOld++;
+        // Not a busy spin: on a small machine it would starve the subscription's thread.
+        LockSupport.parkNanos(10_000);
+        assertTrue(System.nanoTime() < deadline, "B still serves " + seen + " after 10 s");
+      }
+      nanos[i - 1] = System.nanoTime() - returned;
+    }
+    java.util.Arrays.sort(nanos);
+    String figures =
+        String.format(
+            java.util.Locale.ROOT,
+            "near-cache staleness after another JVM's put (%d writes, in-process store, JeroMQ on"
+                + " loopback): p50 %.1f us, p99 %.1f us, max %.1f us; reads that still saw the old"
+                + " value: %d%n",
+            writes,
+            nanos[writes / 2] / 1e3,
+            nanos[writes * 99 / 100] / 1e3,
+            nanos[writes - 1] / 1e3,
+            servedOld);
+    Path out = Path.of("target", "near-cache-staleness.txt");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, figures);
+    System.out.print(figures);
+  }
+
   @Test
   void aNearCacheNeedsTheEventStream() throws IOException {
     Path file = dir.resolve("bad.json");
