@@ -292,17 +292,6 @@ JNIEXPORT jlong JNICALL CLIENT_FN(removeByRegex)(JNIEnv *env, jclass cls, jlong 
   return key_call(env, handle, pattern, KEY_REMOVE_BY_REGEX, force ? 1 : 0);
 }
 
-JNIEXPORT jlong JNICALL CLIENT_FN(removeAll)(JNIEnv *env, jclass cls, jlong handle,
-                                             jboolean force) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return 0;
-  jlong result = store->library->api.remove_all(store->mc, force ? 1 : 0);
-  mcj_leave(&slot);
-  return result;
-}
-
 JNIEXPORT jint JNICALL CLIENT_FN(getHostname)(JNIEnv *env, jclass cls, jlong handle,
                                               jbyteArray out) {
   (void)cls;

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.entry.StoredEntry;
 import dev.mooncake.jcache.event.EventDispatcher;
 import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.event.remote.RemoteEvents;
+import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
@@ -20,7 +21,6 @@ import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.management.CacheConfigurationBean;
 import dev.mooncake.jcache.management.CacheStatistics;
 import dev.mooncake.jcache.management.JmxRegistration;
-import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.processor.ProcessorEntry;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
@@ -65,12 +65,11 @@ import org.slf4j.LoggerFactory;
  * expiry policy. The entries themselves, and what makes a step on them atomic, are the {@link
  * EntryMap}'s: every operation here is one {@link EntryMap#compute} (or a read through {@link
  * EntryMap#get}) whose remapping calls the writer, asks the expiry policy and returns a {@link
- * Decision}; the map applies it under the key's lock and reports the change back to {@link Events},
- * which publishes it. Synchronous listeners are awaited after the lock is released.
+ * Decision}; the map applies it under the key's lock and reports the change back to {@link
+ * Events}, which publishes it. Synchronous listeners are awaited after the lock is released.
  */
 public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Sweepable {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCache.class);
-
   /** The most keys one sweep of this cache examines. */
   private static final int SWEEP_BATCH = 10_000;
 
@@ -89,10 +88,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private volatile boolean closed;
-
   /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
   private ClusterEvents cluster;
-
   private RemoteEvents remote;
   private NearCache<StoredEntry> near;
 
@@ -150,12 +147,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   void joinCluster(ClusterEvents events, CacheDefinition.NearCacheSettings nearCache) {
     this.near = nearCache == null ? null : new NearCache<>(nearCache.maxEntries());
     this.cluster = events;
-    this.remote =
-        events.attach(
-            keys.prefixPattern().substring(1),
-            near,
-            new RemoteListenerEvents<>(
-                this, dispatcher, entries.storage(), this::cacheKey, ticker::epochMillis));
+    this.remote = events.attach(keys.prefixPattern().substring(1), near,
+        new RemoteListenerEvents<>(this, dispatcher,
+            storeKey -> entries.get(cacheKey(storeKey), storeKey), this::cacheKey,
+            ticker::epochMillis));
   }
 
   /** The near cache, or null (for tests and statistics). */
@@ -198,29 +193,24 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     if (!readThrough()) {
       return null;
     }
-    Outcome loaded =
-        entries.compute(
-            key,
-            storeKey,
-            current -> {
-              if (current != null) {
-                return Decision.KEEP; // loaded by someone else meanwhile
-              }
-              V value = loader.load(key);
-              if (value == null) {
-                return Decision.KEEP;
-              }
-              checkValue(value);
-              return writeDecision(value, null)
-                  .returning(value); // no writer call: loads are not puts
-            });
+    Outcome loaded = entries.compute(key, storeKey, current -> {
+      if (current != null) {
+        return Decision.KEEP; // loaded by someone else meanwhile
+      }
+      V value = loader.load(key);
+      if (value == null) {
+        return Decision.KEEP;
+      }
+      checkValue(value);
+      return writeDecision(value, null).returning(value); // no writer call: loads are not puts
+    });
     return loaded.found() ? value(loaded.previous()) : typed(loaded.result());
   }
 
   /**
    * A plain read through the near cache: a copy held is served (expiry in its header still
-   * applies); otherwise the store is read and what it found kept, unless an invalidation of the key
-   * arrived while the read was in flight (the token).
+   * applies); otherwise the store is read and what it found kept, unless an invalidation of the
+   * key arrived while the read was in flight (the token).
    */
   private StoredEntry readNear(K key, String storeKey) {
     StoredEntry held = near.get(storeKey, now());
@@ -239,13 +229,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private V accessed(K key, String storeKey, StoredEntry entry) {
     long accessExpiry = expiry.forAccess(now());
     if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != entry.expireAt()) {
-      entries.compute(
-          key,
-          storeKey,
-          current ->
-              current != null && current.expireAt() == entry.expireAt()
-                  ? Decision.touch(accessExpiry)
-                  : Decision.KEEP);
+      entries.compute(key, storeKey, current ->
+          current != null && current.expireAt() == entry.expireAt()
+              ? Decision.touch(accessExpiry)
+              : Decision.KEEP);
     }
     return value(entry);
   }
@@ -295,11 +282,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         continue;
       }
       V value = e.getValue();
-      Outcome stored =
-          entries.compute(
-              e.getKey(),
-              storeKey(e.getKey()),
-              current -> current == null ? writeDecision(value, null) : Decision.KEEP);
+      Outcome stored = entries.compute(e.getKey(), storeKey(e.getKey()), current ->
+          current == null ? writeDecision(value, null) : Decision.KEEP);
       result.put(e.getKey(), stored.found() ? value(stored.previous()) : value);
     }
   }
@@ -331,25 +315,23 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     List<K> toLoad = new ArrayList<>(keySet);
     // Asynchronous work runs on a lane (docs/lanes.md): loading is a retrieval.
-    lanes.submit(
-        Lane.RETRIEVE,
-        () -> {
-          try {
-            List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
-            Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
-            for (Map.Entry<K, V> e : loaded.entrySet()) {
-              if (e.getKey() != null && e.getValue() != null) {
-                loadOne(e.getKey(), e.getValue(), replaceExistingValues);
-              }
-            }
-            dispatcher.awaitSynchronous();
-            done.onCompletion();
-          } catch (Exception e) {
-            dispatcher.ignoreSynchronous();
-            done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
+    lanes.submit(Lane.RETRIEVE, () -> {
+      try {
+        List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
+        Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
+        for (Map.Entry<K, V> e : loaded.entrySet()) {
+          if (e.getKey() != null && e.getValue() != null) {
+            loadOne(e.getKey(), e.getValue(), replaceExistingValues);
           }
-          return null;
-        });
+        }
+        dispatcher.awaitSynchronous();
+        done.onCompletion();
+      } catch (Exception e) {
+        dispatcher.ignoreSynchronous();
+        done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
+      }
+      return null;
+    });
   }
 
   private List<K> absentKeys(List<K> candidates) {
@@ -365,10 +347,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   /** Stores a loaded value: no writer call, no put statistics (loads are not puts). */
   private void loadOne(K key, V value, boolean replace) {
     checkValue(value);
-    entries.compute(
-        key,
-        storeKey(key),
-        current -> current == null || replace ? writeDecision(value, current) : Decision.KEEP);
+    entries.compute(key, storeKey(key), current ->
+        current == null || replace ? writeDecision(value, current) : Decision.KEEP);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -382,27 +362,15 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     long start = statistics.start();
     Outcome outcome;
     if (blindWritesAllowed()) {
-      outcome =
-          atomically(
-              () ->
-                  entries.computeUnread(
-                      key,
-                      storeKey,
-                      absent -> {
-                        writer.write(new CacheEntry<>(key, value));
-                        return Decision.write(value, ExpiryTimes.ETERNAL);
-                      }));
+      outcome = atomicallyUnread(key, storeKey, absent -> {
+        writer.write(new CacheEntry<>(key, value));
+        return Decision.write(value, ExpiryTimes.ETERNAL);
+      });
     } else {
-      outcome =
-          atomically(
-              () ->
-                  entries.compute(
-                      key,
-                      storeKey,
-                      current -> {
-                        writer.write(new CacheEntry<>(key, value));
-                        return writeDecision(value, current);
-                      }));
+      outcome = atomically(key, storeKey, current -> {
+        writer.write(new CacheEntry<>(key, value));
+        return writeDecision(value, current);
+      });
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -425,16 +393,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      writer.write(new CacheEntry<>(key, value));
-                      return writeDecision(value, current);
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, current);
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -477,8 +439,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       List<EntryMap.Put<K>> toWrite = new ArrayList<>(byStoreKey.size());
       for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : byStoreKey.entrySet()) {
         if (!notWritten.contains(e.getValue().getKey())) {
-          toWrite.add(
-              new EntryMap.Put<>(e.getKey(), e.getValue().getKey(), e.getValue().getValue()));
+          toWrite.add(new EntryMap.Put<>(e.getKey(), e.getValue().getKey(), e.getValue().getValue()));
         }
       }
       long now = now();
@@ -503,19 +464,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      if (current != null) {
-                        return Decision.KEEP;
-                      }
-                      writer.write(new CacheEntry<>(key, value));
-                      return writeDecision(value, null);
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      if (current != null) {
+        return Decision.KEEP;
+      }
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, null);
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -528,16 +483,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      writer.delete(key);
-                      return Decision.REMOVE;
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      writer.delete(key);
+      return Decision.REMOVE;
+    });
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -550,22 +499,16 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      if (current == null) {
-                        return Decision.KEEP;
-                      }
-                      if (!oldValue.equals(current.value())) {
-                        return Decision.touch(expiry.forAccess(now()));
-                      }
-                      writer.delete(key);
-                      return Decision.REMOVE;
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      if (current == null) {
+        return Decision.KEEP;
+      }
+      if (!oldValue.equals(current.value())) {
+        return Decision.touch(expiry.forAccess(now()));
+      }
+      writer.delete(key);
+      return Decision.REMOVE;
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.removal(start);
@@ -578,16 +521,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      writer.delete(key);
-                      return Decision.REMOVE;
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      writer.delete(key);
+      return Decision.REMOVE;
+    });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -605,22 +542,16 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      if (current == null) {
-                        return Decision.KEEP;
-                      }
-                      if (!oldValue.equals(current.value())) {
-                        return Decision.touch(expiry.forAccess(now()));
-                      }
-                      writer.write(new CacheEntry<>(key, newValue));
-                      return writeDecision(newValue, current);
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      if (current == null) {
+        return Decision.KEEP;
+      }
+      if (!oldValue.equals(current.value())) {
+        return Decision.touch(expiry.forAccess(now()));
+      }
+      writer.write(new CacheEntry<>(key, newValue));
+      return writeDecision(newValue, current);
+    });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -635,19 +566,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      if (current == null) {
-                        return Decision.KEEP;
-                      }
-                      writer.write(new CacheEntry<>(key, value));
-                      return writeDecision(value, current);
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      if (current == null) {
+        return Decision.KEEP;
+      }
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, current);
+    });
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -662,19 +587,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      if (current == null) {
-                        return Decision.KEEP;
-                      }
-                      writer.write(new CacheEntry<>(key, value));
-                      return writeDecision(value, current);
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      if (current == null) {
+        return Decision.KEEP;
+      }
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, current);
+    });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -771,26 +690,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
-    Outcome outcome =
-        atomically(
-            () ->
-                entries.compute(
-                    key,
-                    storeKey,
-                    current -> {
-                      statistics.lookup(current != null);
-                      Function<K, V> load = readThrough() ? loader::load : null;
-                      ProcessorEntry<K, V> entry =
-                          new ProcessorEntry<>(key, current == null ? null : value(current), load);
-                      try {
-                        T result = processor.process(entry, arguments);
-                        return processed(key, entry, current).returning(result);
-                      } catch (EntryProcessorException e) {
-                        throw e;
-                      } catch (Exception e) {
-                        throw new EntryProcessorException(e);
-                      }
-                    }));
+    Outcome outcome = atomically(key, storeKey, current -> {
+      statistics.lookup(current != null);
+      Function<K, V> load = readThrough() ? loader::load : null;
+      ProcessorEntry<K, V> entry =
+          new ProcessorEntry<>(key, current == null ? null : value(current), load);
+      try {
+        T result = processor.process(entry, arguments);
+        return processed(key, entry, current).returning(result);
+      } catch (EntryProcessorException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new EntryProcessorException(e);
+      }
+    });
     return typed(outcome.result());
   }
 
@@ -804,25 +717,23 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       case LOADED:
         checkValue(entry.getValue());
         return writeDecision(entry.getValue(), null); // a load: no writer, no put counted
-      case CREATED:
-        {
-          V value = entry.getValue();
-          checkValue(value);
-          writer.write(new CacheEntry<>(key, value));
-          Decision decision = writeDecision(value, null);
-          if (decision != Decision.KEEP) {
-            statistics.puts(1);
-          }
-          return decision;
-        }
-      case UPDATED:
-        {
-          V value = entry.getValue();
-          checkValue(value);
-          writer.write(new CacheEntry<>(key, value));
+      case CREATED: {
+        V value = entry.getValue();
+        checkValue(value);
+        writer.write(new CacheEntry<>(key, value));
+        Decision decision = writeDecision(value, null);
+        if (decision != Decision.KEEP) {
           statistics.puts(1);
-          return writeDecision(value, current);
         }
+        return decision;
+      }
+      case UPDATED: {
+        V value = entry.getValue();
+        checkValue(value);
+        writer.write(new CacheEntry<>(key, value));
+        statistics.puts(1);
+        return writeDecision(value, current);
+      }
       case DELETED:
         writer.delete(key);
         if (current == null) {
@@ -853,18 +764,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
           results.put(key, () -> result);
         }
       } catch (EntryProcessorException e) {
-        results.put(
-            key,
-            () -> {
-              throw e;
-            });
+        results.put(key, () -> {
+          throw e;
+        });
       } catch (RuntimeException e) {
         EntryProcessorException wrapped = new EntryProcessorException(e);
-        results.put(
-            key,
-            () -> {
-              throw wrapped;
-            });
+        results.put(key, () -> {
+          throw wrapped;
+        });
       }
     }
     return results;
@@ -876,22 +783,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private ZeroCopyCache<K> zeroCopy() {
     Class<V> valueType = configuration.getValueType();
     if (valueType != Object.class && valueType != byte[].class) {
-      throw new IllegalArgumentException(
-          "cache '"
-              + name
-              + "' holds "
-              + valueType.getName()
-              + " values; zero-copy access needs byte[] (or Object) values");
+      throw new IllegalArgumentException("cache '" + name + "' holds " + valueType.getName()
+          + " values; zero-copy access needs byte[] (or Object) values");
     }
     Object policy = expiry.policy();
     if (!(policy instanceof EternalExpiryPolicy) && !(policy instanceof ModifiedExpiryPolicy)) {
-      throw new IllegalArgumentException(
-          "cache '"
-              + name
-              + "' expires entries with "
-              + policy.getClass().getName()
-              + "; zero-copy access needs an eternal or modified"
-              + " expiry policy (others need the old entry read on every call)");
+      throw new IllegalArgumentException("cache '" + name + "' expires entries with "
+          + policy.getClass().getName() + "; zero-copy access needs an eternal or modified"
+          + " expiry policy (others need the old entry read on every call)");
     }
     return new ZeroCopyCache<>() {
       @Override
@@ -925,13 +824,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private void requireNoWriterOrListeners() {
     if (writer.enabled() || dispatcher.hasRegistrations()) {
-      throw new UnsupportedOperationException(
-          "cache '"
-              + name
-              + "' has write-through or"
-              + " listeners; zero-copy calls call no writer and publish no events");
+      throw new UnsupportedOperationException("cache '" + name + "' has write-through or"
+          + " listeners; zero-copy calls call no writer and publish no events");
     }
   }
+
 
   private void zeroCopyPut(K key, ByteBuffer value) {
     requireOpen();
@@ -1036,11 +933,23 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   // ---------------------------------------------------------------------------------------------
   // The atomic step: decisions, events, listeners
 
-  /** Runs a step, then waits for synchronous listeners (after the key's lock is released). */
-  private Outcome atomically(java.util.function.Supplier<Outcome> step) {
+  /** One step on the key, then a wait for synchronous listeners (the key's lock released). */
+  private Outcome atomically(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, false);
+  }
+
+  /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
+  private Outcome atomicallyUnread(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, true);
+  }
+
+  private Outcome awaitingListeners(
+      K key, String storeKey, EntryMap.Remapping remapping, boolean unread) {
     Outcome outcome;
     try {
-      outcome = step.get();
+      outcome = unread
+          ? entries.computeUnread(key, storeKey, remapping)
+          : entries.compute(key, storeKey, remapping);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -1117,6 +1026,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
+
   // ---------------------------------------------------------------------------------------------
   // Keys, values, checks
 
@@ -1125,11 +1035,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     Class<K> keyType = configuration.getKeyType();
     if (keyType != Object.class && !keyType.isInstance(key)) {
       throw new ClassCastException(
-          "cache '"
-              + name
-              + "' holds keys of type "
-              + keyType.getName()
-              + ", not "
+          "cache '" + name + "' holds keys of type " + keyType.getName() + ", not "
               + key.getClass().getName());
     }
     return keys.storeKey(key);
@@ -1145,11 +1051,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     Class<V> valueType = configuration.getValueType();
     if (valueType != Object.class && !valueType.isInstance(value)) {
       throw new ClassCastException(
-          "cache '"
-              + name
-              + "' holds values of type "
-              + valueType.getName()
-              + ", not "
+          "cache '" + name + "' holds values of type " + valueType.getName() + ", not "
               + value.getClass().getName());
     }
   }

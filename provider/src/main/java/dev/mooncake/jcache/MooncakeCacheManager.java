@@ -126,6 +126,17 @@ public final class MooncakeCacheManager implements CacheManager {
     this.classLoader = classLoader;
     this.properties = properties;
     this.config = config;
+    try {
+      for (CacheDefinition definition : config.caches().values()) {
+        // Fails now, naming the cache and key, if a declared class cannot be loaded; before any
+        // thread is started, and giving the store connection back.
+        CacheDefinitions.toConfiguration(definition, classLoader);
+        declared.add(definition.name());
+      }
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
     String id = "m" + MANAGER_IDS.incrementAndGet();
     this.serialization =
         new SerializationCodec(
@@ -151,11 +162,6 @@ public final class MooncakeCacheManager implements CacheManager {
             !store.inProcess() || config.singleCallsOnLanes(),
             id);
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
-    for (CacheDefinition definition : config.caches().values()) {
-      // Fails now, naming the cache and key, if a declared class cannot be loaded.
-      CacheDefinitions.toConfiguration(definition, classLoader);
-      declared.add(definition.name());
-    }
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
 

@@ -1,6 +1,5 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.entry.EntryStorage;
 import dev.mooncake.jcache.entry.StoredEntry;
 import dev.mooncake.jcache.event.EventDispatcher;
 import dev.mooncake.jcache.event.remote.RemoteTarget;
@@ -20,19 +19,19 @@ final class RemoteListenerEvents<K, V> implements RemoteTarget {
 
   private final Cache<K, V> cache;
   private final EventDispatcher<K, V> dispatcher;
-  private final EntryStorage storage;
+  private final Function<String, StoredEntry> reader;
   private final Function<String, K> cacheKeys;
   private final LongSupplier clock;
 
   RemoteListenerEvents(
       Cache<K, V> cache,
       EventDispatcher<K, V> dispatcher,
-      EntryStorage storage,
+      Function<String, StoredEntry> reader,
       Function<String, K> cacheKeys,
       LongSupplier clockMillis) {
     this.cache = cache;
     this.dispatcher = dispatcher;
-    this.storage = storage;
+    this.reader = reader;
     this.cacheKeys = cacheKeys;
     this.clock = clockMillis;
   }
@@ -49,7 +48,7 @@ final class RemoteListenerEvents<K, V> implements RemoteTarget {
     if (key == null) {
       return;
     }
-    StoredEntry entry = storage.read(storeKey);
+    StoredEntry entry = reader.apply(storeKey);
     if (entry == null || entry.isExpired(clock.getAsLong())) {
       return; // gone again: its removal is on the stream too
     }
@@ -73,7 +72,7 @@ final class RemoteListenerEvents<K, V> implements RemoteTarget {
 
   @Override
   public boolean exists(String storeKey) {
-    return storage.read(storeKey) != null; // rare: only a removal without its put in sight
+    return reader.apply(storeKey) != null; // rare: only a removal without its put in sight
   }
 
   private K key(String storeKey) {

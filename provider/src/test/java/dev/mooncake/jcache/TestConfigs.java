@@ -23,7 +23,7 @@ final class TestConfigs {
         MooncakeConfig.Mode.EMBEDDED, "P2PHANDSHAKE", "127.0.0.1:50051", "tcp", "", "127.0.0.1",
         16L << 20, 8L << 20, MooncakeConfig.NativeSettings.DEFAULT, "fixture", library, d.numWorkers(), d.perOpWorkers(),
         false, d.replica(), java.time.Duration.ofSeconds(2), d.eviction(),
-        d.deserializationAllowList(), d.caches(), false);
+        d.deserializationAllowList(), d.caches(), false, MooncakeConfig.Consistency.CLUSTER);
   }
 
   static MooncakeConfig withSegment(MooncakeConfig d, long segmentBytes, long bufferBytes) {
@@ -31,7 +31,7 @@ final class TestConfigs {
         d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
         segmentBytes, bufferBytes, d.nativeSettings(), d.tenantId(), d.library(),
         d.numWorkers(), d.perOpWorkers(), d.singleCallsOnLanes(), d.replica(),
-        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
+        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict(), d.consistency());
   }
 
   static MooncakeConfig withLanes(MooncakeConfig d, java.util.Map<String,
@@ -40,7 +40,7 @@ final class TestConfigs {
         d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
         d.globalSegmentSize(), d.localBufferSize(), d.nativeSettings(), d.tenantId(), d.library(),
         2, perOpWorkers, singleCallsOnLanes, d.replica(),
-        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
+        d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict(), d.consistency());
   }
 
   static MooncakeConfig withTenantAndAllowList(
@@ -49,6 +49,6 @@ final class TestConfigs {
         d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),
         d.globalSegmentSize(), d.localBufferSize(), d.nativeSettings(), tenant, d.library(),
         d.numWorkers(), d.perOpWorkers(), d.singleCallsOnLanes(), d.replica(),
-        d.operationTimeout(), d.eviction(), allowList, d.caches(), d.strict());
+        d.operationTimeout(), d.eviction(), allowList, d.caches(), d.strict(), d.consistency());
   }
 }

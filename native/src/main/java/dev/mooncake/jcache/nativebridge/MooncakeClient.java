@@ -193,10 +193,6 @@ public final class MooncakeClient extends NativeOwner {
     return removeByRegex(handle(), pattern, force);
   }
 
-  public long removeAll(boolean force) {
-    return removeAll(handle(), force);
-  }
-
   public int registerBuffer(ByteBuffer buffer, int offset, int length) {
     return registerBuffer(handle(), buffer, offset, length);
   }
@@ -258,8 +254,6 @@ public final class MooncakeClient extends NativeOwner {
   static native int remove(long store, byte[] key, boolean force);
 
   static native long removeByRegex(long store, byte[] pattern, boolean force);
-
-  static native long removeAll(long store, boolean force);
 
   /** Fills {@code out} with the NUL-terminated segment name (host:port); 0 or a code. */
   static native int getHostname(long store, byte[] out);

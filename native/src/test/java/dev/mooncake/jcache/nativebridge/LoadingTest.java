@@ -18,9 +18,11 @@ class LoadingTest {
     MooncakeLibrary.load();
     MooncakeLibrary.load(); // idempotent
     assertEquals(19, MooncakeLibrary.symbolCount());
-    assertEquals("natives/linux_64/", JniLoader.resourceDir());
+    assertEquals("natives/" + PlatformsTest.expectedDir() + "/", JniLoader.resourceDir());
     assertTrue(
-        LoadingTest.class.getClassLoader().getResource("natives/linux_64/libmooncake_jcache.so")
+        LoadingTest.class
+                .getClassLoader()
+                .getResource("natives/" + PlatformsTest.expectedDir() + "/libmooncake_jcache.so")
             != null);
   }
 
@@ -48,7 +50,7 @@ class LoadingTest {
     String message = e.getMessage();
     assertTrue(message.contains(garbage.toString()), message);
     assertTrue(message.contains("linux/"), message);
-    assertTrue(message.contains("linux_64"), message);
+    assertTrue(message.contains(PlatformsTest.expectedDir()), message);
     assertTrue(message.contains("a test"), message);
     assertTrue(message.toLowerCase().contains("elf"), message); // dlerror's "invalid ELF header"
     assertFalse(message.contains("\n"), message);

@@ -95,7 +95,11 @@ class SignalsTest {
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     ProcessBuilder builder =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // -P aarch64-qemu names its qemu-user wrapper: without binfmt_misc the arm64
+                // java of java.home cannot be exec()ed directly
+                System.getProperty(
+                    "mooncake.test.java",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()),
                 "-cp",
                 classPath,
                 "-Dmooncake.fixture.library=" + FakeStore.library(),

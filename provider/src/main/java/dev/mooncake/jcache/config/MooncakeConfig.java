@@ -16,24 +16,23 @@ import java.util.Map;
  * @param protocol {@code tcp}, {@code rdma}, …
  * @param deviceName RDMA device(s), comma separated; empty for TCP
  * @param localHostname the address this client advertises to the cluster
- * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's
- *     bound)
+ * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
  * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
- * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in {@code
- *     per_op_workers} (one of {@link #LANES})
+ * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in
+ *     {@code per_op_workers} (one of {@link #LANES})
  * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
  * @param replica Mooncake's replicate_config for every put
  * @param operationTimeout the longest a store call may take before it fails
  * @param eviction the in-process store's eviction thresholds
- * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code
- *     com.acme.**}) that Java deserialization may instantiate, beyond the built-in safe JDK value
- *     types
+ * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code com.acme.**})
+ *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
+ * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
  * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
  *     no cluster events, no near caches
  */
@@ -60,6 +59,7 @@ public record MooncakeConfig(
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
     boolean strict,
+    Consistency consistency,
     String eventsEndpoint) {
 
   /** Settings without cluster events. */
@@ -85,7 +85,8 @@ public record MooncakeConfig(
       EvictionSettings eviction,
       List<String> deserializationAllowList,
       Map<String, CacheDefinition> caches,
-      boolean strict) {
+      boolean strict,
+      Consistency consistency) {
     this(
         source,
         backend,
@@ -109,6 +110,7 @@ public record MooncakeConfig(
         deserializationAllowList,
         caches,
         strict,
+        consistency,
         null);
   }
 
@@ -200,5 +202,41 @@ public record MooncakeConfig(
    */
   public record EvictionSettings(double highWatermarkRatio, double evictionRatio) {
     public static final EvictionSettings DEFAULT = new EvictionSettings(0.90, 0.05);
+  }
+
+  /**
+   * How far per-key atomicity reaches (docs/cluster-consistency.md).
+   *
+   * @param level {@code local}: among the caches of this JVM only; {@code cluster}: among every
+   *     JVM of the Mooncake cluster, through lock objects in the store
+   * @param lockLease how long a cluster lock is trusted after it was taken (on this JVM's clock);
+   *     below {@code clientTtl} with a margin
+   * @param clientTtl the master's {@code --client_ttl}: how long a silent client keeps its segment
+   */
+  public record Consistency(Level level, Duration lockLease, Duration clientTtl) {
+    public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_CLIENT_TTL = Duration.ofSeconds(10);
+    /** Mooncake clients ping the master once a second: a running client's last ping is this old. */
+    public static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+    public static final Consistency LOCAL =
+        new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+    public static final Consistency CLUSTER =
+        new Consistency(Level.CLUSTER, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+
+    /** The {@code consistency} values. */
+    public enum Level {
+      LOCAL("local"),
+      CLUSTER("cluster");
+
+      private final String configValue;
+
+      Level(String configValue) {
+        this.configValue = configValue;
+      }
+
+      public String configValue() {
+        return configValue;
+      }
+    }
   }
 }

@@ -21,6 +21,7 @@ final class EffectiveSettings {
       "masterServerAddress", List.of("master_server_address", "master_server_addr"),
       "deviceName", List.of("device_name", "rdma_devices"),
       "operationTimeout", List.of("operation_timeout_ms"),
+      "consistency", List.of("consistency", "lock_lease_ms", "client_ttl_ms"),
       "replica",
       List.of("replica_num", "with_soft_pin", "with_hard_pin", "preferred_segments",
           "soft_pin_ttl"),

@@ -10,17 +10,18 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * One cache's entries as a map with one atomic step, in the spirit of {@code ConcurrentMap.compute}
- * (Caffeine's {@code CacheProxy} writes every JCache operation on {@code asMap().compute}). It owns
- * what makes a step atomic and a read safe: the key locks, the key index, the expiry queue and the
- * read protocol. It knows nothing of JCache (statistics, events, loaders, writers, processors): the
- * cache's {@link Remapping} decides, this map applies.
+ * One cache's entries as a map with one atomic step, in the spirit of {@code
+ * ConcurrentMap.compute} (Caffeine's {@code CacheProxy} writes every JCache operation on {@code
+ * asMap().compute}). It owns what makes a step atomic and a read safe: the key locks, the key index,
+ * the expiry queue and the read protocol. It knows nothing of JCache (statistics, events, loaders,
+ * writers, processors): the cache's {@link Remapping} decides, this map applies.
  *
- * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one
- * is removed first and reported as expired), asks the remapping for a {@link Decision}, applies it
- * to the store and reports the change to the {@link Listener}, all before the lock is released, and
- * answers an {@link Outcome}. Before each store mutation it asks the lock whether it is still held
- * ({@link KeyLocks.Held#ensureHeld}), so a distributed lock that lost its lease writes nothing.
+ * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one is
+ * removed first and reported as expired), asks the remapping for a {@link Decision}, applies it to
+ * the store and reports the change to the {@link Listener}, all before the lock is released, and
+ * answers an {@link Outcome}. The held lock travels with every mutation into {@link EntryStorage},
+ * which asks it ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries
+ * included, so a distributed lock that lost its lease writes nothing more.
  *
  * <p><b>The read protocol.</b> Mooncake's put never overwrites, so a writer replaces a value by
  * remove-then-put and an unlocked read can fall into that gap. {@link #get} takes a read stamp,
@@ -78,12 +79,8 @@ public final class EntryMap<K> {
    * @param cacheKeys the cache key of a store key (for entries found by the sweeper)
    * @param listener hears of every change
    */
-  public EntryMap(
-      EntryStorage storage,
-      KeyLocks locks,
-      Ticker ticker,
-      Function<String, K> cacheKeys,
-      Listener<K> listener) {
+  public EntryMap(EntryStorage storage, KeyLocks locks, Ticker ticker,
+      Function<String, K> cacheKeys, Listener<K> listener) {
     this.storage = storage;
     this.locks = locks;
     this.ticker = ticker;
@@ -138,8 +135,7 @@ public final class EntryMap<K> {
   private StoredEntry readLive(K key, String storeKey, KeyLocks.Held held) {
     StoredEntry entry = storage.read(storeKey);
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
-      held.ensureHeld();
-      if (storage.delete(storeKey)) {
+      if (storage.delete(storeKey, held)) {
         index.remove(storeKey);
         listener.expired(key, entry);
       }
@@ -162,9 +158,9 @@ public final class EntryMap<K> {
 
   /**
    * A step that does not read the entry first (a put that nothing about the old entry can change:
-   * eternal entries, no listener for updates or expiries). The remapping sees null; a write removes
-   * whatever is there and tells the listener whether something was. One store round trip less than
-   * {@link #compute}.
+   * eternal entries, no listener for updates or expiries). The remapping sees null; a write
+   * removes whatever is there and tells the listener whether something was. One store round trip
+   * less than {@link #compute}.
    */
   public Outcome computeUnread(K key, String storeKey, Remapping remapping) {
     try (KeyLocks.Held held = locks.lock(storeKey)) {
@@ -172,8 +168,7 @@ public final class EntryMap<K> {
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
       }
-      held.ensureHeld();
-      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt);
+      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, held);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -186,22 +181,19 @@ public final class EntryMap<K> {
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          held.ensureHeld();
-          storage.rewrite(storeKey, current, decision.expireAt);
+          storage.rewrite(storeKey, current, decision.expireAt, held);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
-        held.ensureHeld();
-        storage.write(storeKey, decision.value, decision.expireAt, current == null);
+        storage.write(storeKey, decision.value, decision.expireAt, current == null, held);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
         if (current == null) {
           return false;
         }
-        held.ensureHeld();
-        boolean removed = storage.delete(storeKey);
+        boolean removed = storage.delete(storeKey, held);
         index.remove(storeKey);
         if (removed) {
           listener.removed(key, current);
@@ -236,16 +228,14 @@ public final class EntryMap<K> {
         storeKeys[i] = sorted.get(i).storeKey();
         held.add(locks.lock(storeKeys[i]));
       }
-      StoredEntry[] current =
-          unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
+      StoredEntry[] current = unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
       long now = ticker.epochMillis();
       List<EntryStorage.Write> writes = new ArrayList<>(storeKeys.length);
       List<Integer> positions = new ArrayList<>(storeKeys.length);
       for (int i = 0; i < storeKeys.length; i++) {
         StoredEntry entry = current[i];
         if (entry != null && entry.isExpired(now)) {
-          held.get(i).ensureHeld();
-          if (storage.delete(storeKeys[i])) {
+          if (storage.delete(storeKeys[i], held.get(i))) {
             index.remove(storeKeys[i]);
             listener.expired(sorted.get(i).key(), entry);
           }
@@ -255,10 +245,8 @@ public final class EntryMap<K> {
         if (expireAt == ExpiryTimes.NOT_STORED) {
           continue;
         }
-        held.get(i).ensureHeld();
-        writes.add(
-            new EntryStorage.Write(
-                storeKeys[i], sorted.get(i).value(), expireAt, !unread && entry == null));
+        writes.add(new EntryStorage.Write(storeKeys[i], sorted.get(i).value(), expireAt,
+            !unread && entry == null, held.get(i)));
         positions.add(i);
       }
       boolean[] replaced = storage.writeAll(writes);
@@ -286,8 +274,7 @@ public final class EntryMap<K> {
    */
   public void writeInPlace(String storeKey, ByteBuffer value, long expireAt) {
     try (KeyLocks.Held held = locks.lock(storeKey)) {
-      held.ensureHeld();
-      storage.writeInPlace(storeKey, value, expireAt, false);
+      storage.writeInPlace(storeKey, value, expireAt, false, held);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }
@@ -332,8 +319,8 @@ public final class EntryMap<K> {
   }
 
   /**
-   * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max}; an
-   * entry extended meanwhile is queued again. Answers how many keys were examined.
+   * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max};
+   * an entry extended meanwhile is queued again. Answers how many keys were examined.
    */
   public int sweep(long nowMillis, int max) {
     List<String> due = expiring.pollDue(nowMillis, max);

@@ -6,6 +6,7 @@ import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreStatus;
@@ -22,8 +23,9 @@ import javax.cache.CacheException;
 /**
  * One cache's view of the store: values with their header in, {@link StoredEntry StoredEntries}
  * out, every call on its lane, every failure a {@link CacheException} naming the operation, the
- * cache and Mooncake's code. It knows nothing of locks, expiry or events: {@link EntryMap} calls
- * it with the key's lock held.
+ * cache and Mooncake's code. It knows nothing of locks, expiry or events: only {@link EntryMap}
+ * calls it (hence package-private), with the key's lock held for every mutation; the lock is asked
+ * ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries included.
  */
 public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
@@ -66,7 +68,7 @@ public final class EntryStorage {
   }
 
   /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
-  public StoredEntry read(String key) {
+  StoredEntry read(String key) {
     return lanes.call(Lane.RETRIEVE, () -> readNow(key));
   }
 
@@ -110,7 +112,7 @@ public final class EntryStorage {
    * Reads many entries in one batch call: the entry of {@code keys[i]} at index i, null when
    * absent.
    */
-  public StoredEntry[] readAll(String[] keys) {
+  StoredEntry[] readAll(String[] keys) {
     StoredEntry[] found = new StoredEntry[keys.length];
     if (keys.length == 0) {
       return found;
@@ -205,21 +207,21 @@ public final class EntryStorage {
    *
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
    */
-  public void write(String key, Object value, long expireAt, boolean knownAbsent) {
+  void write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent);
+    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, held);
   }
 
   /**
    * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read
    * the old entry). Answers whether something was removed.
    */
-  public boolean replace(String key, Object value, long expireAt) {
-    boolean existed = deleteNow(key);
+  boolean replace(String key, Object value, long expireAt, KeyLocks.Held held) {
+    boolean existed = deleteNow(key, held);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
     try {
-      putChecked(key, buffer, existed);
+      putChecked(key, buffer, existed, held);
     } finally {
       buffers.release(buffer);
     }
@@ -233,14 +235,16 @@ public final class EntryStorage {
    * @param value the value to encode
    * @param expireAt its expiry time
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
+   * @param held the key's lock, asked before each mutation of the key
    */
-  public record Write(String key, Object value, long expireAt, boolean knownAbsent) {}
+  record Write(
+      String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {}
 
   /**
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
    * write, whether the remove found an object (for callers that did not read first).
    */
-  public boolean[] writeAll(List<Write> writes) {
+  boolean[] writeAll(List<Write> writes) {
     boolean[] replaced = new boolean[writes.size()];
     if (writes.isEmpty()) {
       return replaced;
@@ -258,8 +262,11 @@ public final class EntryStorage {
         Write write = writes.get(i);
         fill(values[i], encoded[i].format(), encoded[i].bytes(), write.expireAt());
         if (!write.knownAbsent()) {
-          replaced[i] = deleteNow(write.key());
+          replaced[i] = deleteNow(write.key(), write.held());
         }
+      }
+      for (Write write : writes) {
+        write.held().ensureHeld();
       }
       int[] results = new int[keys.length];
       lanes.runChunked(Lane.STORE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
@@ -274,24 +281,25 @@ public final class EntryStorage {
         } else if (results[i] != 0 && !isTransient(results[i])) {
           throw failure("batch put", keys[i], results[i]);
         } else if (results[i] != 0) {
-          putChecked(keys[i], values[i], true); // in flight elsewhere: the single path retries
+          putChecked(keys[i], values[i], true, writes.get(i).held()); // in flight: retried singly
         }
       }
-      checkBatchStored(keys, values, toCheck);
+      checkBatchStored(writes, values, toCheck);
       return replaced;
     }
   }
 
   /** Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding. */
-  public void rewrite(String key, StoredEntry entry, long expireAt) {
-    putBytes(key, entry.format(), entry.payload(), expireAt, false);
+  void rewrite(String key, StoredEntry entry, long expireAt, KeyLocks.Held held) {
+    putBytes(key, entry.format(), entry.payload(), expireAt, false, held);
   }
 
-  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent) {
+  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent,
+      KeyLocks.Held held) {
     ByteBuffer buffer = headed(format, payload, expireAt);
     try {
-      boolean removed = !absent && deleteNow(key);
-      putChecked(key, buffer, removed);
+      boolean removed = !absent && deleteNow(key, held);
+      putChecked(key, buffer, removed, held);
     } finally {
       buffers.release(buffer);
     }
@@ -306,9 +314,10 @@ public final class EntryStorage {
    * A put on a key known to be absent is not checked: a create is not dropped that way, and the
    * check would cost every create a round trip.
    */
-  private void putChecked(String key, ByteBuffer value, boolean replacing) {
+  private void putChecked(String key, ByteBuffer value, boolean replacing, KeyLocks.Held held) {
     long deadline = ticker.nanos() + timeoutNanos;
     for (int attempt = 0; ; attempt++) {
+      held.ensureHeld();
       long result = lanes.callLong(Lane.STORE, () -> store.put(key, value));
       if (result == 0 && !replacing) {
         return;
@@ -331,26 +340,26 @@ public final class EntryStorage {
         throw failure("put", key, result, retriesFor());
       }
       backOff(attempt);
-      deleteNow(key);
+      deleteNow(key, held);
       replacing = true;
     }
   }
 
   /** Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call. */
-  private void checkBatchStored(String[] keys, ByteBuffer[] values, List<Integer> indexes) {
+  private void checkBatchStored(List<Write> writes, ByteBuffer[] values, List<Integer> indexes) {
     if (indexes.isEmpty()) {
       return;
     }
     String[] checked = new String[indexes.size()];
     for (int i = 0; i < checked.length; i++) {
-      checked[i] = keys[indexes.get(i)];
+      checked[i] = writes.get(indexes.get(i)).key();
     }
-    int[] present = store.batchIsExist(checked);
+    int[] present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked));
     for (int i = 0; i < checked.length; i++) {
       if (present[i] != 1) {
-        int at = indexes.get(i);
-        deleteNow(keys[at]);
-        putChecked(keys[at], values[at], true);
+        Write write = writes.get(indexes.get(i));
+        deleteNow(write.key(), write.held());
+        putChecked(write.key(), values[indexes.get(i)], true, write.held());
       }
     }
   }
@@ -376,7 +385,8 @@ public final class EntryStorage {
    * header into the {@link ValueHeader#SIZE} bytes before its position. No byte is copied in Java;
    * the store transfers straight from the caller's buffer.
    */
-  public void writeInPlace(String key, ByteBuffer value, long expireAt, boolean knownAbsent) {
+  void writeInPlace(
+      String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
       throw new IllegalArgumentException("a zero-copy value needs " + ValueHeader.SIZE
@@ -384,8 +394,8 @@ public final class EntryStorage {
     }
     ValueHeader.write(value, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
     ByteBuffer whole = value.duplicate().position(start);
-    boolean removed = !knownAbsent && deleteNow(key);
-    putChecked(key, whole, removed);
+    boolean removed = !knownAbsent && deleteNow(key, held);
+    putChecked(key, whole, removed, held);
   }
 
   /**
@@ -393,7 +403,7 @@ public final class EntryStorage {
    * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit frame the
    * payload. No byte is copied in Java.
    */
-  public long readInPlace(String key, ByteBuffer destination) {
+  long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
     long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
     if (length == StoreStatus.OBJECT_NOT_FOUND.code()
@@ -443,8 +453,8 @@ public final class EntryStorage {
   }
 
   /** Removes the object; true when there was one. */
-  public boolean delete(String key) {
-    return deleteNow(key);
+  boolean delete(String key, KeyLocks.Held held) {
+    return deleteNow(key, held);
   }
 
   /**
@@ -452,9 +462,10 @@ public final class EntryStorage {
    * retried until {@code operation_timeout_ms} has passed: another JVM's write of the key is
    * about to land, and callers must not see that as an error.
    */
-  private boolean deleteNow(String key) {
+  private boolean deleteNow(String key, KeyLocks.Held held) {
     long deadline = 0;
     for (int attempt = 0; ; attempt++) {
+      held.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
       if (result == 0) {
         return true;
@@ -475,7 +486,7 @@ public final class EntryStorage {
   }
 
   /** Removes every object whose key starts with {@code prefix}; the count removed. */
-  public long deleteByPrefix(String prefixPattern) {
+  long deleteByPrefix(String prefixPattern) {
     long result = lanes.callLong(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
     if (result < 0) {
       throw failure("remove_by_regex", prefixPattern, result);

@@ -93,14 +93,14 @@ class GoodConfigTest {
 
   @Test
   void standaloneStoreContributesNothing() {
-    MooncakeConfig config = parse("{'backend':'mooncake','mode':'standalone-store','metadata_server':'P2PHANDSHAKE',"
+    MooncakeConfig config = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
         + "'master_server_address':'127.0.0.1:50051','local_buffer_size':'1GB'}");
 
     assertEquals(Mode.STANDALONE_STORE, config.mode());
     assertEquals(0, config.globalSegmentSize(), "defaults to 0 in standalone-store mode");
     assertEquals(1L << 30, config.localBufferSize());
 
-    MooncakeConfig explicitZero = parse("{'backend':'mooncake','mode':'standalone-store','metadata_server':'P2PHANDSHAKE',"
+    MooncakeConfig explicitZero = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
         + "'master_server_address':'127.0.0.1:50051','global_segment_size':0}");
     assertEquals(0, explicitZero.globalSegmentSize());
   }
@@ -236,6 +236,6 @@ class GoodConfigTest {
     return new MooncakeConfig(source, c.backend(), c.mode(), c.metadataServer(), c.masterServerAddress(), c.protocol(),
         c.deviceName(), c.localHostname(), c.globalSegmentSize(), c.localBufferSize(), c.nativeSettings(), c.tenantId(),
         c.library(), c.numWorkers(), c.perOpWorkers(), c.singleCallsOnLanes(), c.replica(), c.operationTimeout(),
-        c.eviction(), c.deserializationAllowList(), c.caches(), c.strict());
+        c.eviction(), c.deserializationAllowList(), c.caches(), c.strict(), c.consistency());
   }
 }

@@ -15,6 +15,7 @@ import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +33,9 @@ import org.junit.jupiter.api.Test;
 class EntryStorageTest {
   private static final int NOT_READY = StoreStatus.REPLICA_IS_NOT_READY.code();
   private static final int HAS_LEASE = StoreStatus.OBJECT_HAS_LEASE.code();
+
+  /** A lock that is always held (local locks cannot be lost). */
+  private static final KeyLocks.Held NO_LOCK = () -> { };
 
   private final FakeTicker ticker = new FakeTicker();
   private final ScriptedStore store =
@@ -54,21 +58,21 @@ class EntryStorageTest {
 
   @Test
   void aRemoveAnsweringNotReadyOrLeasedIsRetried() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("remove", NOT_READY, HAS_LEASE, NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
     assertEquals("new", read("k"));
     assertEquals(4, store.count("remove"), "three transient answers, then the remove");
   }
 
   @Test
   void aRemoveStillBusyAfterTheTimeoutFailsNamingCacheKeyAndStatus() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     long[] busy = new long[1000];
     java.util.Arrays.fill(busy, NOT_READY);
     store.script("remove", busy).advancing(ticker, 50);
     CacheException e = assertThrows(CacheException.class,
-        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false));
+        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
     assertTrue(e.getMessage().contains("remove on cache 'orders'"), e.getMessage());
     assertTrue(e.getMessage().contains("store key 'k'"), e.getMessage());
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
@@ -79,18 +83,41 @@ class EntryStorageTest {
   }
 
   @Test
+  void aLockLostWhileRetryingStopsTheRetriesBeforeTheNextMutation() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.script("remove", NOT_READY, NOT_READY, NOT_READY, NOT_READY);
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    KeyLocks.Held losing = new KeyLocks.Held() {
+      @Override
+      public void ensureHeld() {
+        if (asked.incrementAndGet() > 2) {
+          throw new CacheException("lease on 'k' lost");
+        }
+      }
+
+      @Override
+      public void close() {}
+    };
+    CacheException e = assertThrows(CacheException.class,
+        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, losing));
+    assertEquals("lease on 'k' lost", e.getMessage());
+    assertEquals(2, store.count("remove"), "a mutation went out after the lock was lost");
+    assertEquals(1, store.count("put"));
+  }
+
+  @Test
   void aPutAnsweringNotReadyIsRetriedWithRemoveThenPut() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("put", NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
     assertEquals("new", read("k"));
   }
 
   @Test
   void aPutTheStoreDropsAfterARemoveIsDetectedAndRepeated() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("put", ScriptedStore.DROP); // answers OK, stores nothing
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
     assertEquals("new", read("k"), "the dropped put left the key absent");
     assertEquals(List.of("remove", "put", "getSize", "remove", "put", "getSize"),
         store.calls().subList(1, 7));
@@ -98,12 +125,12 @@ class EntryStorageTest {
 
   @Test
   void aPutThatKeepsBeingDroppedFailsAfterTheTimeout() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     long[] drops = new long[1000];
     java.util.Arrays.fill(drops, ScriptedStore.DROP);
     store.script("put", drops).advancing(ticker, 50);
     CacheException e = assertThrows(CacheException.class,
-        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false));
+        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
     assertTrue(e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
         e.getMessage());
     assertTrue(e.getMessage().contains("-704 OBJECT_NOT_FOUND"), e.getMessage());
@@ -111,31 +138,31 @@ class EntryStorageTest {
 
   @Test
   void aCreateIsNotCheckedAndCostsOneCall() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
     assertEquals(List.of("put"), store.calls());
   }
 
   @Test
   void aReplacePutIsCheckedOnce() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
     assertEquals(List.of("put", "remove", "put", "getSize"), store.calls());
   }
 
   @Test
   void anUnreadReplaceTellsWhetherSomethingWasThere() {
-    assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL));
-    assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL));
+    assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, NO_LOCK));
+    assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, NO_LOCK));
     assertEquals("second", read("k"));
   }
 
   @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
-    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true);
+    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("batchIsExist", 0); // the store lost what it answered OK for
     storage.writeAll(List.of(
-        new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false),
-        new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true)));
+        new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false, NO_LOCK),
+        new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)));
     assertEquals("new-a", read("a"));
     assertEquals("new-b", read("b"));
     assertEquals(1, store.count("batchIsExist"), "only replaced keys are checked, in one call");
@@ -144,7 +171,7 @@ class EntryStorageTest {
   @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
-    storage.write("big", large, ExpiryTimes.ETERNAL, true);
+    storage.write("big", large, ExpiryTimes.ETERNAL, true, NO_LOCK);
     assertEquals(large, read("big"));
     assertEquals(List.of("put", "getInto", "getSize", "getInto"), store.calls());
     assertEquals(large, read("big"));
@@ -154,7 +181,7 @@ class EntryStorageTest {
 
   @Test
   void aReadOfAnObjectStillBeingWrittenRetriesThenReadsAbsent() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("getInto", NOT_READY, NOT_READY);
     assertEquals("v", read("k"));
     long[] forever = new long[100];

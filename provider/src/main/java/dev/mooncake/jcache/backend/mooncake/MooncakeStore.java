@@ -14,6 +14,7 @@ import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.OwnSegment;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * refuses new calls, waits for calls in flight, unregisters the region, destroys the client; the
  * region's pages are given back then and its mapping once no buffer of it is reachable.
  */
-public final class MooncakeStore implements ObjectStore, CallerMemory {
+public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegment {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeStore.class);
 
   private final MooncakeConfig config;
@@ -65,6 +66,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
   private final NativeRegion region;
   private final RegionBufferPool pool;
   private final ReplicaConfig replica;
+  /** Hard pin in this client's own segment (cluster locks); null when it contributes none. */
+  private final ReplicaConfig pinnedHere;
   private final String segment;
   private final boolean registrationNeeded;
   private final String description;
@@ -78,6 +81,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       NativeRegion region,
       RegionBufferPool pool,
       ReplicaConfig replica,
+      ReplicaConfig pinnedHere,
       String segment,
       boolean registrationNeeded,
       String description) {
@@ -86,6 +90,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     this.region = region;
     this.pool = pool;
     this.replica = replica;
+    this.pinnedHere = pinnedHere;
     this.segment = segment;
     this.registrationNeeded = registrationNeeded;
     this.description = description;
@@ -249,6 +254,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       }
       ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
+      ReplicaConfig pinnedHere = null;
+      if (!standalone && contributed > 0) {
+        pinnedHere = ReplicaConfig.create(client, 1, false, true, null, List.of(segment));
+        opened.add(pinnedHere);
+      }
 
       String description =
           "mooncake(master "
@@ -266,7 +276,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
               + library.path()
               + ")";
       MooncakeStore store =
-          new MooncakeStore(config, client, region, pool, replica, segment, rdma, description);
+          new MooncakeStore(config, client, region, pool, replica, pinnedHere, segment, rdma,
+              description);
       try {
         Runtime.getRuntime().addShutdownHook(store.shutdownHook);
       } catch (IllegalStateException shuttingDown) {
@@ -510,6 +521,30 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     return (int) callLong(() -> {
       try (Transfer transfer = new Transfer(value, true)) {
         return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
+      }
+    });
+  }
+
+  /** This client's segment, or null when it contributes none (standalone-store, size 0). */
+  @Override
+  public String ownSegment() {
+    return pinnedHere == null ? null : segment;
+  }
+
+  @Override
+  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+    if (pinnedHere == null) {
+      throw new StoreException("this client contributes no segment of its own (mode "
+          + config.mode().configValue() + ", global_segment_size " + config.globalSegmentSize()
+          + "): nothing can be placed in it (" + description + ")");
+    }
+    byte[] k = key(key);
+    if (k == null || value == null || !value.hasRemaining()) {
+      return invalid();
+    }
+    return (int) callLong(() -> {
+      try (Transfer transfer = new Transfer(value, true)) {
+        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
       }
     });
   }
@@ -799,6 +834,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       client.close(); // waits for calls in flight, unregisters the region, destroys the client
     } finally {
       replica.close();
+      if (pinnedHere != null) {
+        pinnedHere.close();
+      }
       region.close(); // pages back now; the mapping when no buffer of it is reachable
       LOG.debug("closed {}", description);
     }

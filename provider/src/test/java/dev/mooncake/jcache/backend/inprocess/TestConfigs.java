@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Configs and values for the in-process store's tests. */
 final class TestConfigs {
@@ -46,7 +45,8 @@ final class TestConfigs {
         eviction,
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        d.consistency());
   }
 
   static MooncakeConfig segment(long segment) {

@@ -15,7 +15,6 @@ import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
-import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

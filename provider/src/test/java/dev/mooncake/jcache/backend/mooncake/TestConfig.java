@@ -22,6 +22,7 @@ final class TestConfig {
   MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
   Duration operationTimeout = Duration.ofSeconds(2);
   MooncakeConfig.NativeSettings nativeSettings = MooncakeConfig.NativeSettings.DEFAULT;
+  MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
 
   MooncakeConfig build() {
     MooncakeConfig d = ConfigLoader.defaults();
@@ -47,7 +48,8 @@ final class TestConfig {
         d.eviction(),
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        consistency);
   }
 
   MooncakeStore open() {
