@@ -89,6 +89,7 @@ final class PublishingStore implements ObjectStore {
     return rc;
   }
 
+  /** Like mooncake_master (measured): a {@code remove_by_regex} publishes no event at all. */
   @Override
   public synchronized long removeByRegex(String pattern, boolean force) {
     Pattern regex = Pattern.compile(pattern);
@@ -102,7 +103,6 @@ final class PublishingStore implements ObjectStore {
     for (String key : matching) {
       if (store.isExist(key) != 1) {
         keys.remove(key);
-        announceRemoved(key);
       }
     }
     return count;

@@ -106,7 +106,29 @@ public final class ObservedStore implements ObjectStore {
     // The caches' own patterns are "^" + their prefix; any other pattern is not ours to track.
     List<RemoteEvents> targets =
         pattern.startsWith("^") ? caches.getOrDefault(pattern.substring(1), List.of()) : List.of();
-    return bulk(targets, () -> store.removeByRegex(pattern, force));
+    long count = bulk(targets, () -> store.removeByRegex(pattern, force));
+    if (!targets.isEmpty()) {
+      announceBulkRemoval(pattern.substring(1));
+    }
+    return count;
+  }
+
+  /**
+   * The master publishes no event for a {@code remove_by_regex}: other JVMs' near caches would keep
+   * serving what it removed. A put and remove of a marker key in the cache's namespace (its last
+   * part is not base64url, so no cache key can be it) tells them to empty themselves.
+   */
+  private void announceBulkRemoval(String prefix) {
+    String marker = prefix + RemoteEvents.BULK_REMOVAL_MARKER;
+    java.nio.ByteBuffer buffer = store.buffers().acquire(1);
+    try {
+      buffer.clear().limit(1);
+      buffer.put(0, (byte) 1);
+      store.put(marker, buffer);
+      store.remove(marker, true);
+    } finally {
+      store.buffers().release(buffer);
+    }
   }
 
   private static long bulk(List<RemoteEvents> targets, java.util.function.LongSupplier call) {

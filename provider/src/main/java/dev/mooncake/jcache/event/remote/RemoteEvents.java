@@ -89,8 +89,26 @@ public final class RemoteEvents implements EventSink {
     }
   }
 
+  /**
+   * The last part of the marker key a bulk removal writes (see {@link ObservedStore}): {@code !} is
+   * outside base64url, so no cache key encodes to it.
+   */
+  static final String BULK_REMOVAL_MARKER = "!bulk-removal";
+
   @Override
   public void onEvents(List<KvEvent> events) {
+    for (KvEvent event : events) {
+      if (event.objectKey().endsWith("/" + BULK_REMOVAL_MARKER)) {
+        if (near != null) {
+          near.clear(); // some JVM removed the cache's entries in bulk: no per-key events come
+        }
+        events =
+            events.stream()
+                .filter(e -> !e.objectKey().endsWith("/" + BULK_REMOVAL_MARKER))
+                .toList();
+        break;
+      }
+    }
     if (near != null) {
       for (KvEvent event : events) {
         near.invalidate(event.objectKey());
