@@ -1,5 +1,6 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.entry.Decision;
 import dev.mooncake.jcache.entry.EntryMap;
 import dev.mooncake.jcache.entry.EntryStorage;
@@ -7,6 +8,9 @@ import dev.mooncake.jcache.entry.KeyNamespace;
 import dev.mooncake.jcache.entry.Outcome;
 import dev.mooncake.jcache.entry.StoredEntry;
 import dev.mooncake.jcache.event.EventDispatcher;
+import dev.mooncake.jcache.event.remote.ClusterEvents;
+import dev.mooncake.jcache.event.remote.RemoteEvents;
+import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
@@ -84,6 +88,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private volatile boolean closed;
+  /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
+  private ClusterEvents cluster;
+  private RemoteEvents remote;
+  private NearCache<StoredEntry> near;
 
   MooncakeCache(
       String name,
@@ -132,6 +140,29 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
+  /**
+   * Joins the cluster's event stream (the manager has {@code events_endpoint}): listeners hear of
+   * other JVMs' changes, and with {@code nearCache} settings reads are kept in a near cache.
+   */
+  void joinCluster(ClusterEvents events, CacheDefinition.NearCacheSettings nearCache) {
+    this.near = nearCache == null ? null : new NearCache<>(nearCache.maxEntries());
+    this.cluster = events;
+    this.remote = events.attach(keys.prefixPattern().substring(1), near,
+        new RemoteListenerEvents<>(this, dispatcher,
+            storeKey -> entries.get(cacheKey(storeKey), storeKey), this::cacheKey,
+            ticker::epochMillis));
+  }
+
+  /** The near cache, or null (for tests and statistics). */
+  NearCache<StoredEntry> nearCache() {
+    return near;
+  }
+
+  /** This cache's share of the event stream, or null (for tests). */
+  RemoteEvents remoteEvents() {
+    return remote;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Reads
 
@@ -153,7 +184,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   private V getOrLoad(K key, String storeKey) {
-    StoredEntry entry = entries.get(key, storeKey);
+    StoredEntry entry = near == null ? entries.get(key, storeKey) : readNear(key, storeKey);
     if (entry != null) {
       statistics.hits(1);
       return accessed(key, storeKey, entry);
@@ -174,6 +205,24 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       return writeDecision(value, null).returning(value); // no writer call: loads are not puts
     });
     return loaded.found() ? value(loaded.previous()) : typed(loaded.result());
+  }
+
+  /**
+   * A plain read through the near cache: a copy held is served (expiry in its header still
+   * applies); otherwise the store is read and what it found kept, unless an invalidation of the
+   * key arrived while the read was in flight (the token).
+   */
+  private StoredEntry readNear(K key, String storeKey) {
+    StoredEntry held = near.get(storeKey, now());
+    if (held != null) {
+      return held.forAnotherReader();
+    }
+    long token = near.token(storeKey);
+    StoredEntry entry = entries.get(key, storeKey);
+    if (entry != null) {
+      near.install(storeKey, entry.forAnotherReader(), entry.expireAt(), token);
+    }
+    return entry;
   }
 
   /** Applies access expiry to an entry just read and returns its value. */
@@ -569,6 +618,19 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void removeAll() {
     requireOpen();
+    if (!writer.enabled()
+        && !dispatcher.hasListenerFor(EventType.REMOVED)
+        && !dispatcher.hasListenerFor(EventType.EXPIRED)) {
+      // Nobody to tell key by key: one anchored regex removes every JVM's entries of this cache.
+      long start = statistics.start();
+      long removed = entries.clear(keys.prefixPattern());
+      if (removed > 0) {
+        statistics.removals(removed);
+        statistics.removeTime(start);
+      }
+      return;
+    }
+    // A writer or listeners need each key: those this JVM wrote (see docs/deviations.md).
     Map<String, K> byStoreKey = new LinkedHashMap<>();
     for (String storeKey : entries.keys()) {
       byStoreKey.put(storeKey, cacheKey(storeKey));
@@ -1115,6 +1177,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         return;
       }
       closed = true;
+      if (cluster != null) {
+        cluster.detach(keys.prefixPattern().substring(1), remote);
+      }
       manager.forget(name, this);
       JmxRegistration.unregister(objectName(JmxRegistration.Type.STATISTICS));
       JmxRegistration.unregister(objectName(JmxRegistration.Type.CONFIGURATION));

@@ -8,6 +8,7 @@ import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.config.CacheDefinitions;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
@@ -66,6 +67,8 @@ public final class MooncakeCacheManager implements CacheManager {
   private final SerializationCodec serialization;
   private final ExecutorService events;
   private final ExpirySweeper sweeper;
+  /** The cluster's event stream, when {@code events_endpoint} is set; else null. */
+  private final ClusterEvents cluster;
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Caches the config file declares that no one has created (or destroyed) yet. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
@@ -124,14 +127,18 @@ public final class MooncakeCacheManager implements CacheManager {
         new DeserializationFilter(config.deserializationAllowList()), classLoader);
     this.codec = new TypedCodec(serialization);
     this.connection = connection;
-    this.store = connection.store();
     this.locks = connection.locks();
     this.ticker = Ticker.from(properties);
+    this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
+    this.cluster = config.eventsEndpoint() == null
+        ? null
+        : ClusterEvents.open(config.eventsEndpoint(), connection.store(), events);
+    // With events on, the caches write through the observed store (their own changes recognised).
+    this.store = cluster == null ? connection.store() : cluster.store();
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), Lanes.perOpWorkers(config),
         config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
-    this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
@@ -176,6 +183,10 @@ public final class MooncakeCacheManager implements CacheManager {
         ticker, config.operationTimeout());
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events, ticker);
+    if (cluster != null) {
+      CacheDefinition declaredAs = config.caches().get(cacheName);
+      cache.joinCluster(cluster, declaredAs == null ? null : declaredAs.nearCache());
+    }
     caches.put(cacheName, cache);
     declared.remove(cacheName);
     sweeper.register(cache);
@@ -341,6 +352,9 @@ public final class MooncakeCacheManager implements CacheManager {
     caches.clear();
     onClose.accept(this);
     sweeper.close();
+    if (cluster != null) {
+      cluster.close();
+    }
     events.shutdown();
     lanes.close();
     connection.close();
@@ -349,6 +363,11 @@ public final class MooncakeCacheManager implements CacheManager {
   /** Runs one expiry sweep now (tests that advance a fake ticker). */
   void sweepExpired() {
     sweeper.sweepNow();
+  }
+
+  /** The cluster's event stream, or null without {@code events_endpoint} (for tests). */
+  ClusterEvents cluster() {
+    return cluster;
   }
 
   @Override

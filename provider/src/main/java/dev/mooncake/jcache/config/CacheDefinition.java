@@ -20,6 +20,7 @@ import java.util.List;
  * @param writerFactory class name of a {@code Factory<CacheWriter>} or of a {@code CacheWriter}
  * @param listeners listener registrations
  * @param codec value codec name ({@code auto}, {@code java}, {@code string}, {@code bytes})
+ * @param nearCache the near cache's settings, or {@code null}: none
  */
 public record CacheDefinition(
     String name,
@@ -33,7 +34,25 @@ public record CacheDefinition(
     String loaderFactory,
     String writerFactory,
     List<ListenerDefinition> listeners,
-    String codec) {
+    String codec,
+    NearCacheSettings nearCache) {
+
+  /** A definition without a near cache. */
+  public CacheDefinition(String name, String keyType, String valueType, ExpirySettings expiry,
+      Boolean statisticsEnabled, Boolean managementEnabled, Boolean readThrough,
+      Boolean writeThrough, String loaderFactory, String writerFactory,
+      List<ListenerDefinition> listeners, String codec) {
+    this(name, keyType, valueType, expiry, statisticsEnabled, managementEnabled, readThrough,
+        writeThrough, loaderFactory, writerFactory, listeners, codec, null);
+  }
+
+  /**
+   * A near cache: a bounded on-heap copy of recently read entries, invalidated by the master's
+   * event stream.
+   *
+   * @param maxEntries the most entries it holds (least recently/frequently used go first)
+   */
+  public record NearCacheSettings(long maxEntries) {}
 
   /** A cache the file says nothing about. */
   public static CacheDefinition unset(String name) {

@@ -35,6 +35,8 @@ import java.util.Map;
  * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
  * @param nativeLog Mooncake's own log: level and destination ({@code native_log}; process-wide,
  *     the first Mooncake store of the process applies it)
+ * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
+ *     no cluster events, no near caches
  */
 public record MooncakeConfig(
     String source,
@@ -60,9 +62,10 @@ public record MooncakeConfig(
     Map<String, CacheDefinition> caches,
     boolean strict,
     Consistency consistency,
-    NativeLog nativeLog) {
+    NativeLog nativeLog,
+    String eventsEndpoint) {
 
-  /** Without {@code native_log}: {@link NativeLog#DEFAULT}. */
+  /** Without {@code native_log} ({@link NativeLog#DEFAULT}) and without cluster events. */
   public MooncakeConfig(
       String source,
       Backend backend,
@@ -90,7 +93,7 @@ public record MooncakeConfig(
     this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
         localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
         numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
-        deserializationAllowList, caches, strict, consistency, NativeLog.DEFAULT);
+        deserializationAllowList, caches, strict, consistency, NativeLog.DEFAULT, null);
   }
 
   /**

@@ -340,9 +340,10 @@ public final class EntryMap<K> {
    * Removes every object whose key matches the anchored {@code prefixPattern}, written by any JVM,
    * with one store call; no events (the spec's {@code clear}).
    */
-  public void clear(String prefixPattern) {
-    storage.deleteByPrefix(prefixPattern);
+  public long clear(String prefixPattern) {
+    long removed = storage.deleteByPrefix(prefixPattern);
     index.clear();
     expiring.clear();
+    return removed;
   }
 }

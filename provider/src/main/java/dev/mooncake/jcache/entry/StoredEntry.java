@@ -62,4 +62,13 @@ public final class StoredEntry {
     return payload;
   }
 
+  /**
+   * The same entry for another reader (a near cache keeps one and hands out others): it shares
+   * the payload, except a byte[] payload, which {@link #copyOfValue} may hand out as the value.
+   */
+  public StoredEntry forAnotherReader() {
+    return new StoredEntry(format, expireAt,
+        format == TypedCodec.BYTES_FORMAT ? payload.clone() : payload, codec);
+  }
+
 }

@@ -97,6 +97,19 @@ public final class EventDispatcher<K, V> {
     publish(cache, EventType.EXPIRED, key, oldValue, oldValue, true);
   }
 
+  /**
+   * Another JVM updated the entry: its old value is not known here (the stream carries keys only;
+   * the new value was read on delivery).
+   */
+  public void updatedElsewhere(Cache<K, V> cache, K key, V value) {
+    publish(cache, EventType.UPDATED, key, value, null, false);
+  }
+
+  /** Another JVM removed the entry (or Mooncake evicted it): no old value. */
+  public void removedElsewhere(Cache<K, V> cache, K key) {
+    publish(cache, EventType.REMOVED, key, null, null, false);
+  }
+
   private void publish(Cache<K, V> cache, EventType type, K key, V value, V old, boolean hasOld) {
     if (registrations.isEmpty()) {
       return;

@@ -24,10 +24,10 @@ final class ConfigTestSupport {
       + "'library':'/usr/lib/libmooncake_store.so','num_workers':2,'per_op_workers':{'retrieve':1,'store':1,'delete':1},"
       + "'single_calls_on_lanes':false,'replica_num':1,'with_soft_pin':false,'with_hard_pin':false,'preferred_segments':[],"
       + "'operation_timeout_ms':30000,'consistency':'cluster','lock_lease_ms':5000,'client_ttl_ms':10000,'eviction':{'high_watermark_ratio':0.9,'eviction_ratio':0.05},"
-      + "'deserialization_allow_list':[],'caches':{'c':{'key_type':'java.lang.String','value_type':'java.lang.String',"
+      + "'deserialization_allow_list':[],'events_endpoint':'tcp://127.0.0.1:5557','caches':{'c':{'key_type':'java.lang.String','value_type':'java.lang.String',"
       + "'expiry':{'policy':'eternal'},'statistics':true,'management':true,'read_through':false,'write_through':false,"
       + "'loader':'a.L','writer':'a.W','listeners':[{'factory':'a.F','filter':'a.G','old_value_required':true,"
-      + "'synchronous':false},{'listener':'a.M'}],'codec':'auto'}}}";
+      + "'synchronous':false},{'listener':'a.M'}],'codec':'auto','near_cache':{'max_entries':100}}}}";
 
   private ConfigTestSupport() {}
 

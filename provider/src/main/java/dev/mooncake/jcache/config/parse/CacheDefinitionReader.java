@@ -3,6 +3,7 @@ package dev.mooncake.jcache.config.parse;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
+import dev.mooncake.jcache.config.CacheDefinition.NearCacheSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,10 +31,22 @@ final class CacheDefinitionReader {
       listeners.add(listener(listener));
     }
     String codec = cache.string("codec").map(v -> oneOf(cache, "codec", v, CODECS)).orElse(null);
+    NearCacheSettings near =
+        cache.object("near_cache").map(CacheDefinitionReader::near).orElse(null);
     cache.finish();
     return new CacheDefinition(
         name, keyType, valueType, expiry, statistics, management, readThrough, writeThrough,
-        loader, writer, List.copyOf(listeners), codec);
+        loader, writer, List.copyOf(listeners), codec, near);
+  }
+
+  private static NearCacheSettings near(ConfigObject near) {
+    long max = near.integer("max_entries").orElseThrow(() -> near.error("max_entries",
+        "is required: the most entries the near cache holds, e.g. 10000"));
+    near.finish();
+    if (max <= 0) {
+      throw near.error("max_entries", "must be > 0, not " + max);
+    }
+    return new NearCacheSettings(max);
   }
 
   private static String className(ConfigObject object, String key) {

@@ -72,7 +72,19 @@ public final class MooncakeConfigReader {
     List<String> allowList = allowList(config);
     Consistency consistency = consistency(config, backend);
     Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
+    String eventsEndpoint = config.string("events_endpoint")
+        .map(v -> check(config, "events_endpoint", EventsEndpoint::check, v.strip())).orElse(null);
     config.finish();
+    if (eventsEndpoint == null) {
+      for (CacheDefinition cache : caches.values()) {
+        if (cache.nearCache() != null) {
+          throw config.context().error("caches." + cache.name() + ".near_cache",
+              "needs events_endpoint: a near cache is kept fresh by the master's KV events (start"
+                  + " mooncake_master with --enable_kv_events --kv_events_bind_endpoint=tcp://..."
+                  + " --kv_events_backend_id=..., and set events_endpoint to that address)");
+        }
+      }
+    }
 
     String hostname = localHostname.orElse(DEFAULT_LOCAL_HOSTNAME);
 
@@ -100,7 +112,8 @@ public final class MooncakeConfigReader {
         caches,
         config.context().strict(),
         consistency,
-        nativeLog);
+        nativeLog,
+        eventsEndpoint);
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
     return settings;

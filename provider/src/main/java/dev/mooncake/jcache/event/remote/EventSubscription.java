@@ -1,0 +1,316 @@
+package dev.mooncake.jcache.event.remote;
+
+import dev.mooncake.jcache.event.remote.EventSink.FlushReason;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
+
+/**
+ * One ZeroMQ SUB connection to the master's KV event publisher, on its own daemon thread, handing
+ * each cache namespace its events ({@link EventSink}). ZeroMQ reconnects by itself; a socket
+ * monitor tells this thread when the connection drops, and heartbeats (ZMTP PING, answered by the
+ * master's libzmq) turn a silent dead peer into a drop. Every drop, gap, restart and undecodable
+ * message flushes every sink.
+ *
+ * <p>Live: events are known to reach this JVM only once a message has arrived on the current
+ * connection (ZeroMQ drops what a PUB sends before the subscription reaches it). While not live,
+ * the optional probe runs every {@code probeIntervalMillis} (at once after a reconnect): it makes
+ * the master publish something (a put and remove of a key outside every cache's namespace), so a
+ * quiet cluster becomes live within one round trip.
+ */
+public final class EventSubscription implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventSubscription.class);
+  private static final AtomicInteger IDS = new AtomicInteger();
+
+  /** Larger messages are refused by ZeroMQ itself (the master's batches are a few KiB). */
+  static final long MAX_MESSAGE_BYTES = 64L << 20;
+
+  private static final int POLL_MILLIS = 100;
+  private static final int MAX_MESSAGES_PER_POLL = 1024;
+  private static final int HEARTBEAT_INTERVAL_MILLIS = 1000;
+  private static final int HEARTBEAT_TIMEOUT_MILLIS = 3000;
+  private static final int HANDSHAKE_TIMEOUT_MILLIS = 2000;
+
+  private final String endpoint;
+  private final Runnable probe;
+  private final long probeIntervalNanos;
+  private final Map<String, List<EventSink>> sinks = new ConcurrentHashMap<>();
+  private final SequenceTracker sequence = new SequenceTracker();
+  private final Thread thread;
+  private final CountDownLatch started = new CountDownLatch(1);
+  private final AtomicLong messages = new AtomicLong();
+  private final AtomicLong flushes = new AtomicLong();
+  private final Object flushLock = new Object();
+  private volatile boolean live;
+  private volatile boolean closed;
+  private long nextProbe;
+
+  /**
+   * Connects to {@code endpoint} ({@code tcp://host:port}, checked by the config) and starts the
+   * thread. {@code probe} may be null (then a quiet stream stays not live until its first event).
+   */
+  public EventSubscription(String endpoint, Runnable probe, long probeIntervalMillis) {
+    this.endpoint = endpoint;
+    this.probe = probe;
+    this.probeIntervalNanos = probeIntervalMillis * 1_000_000L;
+    this.thread = new Thread(this::run, "mooncake-events-" + IDS.incrementAndGet());
+    thread.setDaemon(true);
+    thread.start();
+    try {
+      started.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  public String endpoint() {
+    return endpoint;
+  }
+
+  /** Whether a message has arrived since the connection was (re)made. */
+  public boolean isLive() {
+    return live;
+  }
+
+  /** Messages received (all namespaces), for tests and statistics. */
+  public long messages() {
+    return messages.get();
+  }
+
+  /** How many times the sinks were flushed. */
+  public long flushes() {
+    return flushes.get();
+  }
+
+  /**
+   * Adds a sink for the keys starting with {@code prefix} (a cache's {@code mcj/<t>/<c>/}). It is
+   * flushed at once with the current liveness, so it starts from a known state.
+   */
+  public void register(String prefix, EventSink sink) {
+    // Under the flush lock: a flush with the liveness read here can never overtake a later one
+    // of this thread's (else a sink could end up not live while the stream is).
+    synchronized (flushLock) {
+      sinks.computeIfAbsent(prefix, p -> new CopyOnWriteArrayList<>()).add(sink);
+      sink.onFlush(FlushReason.CONNECTED, live);
+    }
+  }
+
+  public void deregister(String prefix, EventSink sink) {
+    sinks.computeIfPresent(
+        prefix,
+        (p, list) -> {
+          list.remove(sink);
+          return list.isEmpty() ? null : list;
+        });
+  }
+
+  private void run() {
+    String monitorAddress = "inproc://mooncake-events-monitor-" + IDS.incrementAndGet();
+    try (ZContext context = new ZContext()) {
+      ZMQ.Socket socket = context.createSocket(SocketType.SUB);
+      socket.setLinger(0);
+      socket.setMaxMsgSize(MAX_MESSAGE_BYTES);
+      socket.setRcvHWM(100_000);
+      socket.setReconnectIVL(100);
+      socket.setReconnectIVLMax(2000);
+      socket.setHeartbeatIvl(HEARTBEAT_INTERVAL_MILLIS);
+      socket.setHeartbeatTimeout(HEARTBEAT_TIMEOUT_MILLIS);
+      // A handshake that stalls (seen on loopback under load) is dropped and retried soon, not
+      // after ZeroMQ's default 30 s.
+      socket.setHandshakeIvl(HANDSHAKE_TIMEOUT_MILLIS);
+      socket.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL | ZMQ.EVENT_DISCONNECTED);
+      ZMQ.Socket monitor = context.createSocket(SocketType.PAIR);
+      monitor.connect(monitorAddress);
+      socket.subscribe(new byte[0]); // the master's topic is empty: take everything
+      socket.connect(endpoint);
+      ZMQ.Poller poller = context.createPoller(2);
+      poller.register(monitor, ZMQ.Poller.POLLIN);
+      poller.register(socket, ZMQ.Poller.POLLIN);
+      nextProbe = System.nanoTime();
+      started.countDown();
+      while (!closed && !Thread.currentThread().isInterrupted()) {
+        poller.poll(POLL_MILLIS);
+        // Both drained on every turn, not only when the poller says so (a non-blocking receive
+        // costs nothing, and a missed readiness signal must not stall the stream).
+        drainMonitor(monitor, socket);
+        drainMessages(socket);
+        maybeProbe();
+      }
+    } catch (RuntimeException | Error e) {
+      if (!closed) {
+        LOG.error("event subscription to {} stopped: {}", endpoint, e.toString(), e);
+      }
+    } finally {
+      started.countDown();
+      live = false;
+      flushAll(FlushReason.CLOSED);
+    }
+  }
+
+  private void drainMonitor(ZMQ.Socket monitor, ZMQ.Socket socket) {
+    ZMQ.Event event;
+    while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
+      if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
+        nextProbe = System.nanoTime();
+        LOG.debug("events: connected to {}", endpoint);
+      } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+        // Messages already received came before the drop: handle them first, or one of them
+        // would count as the first of a new connection and make the stream live again.
+        drainMessages(socket);
+        sequence.reset();
+        if (live) {
+          LOG.warn("events: connection to {} dropped; near caches flushed, reconnecting", endpoint);
+        }
+        live = false;
+        flushAll(FlushReason.DISCONNECTED);
+      }
+    }
+  }
+
+  private void drainMessages(ZMQ.Socket socket) {
+    for (int i = 0; i < MAX_MESSAGES_PER_POLL; i++) {
+      ZMsg message = ZMsg.recvMsg(socket, ZMQ.DONTWAIT);
+      if (message == null) {
+        return;
+      }
+      messages.incrementAndGet();
+      handle(message);
+    }
+  }
+
+  private void handle(ZMsg message) {
+    List<KvEvent> events;
+    long number;
+    try {
+      if (message.size() != 3) {
+        throw new KvEventFormatException(
+            "message has " + message.size() + " frames, expected 3 (topic, sequence, payload)");
+      }
+      message.pop(); // topic: the master's is empty; nothing to check
+      number = KvEventDecoder.sequence(message.pop().getData());
+      events = KvEventDecoder.events(message.pop().getData());
+    } catch (KvEventFormatException e) {
+      LOG.warn(
+          "events from {}: undecodable message ({}); near caches flushed",
+          endpoint,
+          e.getMessage());
+      // It may have carried invalidations: forget, and judge the next number afresh.
+      sequence.reset();
+      flushAll(FlushReason.UNDECODABLE);
+      return;
+    }
+    switch (sequence.next(number)) {
+      case FIRST -> {
+        live = true;
+        flushAll(FlushReason.CONNECTED);
+      }
+      case GAP -> {
+        LOG.warn(
+            "events from {}: sequence jumped to {}; the master dropped events, near caches"
+                + " flushed",
+            endpoint,
+            number);
+        flushAll(FlushReason.GAP);
+      }
+      case RESTART -> {
+        LOG.warn(
+            "events from {}: sequence restarted at {} (new master?); near caches flushed",
+            endpoint,
+            number);
+        flushAll(FlushReason.RESTART);
+      }
+      case NEXT -> {}
+    }
+    dispatch(events);
+  }
+
+  /** Hands each sink its namespace's events; events of other namespaces are dropped here. */
+  private void dispatch(List<KvEvent> events) {
+    Map<String, List<KvEvent>> byPrefix = null;
+    for (KvEvent event : events) {
+      if (event.kind() == KvEvent.Kind.CLEARED) {
+        flushAll(FlushReason.CLEARED);
+        continue;
+      }
+      String prefix = KeyPrefixes.cachePrefix(event.objectKey());
+      if (prefix == null || !sinks.containsKey(prefix)) {
+        continue;
+      }
+      if (byPrefix == null) {
+        byPrefix = new java.util.LinkedHashMap<>();
+      }
+      byPrefix.computeIfAbsent(prefix, p -> new ArrayList<>()).add(event);
+    }
+    if (byPrefix == null) {
+      return;
+    }
+    for (Map.Entry<String, List<KvEvent>> entry : byPrefix.entrySet()) {
+      for (EventSink sink : sinks.getOrDefault(entry.getKey(), List.of())) {
+        try {
+          sink.onEvents(entry.getValue());
+        } catch (RuntimeException e) {
+          LOG.error("event sink for {} failed", entry.getKey(), e);
+        }
+      }
+    }
+  }
+
+  private void flushAll(FlushReason reason) {
+    flushes.incrementAndGet();
+    synchronized (flushLock) {
+      boolean isLive = live;
+      for (List<EventSink> list : sinks.values()) {
+        for (EventSink sink : list) {
+          try {
+            sink.onFlush(reason, isLive);
+          } catch (RuntimeException e) {
+            LOG.error("event sink flush failed", e);
+          }
+        }
+      }
+    }
+  }
+
+  private void maybeProbe() {
+    // Not only once connected: a monitor event can be missed, and a probe to nobody is harmless.
+    if (probe == null || live || System.nanoTime() - nextProbe < 0) {
+      return;
+    }
+    nextProbe = System.nanoTime() + probeIntervalNanos;
+    // The probe does store I/O: never on this thread, which must keep reading.
+    Thread prober =
+        new Thread(
+            () -> {
+              try {
+                probe.run();
+              } catch (RuntimeException e) {
+                LOG.debug("events: liveness probe failed: {}", e.toString());
+              }
+            },
+            thread.getName() + "-probe");
+    prober.setDaemon(true);
+    prober.start();
+  }
+
+  /** Stops the thread; every sink gets a last flush (not live). */
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

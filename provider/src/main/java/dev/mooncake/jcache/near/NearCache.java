@@ -1,0 +1,143 @@
+package dev.mooncake.jcache.near;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A bounded on-heap copy of recently read entries of one cache, kept by store key. It is only as
+ * good as the invalidations it is told about, so the rules are strict:
+ *
+ * <ul>
+ *   <li>It serves and accepts entries only while it is <em>live</em> (the event stream is known to
+ *       reach this JVM); every {@link #flush} empties it, and a flush that is not live keeps it
+ *       empty until a live one.
+ *   <li>A read of the store that is in flight when an invalidation of its key (or a flush) arrives
+ *       must not install what it read: {@link #token} is taken before the read and {@link #install}
+ *       refuses when the key's stripe moved since. The install puts, then checks again and takes
+ *       its entry back, so an invalidation racing with the put is never lost.
+ *   <li>An entry past its expiry time (from the value header) is a miss.
+ * </ul>
+ */
+public final class NearCache<E> {
+  /** A token that no stripe ever has: installs with it are refused. */
+  public static final long REFUSED = -1;
+
+  private static final int STRIPES = 1024;
+
+  private final Cache<String, Held<E>> entries;
+
+  /** Invalidation counters, one per stripe of keys; a flush moves them all. */
+  private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder invalidations = new LongAdder();
+  private final LongAdder flushes = new LongAdder();
+  private volatile boolean live;
+
+  public NearCache(long maxEntries) {
+    if (maxEntries <= 0) {
+      throw new IllegalArgumentException("near_cache max_entries must be > 0, not " + maxEntries);
+    }
+    // Maintenance on the caller's thread: no pool threads, and sizes are exact for tests.
+    this.entries = Caffeine.newBuilder().maximumSize(maxEntries).executor(Runnable::run).build();
+  }
+
+  /** The entry held for {@code key}, unless absent, expired at {@code nowMillis} or not live. */
+  public E get(String key, long nowMillis) {
+    if (!live) {
+      return null;
+    }
+    Held<E> held = entries.getIfPresent(key);
+    if (held == null) {
+      return null;
+    }
+    if (held.expireAt <= nowMillis) {
+      entries.asMap().remove(key, held);
+      return null;
+    }
+    hits.increment();
+    return held.value;
+  }
+
+  /** Take this before reading {@code key} from the store; hand it to {@link #install}. */
+  public long token(String key) {
+    return live ? stripes.get(stripe(key)) : REFUSED;
+  }
+
+  /**
+   * Keeps what a read found, unless {@code key} was invalidated (or all flushed) since the token.
+   */
+  public void install(String key, E value, long expireAt, long token) {
+    if (token == REFUSED || !live) {
+      return;
+    }
+    int stripe = stripe(key);
+    if (stripes.get(stripe) != token) {
+      return;
+    }
+    Held<E> held = new Held<>(value, expireAt);
+    entries.put(key, held);
+    if (stripes.get(stripe) != token || !live) {
+      entries.asMap().remove(key, held);
+    }
+  }
+
+  /** Forgets {@code key}; reads in flight for it will not install. */
+  public void invalidate(String key) {
+    stripes.incrementAndGet(stripe(key));
+    entries.invalidate(key);
+    invalidations.increment();
+  }
+
+  /** Forgets everything (this JVM removed the cache's entries in bulk); liveness is unchanged. */
+  public void clear() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.incrementAndGet(i);
+    }
+    entries.invalidateAll();
+  }
+
+  /** Forgets everything; {@code live} says whether entries may be kept again from now on. */
+  public void flush(boolean live) {
+    if (!live) {
+      this.live = false;
+    }
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.incrementAndGet(i);
+    }
+    entries.invalidateAll();
+    flushes.increment();
+    if (live) {
+      this.live = true;
+    }
+  }
+
+  public boolean isLive() {
+    return live;
+  }
+
+  public long size() {
+    return entries.estimatedSize();
+  }
+
+  public long hits() {
+    return hits.sum();
+  }
+
+  public long invalidations() {
+    return invalidations.sum();
+  }
+
+  public long flushes() {
+    return flushes.sum();
+  }
+
+  private static int stripe(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  private record Held<E>(E value, long expireAt) {}
+}

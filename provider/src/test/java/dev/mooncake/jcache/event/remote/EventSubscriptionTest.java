@@ -1,0 +1,132 @@
+package dev.mooncake.jcache.event.remote;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class EventSubscriptionTest {
+  private static final String A = "mcj/dA/YQ/";
+  private static final String B = "mcj/dA/Yg/";
+
+  /** A subscription whose probe makes the publisher send a probe event (as a put would). */
+  private static EventSubscription subscribe(AtomicReference<TestPublisher> publisher) {
+    return new EventSubscription(
+        publisher.get().endpoint(), () -> publisher.get().stored("mcj-probe/x"), 50);
+  }
+
+  @Test
+  void becomesLiveOnItsProbeAndHandsEachNamespaceItsEvents() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    RecordingSink a = new RecordingSink();
+    RecordingSink b = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      subscription.register(B, b);
+      assertEquals("FLUSH CONNECTED not-live", a.next());
+      assertEquals("FLUSH CONNECTED live", a.next()); // the probe's event arrived
+      assertTrue(subscription.isLive());
+      publisher
+          .get()
+          .publish(
+              List.of(
+                  new KvEvent(KvEvent.Kind.STORED, A + "k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, B + "k2", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, "mcjlock/dA/YQ/k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, "mcj/dA/Yw/k3", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.REMOVED, A + "k1", "default", "cpu")));
+      assertEquals("STORED " + A + "k1", a.next());
+      assertEquals("REMOVED " + A + "k1", a.next());
+      b.skipTo("STORED " + B + "k2");
+      subscription.deregister(B, b);
+      publisher.get().stored(B + "k4");
+      publisher.get().stored(A + "k5");
+      assertEquals("STORED " + A + "k5", a.next());
+      assertNull(b.seen.poll(0, TimeUnit.MILLISECONDS), "b was deregistered");
+    } finally {
+      publisher.get().close();
+    }
+    assertEquals("FLUSH CLOSED not-live", a.next());
+  }
+
+  @Test
+  void aDroppedEventFlushes() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    RecordingSink a = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      a.skipTo("FLUSH CONNECTED live");
+      publisher.get().stored(A + "1");
+      publisher.get().drop();
+      publisher.get().stored(A + "2");
+      assertEquals("STORED " + A + "1", a.next());
+      assertEquals("FLUSH GAP live", a.next());
+      assertEquals("STORED " + A + "2", a.next());
+    } finally {
+      publisher.get().close();
+    }
+  }
+
+  @Test
+  void undecodableMessagesFlushAndTheThreadGoesOn() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    RecordingSink a = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      a.skipTo("FLUSH CONNECTED live");
+      publisher.get().sendRaw(new byte[] {(byte) 0xc1, 1, 2});
+      assertEquals("FLUSH UNDECODABLE live", a.next());
+      publisher.get().sendFrames(new byte[] {1});
+      assertEquals("FLUSH UNDECODABLE live", a.next());
+      publisher.get().sendFrames(new byte[0], new byte[] {1, 2}, new byte[] {(byte) 0x90});
+      assertEquals("FLUSH UNDECODABLE live", a.next());
+      publisher.get().stored(A + "after");
+      // The sequence is judged afresh after an undecodable message.
+      assertEquals("FLUSH CONNECTED live", a.next());
+      assertEquals("STORED " + A + "after", a.next());
+    } finally {
+      publisher.get().close();
+    }
+  }
+
+  @Test
+  void aRestartedPublisherFlushesOnDropAndAgainOnItsFirstMessage() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    int port = publisher.get().port();
+    RecordingSink a = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      a.skipTo("FLUSH CONNECTED live");
+      publisher.get().stored(A + "before");
+      assertEquals("STORED " + A + "before", a.next());
+      publisher.get().close();
+      assertEquals("FLUSH DISCONNECTED not-live", a.next());
+      assertFalse(subscription.isLive());
+      publisher.set(new TestPublisher(port)); // a new master: its numbers start at 1 again
+      a.skipTo("FLUSH CONNECTED live"); // its probe event made the subscription live
+      publisher.get().stored(A + "after");
+      assertEquals("STORED " + A + "after", a.next());
+    } finally {
+      publisher.get().close();
+    }
+  }
+
+  @Test
+  void aClearedTenantFlushesEveryone() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    RecordingSink a = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      a.skipTo("FLUSH CONNECTED live");
+      publisher.get().publish(List.of(new KvEvent(KvEvent.Kind.CLEARED, null, "default", null)));
+      assertEquals("FLUSH CLEARED live", a.next());
+    } finally {
+      publisher.get().close();
+    }
+  }
+}
