@@ -10,7 +10,6 @@ import dev.mooncake.jcache.entry.StoredEntry;
 import dev.mooncake.jcache.event.EventDispatcher;
 import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.event.remote.RemoteEvents;
-import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
@@ -21,6 +20,7 @@ import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.management.CacheConfigurationBean;
 import dev.mooncake.jcache.management.CacheStatistics;
 import dev.mooncake.jcache.management.JmxRegistration;
+import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.processor.ProcessorEntry;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
@@ -65,11 +65,12 @@ import org.slf4j.LoggerFactory;
  * expiry policy. The entries themselves, and what makes a step on them atomic, are the {@link
  * EntryMap}'s: every operation here is one {@link EntryMap#compute} (or a read through {@link
  * EntryMap#get}) whose remapping calls the writer, asks the expiry policy and returns a {@link
- * Decision}; the map applies it under the key's lock and reports the change back to {@link
- * Events}, which publishes it. Synchronous listeners are awaited after the lock is released.
+ * Decision}; the map applies it under the key's lock and reports the change back to {@link Events},
+ * which publishes it. Synchronous listeners are awaited after the lock is released.
  */
 public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Sweepable {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCache.class);
+
   /** The most keys one sweep of this cache examines. */
   private static final int SWEEP_BATCH = 10_000;
 
@@ -88,8 +89,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private volatile boolean closed;
+
   /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
   private ClusterEvents cluster;
+
   private RemoteEvents remote;
   private NearCache<StoredEntry> near;
 
@@ -147,10 +150,16 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   void joinCluster(ClusterEvents events, CacheDefinition.NearCacheSettings nearCache) {
     this.near = nearCache == null ? null : new NearCache<>(nearCache.maxEntries());
     this.cluster = events;
-    this.remote = events.attach(keys.prefixPattern().substring(1), near,
-        new RemoteListenerEvents<>(this, dispatcher,
-            storeKey -> entries.get(cacheKey(storeKey), storeKey), this::cacheKey,
-            ticker::epochMillis));
+    this.remote =
+        events.attach(
+            keys.prefixPattern().substring(1),
+            near,
+            new RemoteListenerEvents<>(
+                this,
+                dispatcher,
+                storeKey -> entries.get(cacheKey(storeKey), storeKey),
+                this::cacheKey,
+                ticker::epochMillis));
   }
 
   /** The near cache, or null (for tests and statistics). */
@@ -193,24 +202,29 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     if (!readThrough()) {
       return null;
     }
-    Outcome loaded = entries.compute(key, storeKey, current -> {
-      if (current != null) {
-        return Decision.KEEP; // loaded by someone else meanwhile
-      }
-      V value = loader.load(key);
-      if (value == null) {
-        return Decision.KEEP;
-      }
-      checkValue(value);
-      return writeDecision(value, null).returning(value); // no writer call: loads are not puts
-    });
+    Outcome loaded =
+        entries.compute(
+            key,
+            storeKey,
+            current -> {
+              if (current != null) {
+                return Decision.KEEP; // loaded by someone else meanwhile
+              }
+              V value = loader.load(key);
+              if (value == null) {
+                return Decision.KEEP;
+              }
+              checkValue(value);
+              return writeDecision(value, null)
+                  .returning(value); // no writer call: loads are not puts
+            });
     return loaded.found() ? value(loaded.previous()) : typed(loaded.result());
   }
 
   /**
    * A plain read through the near cache: a copy held is served (expiry in its header still
-   * applies); otherwise the store is read and what it found kept, unless an invalidation of the
-   * key arrived while the read was in flight (the token).
+   * applies); otherwise the store is read and what it found kept, unless an invalidation of the key
+   * arrived while the read was in flight (the token).
    */
   private StoredEntry readNear(K key, String storeKey) {
     StoredEntry held = near.get(storeKey, now());
@@ -229,10 +243,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private V accessed(K key, String storeKey, StoredEntry entry) {
     long accessExpiry = expiry.forAccess(now());
     if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != entry.expireAt()) {
-      entries.compute(key, storeKey, current ->
-          current != null && current.expireAt() == entry.expireAt()
-              ? Decision.touch(accessExpiry)
-              : Decision.KEEP);
+      entries.compute(
+          key,
+          storeKey,
+          current ->
+              current != null && current.expireAt() == entry.expireAt()
+                  ? Decision.touch(accessExpiry)
+                  : Decision.KEEP);
     }
     return value(entry);
   }
@@ -282,8 +299,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         continue;
       }
       V value = e.getValue();
-      Outcome stored = entries.compute(e.getKey(), storeKey(e.getKey()), current ->
-          current == null ? writeDecision(value, null) : Decision.KEEP);
+      Outcome stored =
+          entries.compute(
+              e.getKey(),
+              storeKey(e.getKey()),
+              current -> current == null ? writeDecision(value, null) : Decision.KEEP);
       result.put(e.getKey(), stored.found() ? value(stored.previous()) : value);
     }
   }
@@ -315,23 +335,25 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     List<K> toLoad = new ArrayList<>(keySet);
     // Asynchronous work runs on a lane (docs/lanes.md): loading is a retrieval.
-    lanes.submit(Lane.RETRIEVE, () -> {
-      try {
-        List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
-        Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
-        for (Map.Entry<K, V> e : loaded.entrySet()) {
-          if (e.getKey() != null && e.getValue() != null) {
-            loadOne(e.getKey(), e.getValue(), replaceExistingValues);
+    lanes.submit(
+        Lane.RETRIEVE,
+        () -> {
+          try {
+            List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
+            Map<K, V> loaded = wanted.isEmpty() ? Map.of() : loader.loadAll(wanted);
+            for (Map.Entry<K, V> e : loaded.entrySet()) {
+              if (e.getKey() != null && e.getValue() != null) {
+                loadOne(e.getKey(), e.getValue(), replaceExistingValues);
+              }
+            }
+            dispatcher.awaitSynchronous();
+            done.onCompletion();
+          } catch (Exception e) {
+            dispatcher.ignoreSynchronous();
+            done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
           }
-        }
-        dispatcher.awaitSynchronous();
-        done.onCompletion();
-      } catch (Exception e) {
-        dispatcher.ignoreSynchronous();
-        done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
-      }
-      return null;
-    });
+          return null;
+        });
   }
 
   private List<K> absentKeys(List<K> candidates) {
@@ -347,8 +369,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   /** Stores a loaded value: no writer call, no put statistics (loads are not puts). */
   private void loadOne(K key, V value, boolean replace) {
     checkValue(value);
-    entries.compute(key, storeKey(key), current ->
-        current == null || replace ? writeDecision(value, current) : Decision.KEEP);
+    entries.compute(
+        key,
+        storeKey(key),
+        current -> current == null || replace ? writeDecision(value, current) : Decision.KEEP);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -362,15 +386,23 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     long start = statistics.start();
     Outcome outcome;
     if (blindWritesAllowed()) {
-      outcome = atomicallyUnread(key, storeKey, absent -> {
-        writer.write(new CacheEntry<>(key, value));
-        return Decision.write(value, ExpiryTimes.ETERNAL);
-      });
+      outcome =
+          atomicallyUnread(
+              key,
+              storeKey,
+              absent -> {
+                writer.write(new CacheEntry<>(key, value));
+                return Decision.write(value, ExpiryTimes.ETERNAL);
+              });
     } else {
-      outcome = atomically(key, storeKey, current -> {
-        writer.write(new CacheEntry<>(key, value));
-        return writeDecision(value, current);
-      });
+      outcome =
+          atomically(
+              key,
+              storeKey,
+              current -> {
+                writer.write(new CacheEntry<>(key, value));
+                return writeDecision(value, current);
+              });
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -393,10 +425,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      writer.write(new CacheEntry<>(key, value));
-      return writeDecision(value, current);
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              writer.write(new CacheEntry<>(key, value));
+              return writeDecision(value, current);
+            });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -439,7 +475,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       List<EntryMap.Put<K>> toWrite = new ArrayList<>(byStoreKey.size());
       for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : byStoreKey.entrySet()) {
         if (!notWritten.contains(e.getValue().getKey())) {
-          toWrite.add(new EntryMap.Put<>(e.getKey(), e.getValue().getKey(), e.getValue().getValue()));
+          toWrite.add(
+              new EntryMap.Put<>(e.getKey(), e.getValue().getKey(), e.getValue().getValue()));
         }
       }
       long now = now();
@@ -464,13 +501,17 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      if (current != null) {
-        return Decision.KEEP;
-      }
-      writer.write(new CacheEntry<>(key, value));
-      return writeDecision(value, null);
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current != null) {
+                return Decision.KEEP;
+              }
+              writer.write(new CacheEntry<>(key, value));
+              return writeDecision(value, null);
+            });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -483,10 +524,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      writer.delete(key);
-      return Decision.REMOVE;
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              writer.delete(key);
+              return Decision.REMOVE;
+            });
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -499,16 +544,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      if (current == null) {
-        return Decision.KEEP;
-      }
-      if (!oldValue.equals(current.value())) {
-        return Decision.touch(expiry.forAccess(now()));
-      }
-      writer.delete(key);
-      return Decision.REMOVE;
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              if (!oldValue.equals(current.value())) {
+                return Decision.touch(expiry.forAccess(now()));
+              }
+              writer.delete(key);
+              return Decision.REMOVE;
+            });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.removal(start);
@@ -521,10 +570,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      writer.delete(key);
-      return Decision.REMOVE;
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              writer.delete(key);
+              return Decision.REMOVE;
+            });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -542,16 +595,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      if (current == null) {
-        return Decision.KEEP;
-      }
-      if (!oldValue.equals(current.value())) {
-        return Decision.touch(expiry.forAccess(now()));
-      }
-      writer.write(new CacheEntry<>(key, newValue));
-      return writeDecision(newValue, current);
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              if (!oldValue.equals(current.value())) {
+                return Decision.touch(expiry.forAccess(now()));
+              }
+              writer.write(new CacheEntry<>(key, newValue));
+              return writeDecision(newValue, current);
+            });
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -566,13 +623,17 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      if (current == null) {
-        return Decision.KEEP;
-      }
-      writer.write(new CacheEntry<>(key, value));
-      return writeDecision(value, current);
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              writer.write(new CacheEntry<>(key, value));
+              return writeDecision(value, current);
+            });
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -587,13 +648,17 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, current -> {
-      if (current == null) {
-        return Decision.KEEP;
-      }
-      writer.write(new CacheEntry<>(key, value));
-      return writeDecision(value, current);
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              writer.write(new CacheEntry<>(key, value));
+              return writeDecision(value, current);
+            });
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -690,20 +755,24 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
-    Outcome outcome = atomically(key, storeKey, current -> {
-      statistics.lookup(current != null);
-      Function<K, V> load = readThrough() ? loader::load : null;
-      ProcessorEntry<K, V> entry =
-          new ProcessorEntry<>(key, current == null ? null : value(current), load);
-      try {
-        T result = processor.process(entry, arguments);
-        return processed(key, entry, current).returning(result);
-      } catch (EntryProcessorException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new EntryProcessorException(e);
-      }
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              statistics.lookup(current != null);
+              Function<K, V> load = readThrough() ? loader::load : null;
+              ProcessorEntry<K, V> entry =
+                  new ProcessorEntry<>(key, current == null ? null : value(current), load);
+              try {
+                T result = processor.process(entry, arguments);
+                return processed(key, entry, current).returning(result);
+              } catch (EntryProcessorException e) {
+                throw e;
+              } catch (Exception e) {
+                throw new EntryProcessorException(e);
+              }
+            });
     return typed(outcome.result());
   }
 
@@ -717,23 +786,25 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       case LOADED:
         checkValue(entry.getValue());
         return writeDecision(entry.getValue(), null); // a load: no writer, no put counted
-      case CREATED: {
-        V value = entry.getValue();
-        checkValue(value);
-        writer.write(new CacheEntry<>(key, value));
-        Decision decision = writeDecision(value, null);
-        if (decision != Decision.KEEP) {
-          statistics.puts(1);
+      case CREATED:
+        {
+          V value = entry.getValue();
+          checkValue(value);
+          writer.write(new CacheEntry<>(key, value));
+          Decision decision = writeDecision(value, null);
+          if (decision != Decision.KEEP) {
+            statistics.puts(1);
+          }
+          return decision;
         }
-        return decision;
-      }
-      case UPDATED: {
-        V value = entry.getValue();
-        checkValue(value);
-        writer.write(new CacheEntry<>(key, value));
-        statistics.puts(1);
-        return writeDecision(value, current);
-      }
+      case UPDATED:
+        {
+          V value = entry.getValue();
+          checkValue(value);
+          writer.write(new CacheEntry<>(key, value));
+          statistics.puts(1);
+          return writeDecision(value, current);
+        }
       case DELETED:
         writer.delete(key);
         if (current == null) {
@@ -764,14 +835,18 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
           results.put(key, () -> result);
         }
       } catch (EntryProcessorException e) {
-        results.put(key, () -> {
-          throw e;
-        });
+        results.put(
+            key,
+            () -> {
+              throw e;
+            });
       } catch (RuntimeException e) {
         EntryProcessorException wrapped = new EntryProcessorException(e);
-        results.put(key, () -> {
-          throw wrapped;
-        });
+        results.put(
+            key,
+            () -> {
+              throw wrapped;
+            });
       }
     }
     return results;
@@ -783,14 +858,22 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private ZeroCopyCache<K> zeroCopy() {
     Class<V> valueType = configuration.getValueType();
     if (valueType != Object.class && valueType != byte[].class) {
-      throw new IllegalArgumentException("cache '" + name + "' holds " + valueType.getName()
-          + " values; zero-copy access needs byte[] (or Object) values");
+      throw new IllegalArgumentException(
+          "cache '"
+              + name
+              + "' holds "
+              + valueType.getName()
+              + " values; zero-copy access needs byte[] (or Object) values");
     }
     Object policy = expiry.policy();
     if (!(policy instanceof EternalExpiryPolicy) && !(policy instanceof ModifiedExpiryPolicy)) {
-      throw new IllegalArgumentException("cache '" + name + "' expires entries with "
-          + policy.getClass().getName() + "; zero-copy access needs an eternal or modified"
-          + " expiry policy (others need the old entry read on every call)");
+      throw new IllegalArgumentException(
+          "cache '"
+              + name
+              + "' expires entries with "
+              + policy.getClass().getName()
+              + "; zero-copy access needs an eternal or modified"
+              + " expiry policy (others need the old entry read on every call)");
     }
     return new ZeroCopyCache<>() {
       @Override
@@ -824,11 +907,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private void requireNoWriterOrListeners() {
     if (writer.enabled() || dispatcher.hasRegistrations()) {
-      throw new UnsupportedOperationException("cache '" + name + "' has write-through or"
-          + " listeners; zero-copy calls call no writer and publish no events");
+      throw new UnsupportedOperationException(
+          "cache '"
+              + name
+              + "' has write-through or"
+              + " listeners; zero-copy calls call no writer and publish no events");
     }
   }
-
 
   private void zeroCopyPut(K key, ByteBuffer value) {
     requireOpen();
@@ -947,9 +1032,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       K key, String storeKey, EntryMap.Remapping remapping, boolean unread) {
     Outcome outcome;
     try {
-      outcome = unread
-          ? entries.computeUnread(key, storeKey, remapping)
-          : entries.compute(key, storeKey, remapping);
+      outcome =
+          unread
+              ? entries.computeUnread(key, storeKey, remapping)
+              : entries.compute(key, storeKey, remapping);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -1026,7 +1112,6 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
-
   // ---------------------------------------------------------------------------------------------
   // Keys, values, checks
 
@@ -1035,7 +1120,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     Class<K> keyType = configuration.getKeyType();
     if (keyType != Object.class && !keyType.isInstance(key)) {
       throw new ClassCastException(
-          "cache '" + name + "' holds keys of type " + keyType.getName() + ", not "
+          "cache '"
+              + name
+              + "' holds keys of type "
+              + keyType.getName()
+              + ", not "
               + key.getClass().getName());
     }
     return keys.storeKey(key);
@@ -1051,7 +1140,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     Class<V> valueType = configuration.getValueType();
     if (valueType != Object.class && !valueType.isInstance(value)) {
       throw new ClassCastException(
-          "cache '" + name + "' holds values of type " + valueType.getName() + ", not "
+          "cache '"
+              + name
+              + "' holds values of type "
+              + valueType.getName()
+              + ", not "
               + value.getClass().getName());
     }
   }

@@ -1,21 +1,21 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.codec.Codec;
-import dev.mooncake.jcache.codec.ValueCodecs;
 import dev.mooncake.jcache.codec.DeserializationFilter;
 import dev.mooncake.jcache.codec.SerializationCodec;
 import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.codec.ValueCodecs;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.config.CacheDefinitions;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.entry.EntryStorage;
+import dev.mooncake.jcache.entry.KeyNamespace;
 import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.entry.EntryStorage;
-import dev.mooncake.jcache.entry.KeyNamespace;
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
@@ -47,12 +47,15 @@ import org.slf4j.LoggerFactory;
 public final class MooncakeCacheManager implements CacheManager {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCacheManager.class);
   private static final AtomicInteger MANAGER_IDS = new AtomicInteger();
+
   /** How often expired entries nobody reads are looked for and removed. */
   static final long SWEEP_INTERVAL_MILLIS = 1000;
 
   private final CachingProvider provider;
+
   /** Told when this manager closes (the provider forgets it), so the manager needs no spi. */
   private final Consumer<? super MooncakeCacheManager> onClose;
+
   private final URI uri;
   private final ClassLoader classLoader;
   private final Properties properties;
@@ -62,16 +65,22 @@ public final class MooncakeCacheManager implements CacheManager {
   private final Ticker ticker;
   private final Lanes lanes;
   private final KeyLocks locks;
+
   /** Keys, and the values of caches without a codec setting. */
   private final TypedCodec codec;
+
   private final SerializationCodec serialization;
   private final ExecutorService events;
   private final ExpirySweeper sweeper;
+
   /** The cluster's event stream, when {@code events_endpoint} is set; else null. */
   private final ClusterEvents cluster;
+
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
+
   /** Caches the config file declares that no one has created (or destroyed) yet. */
   private final Set<String> declared = ConcurrentHashMap.newKeySet();
+
   private volatile boolean closed;
 
   public MooncakeCacheManager(
@@ -81,7 +90,13 @@ public final class MooncakeCacheManager implements CacheManager {
       ClassLoader classLoader,
       Properties properties,
       MooncakeConfig config) {
-    this(provider, onClose, uri, classLoader, properties, config,
+    this(
+        provider,
+        onClose,
+        uri,
+        classLoader,
+        properties,
+        config,
         StoreConnection.open(config, Ticker.from(properties)));
   }
 
@@ -123,22 +138,29 @@ public final class MooncakeCacheManager implements CacheManager {
       throw e;
     }
     String id = "m" + MANAGER_IDS.incrementAndGet();
-    this.serialization = new SerializationCodec(
-        new DeserializationFilter(config.deserializationAllowList()), classLoader);
+    this.serialization =
+        new SerializationCodec(
+            new DeserializationFilter(config.deserializationAllowList()), classLoader);
     this.codec = new TypedCodec(serialization);
     this.connection = connection;
     this.locks = connection.locks();
     this.ticker = Ticker.from(properties);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
-    this.cluster = config.eventsEndpoint() == null
-        ? null
-        : ClusterEvents.open(config.eventsEndpoint(), connection.store(), events);
+    this.cluster =
+        config.eventsEndpoint() == null
+            ? null
+            : ClusterEvents.open(config.eventsEndpoint(), connection.store(), events);
     // With events on, the caches write through the observed store (their own changes recognised).
     this.store = cluster == null ? connection.store() : cluster.store();
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
-    this.lanes = new Lanes(config.numWorkers(), Lanes.perOpWorkers(config),
-        config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
+    this.lanes =
+        new Lanes(
+            config.numWorkers(),
+            Lanes.perOpWorkers(config),
+            config.singleCallsOnLanes(),
+            !store.inProcess() || config.singleCallsOnLanes(),
+            id);
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
@@ -150,8 +172,11 @@ public final class MooncakeCacheManager implements CacheManager {
     Objects.requireNonNull(cacheName, "cache name");
     Objects.requireNonNull(configuration, "cache configuration");
     if (!configuration.isStoreByValue()) {
-      throw new UnsupportedOperationException("cache '" + cacheName + "': store-by-reference is"
-          + " not supported; every entry is stored as bytes in Mooncake (use setStoreByValue(true))");
+      throw new UnsupportedOperationException(
+          "cache '"
+              + cacheName
+              + "': store-by-reference is"
+              + " not supported; every entry is stored as bytes in Mooncake (use setStoreByValue(true))");
     }
     synchronized (caches) {
       if (caches.containsKey(cacheName)) {
@@ -161,7 +186,9 @@ public final class MooncakeCacheManager implements CacheManager {
     }
   }
 
-  /** The configuration a cache gets: the file's settings for that name, overridden by the call's. */
+  /**
+   * The configuration a cache gets: the file's settings for that name, overridden by the call's.
+   */
   private <K, V> MutableConfiguration<K, V> effectiveConfiguration(
       String cacheName, Configuration<K, V> given) {
     CacheDefinition definition = config.caches().get(cacheName);
@@ -179,8 +206,9 @@ public final class MooncakeCacheManager implements CacheManager {
 
   private <K, V> MooncakeCache<K, V> newCache(String cacheName, MutableConfiguration<K, V> c) {
     KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
-    EntryStorage storage = new EntryStorage(cacheName, store, lanes, valueCodec(cacheName, c),
-        ticker, config.operationTimeout());
+    EntryStorage storage =
+        new EntryStorage(
+            cacheName, store, lanes, valueCodec(cacheName, c), ticker, config.operationTimeout());
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events, ticker);
     if (cluster != null) {
@@ -193,17 +221,31 @@ public final class MooncakeCacheManager implements CacheManager {
     return cache;
   }
 
-  /** The value codec the file's {@code codec} setting names for the cache (docs/configuration.md). */
+  /**
+   * The value codec the file's {@code codec} setting names for the cache (docs/configuration.md).
+   */
   private Codec valueCodec(String cacheName, Configuration<?, ?> c) {
     CacheDefinition definition = config.caches().get(cacheName);
     String setting = definition == null ? null : definition.codec();
-    Class<?> required = "string".equals(setting) ? String.class
-        : "bytes".equals(setting) ? byte[].class : Object.class;
+    Class<?> required =
+        "string".equals(setting)
+            ? String.class
+            : "bytes".equals(setting) ? byte[].class : Object.class;
     Class<?> valueType = c.getValueType();
     if (valueType != Object.class && !required.isAssignableFrom(valueType)) {
-      throw new CacheException("cache '" + cacheName + "' has codec '" + setting + "', which"
-          + " stores " + required.getSimpleName() + " values only, but its value type is "
-          + valueType.getName() + " (" + config.source() + ")");
+      throw new CacheException(
+          "cache '"
+              + cacheName
+              + "' has codec '"
+              + setting
+              + "', which"
+              + " stores "
+              + required.getSimpleName()
+              + " values only, but its value type is "
+              + valueType.getName()
+              + " ("
+              + config.source()
+              + ")");
     }
     return ValueCodecs.forSetting(setting, cacheName, codec, serialization);
   }
@@ -217,8 +259,10 @@ public final class MooncakeCacheManager implements CacheManager {
     synchronized (caches) {
       cache = caches.get(cacheName);
       if (cache == null && declared.contains(cacheName)) {
-        cache = newCache(cacheName,
-            CacheDefinitions.toConfiguration(config.caches().get(cacheName), classLoader));
+        cache =
+            newCache(
+                cacheName,
+                CacheDefinitions.toConfiguration(config.caches().get(cacheName), classLoader));
       }
       return cache;
     }
@@ -237,12 +281,22 @@ public final class MooncakeCacheManager implements CacheManager {
     }
     CompleteConfiguration<?, ?> c = cache.configuration();
     if (c.getKeyType() != keyType) {
-      throw new ClassCastException("cache '" + cacheName + "' has key type "
-          + c.getKeyType().getName() + ", not " + keyType.getName());
+      throw new ClassCastException(
+          "cache '"
+              + cacheName
+              + "' has key type "
+              + c.getKeyType().getName()
+              + ", not "
+              + keyType.getName());
     }
     if (c.getValueType() != valueType) {
-      throw new ClassCastException("cache '" + cacheName + "' has value type "
-          + c.getValueType().getName() + ", not " + valueType.getName());
+      throw new ClassCastException(
+          "cache '"
+              + cacheName
+              + "' has value type "
+              + c.getValueType().getName()
+              + ", not "
+              + valueType.getName());
     }
     return (Cache<K, V>) cache;
   }

@@ -4,28 +4,28 @@ import dev.mooncake.jcache.entry.ValueHeader;
 import java.nio.ByteBuffer;
 
 /**
- * Moves {@code byte[]} values between the store and a caller's direct buffers with no
- * serialization and no copy in Java: the path for KV-tensor-sized blobs. Reach it with
- * {@code cache.unwrap(ZeroCopyCache.class)} on a cache whose values are {@code byte[]} (or
- * {@code Object}) and whose expiry policy is eternal (the default) or modified-based: those need
- * no read of the old entry. Values put here read back as {@code byte[]} through the normal API.
+ * Moves {@code byte[]} values between the store and a caller's direct buffers with no serialization
+ * and no copy in Java: the path for KV-tensor-sized blobs. Reach it with {@code
+ * cache.unwrap(ZeroCopyCache.class)} on a cache whose values are {@code byte[]} (or {@code Object})
+ * and whose expiry policy is eternal (the default) or modified-based: those need no read of the old
+ * entry. Values put here read back as {@code byte[]} through the normal API.
  *
  * <p>A value travels with a {@link #HEADER_BYTES}-byte header, written into the bytes just before
- * the value: {@link #allocate} hands out buffers with that room reserved. With Mooncake the
- * buffers come from the pinned, registered region; any other direct buffer is registered for
- * the call's duration (costly on RDMA: prefer {@link #allocate}).
+ * the value: {@link #allocate} hands out buffers with that room reserved. With Mooncake the buffers
+ * come from the pinned, registered region; any other direct buffer is registered for the call's
+ * duration (costly on RDMA: prefer {@link #allocate}).
  *
  * <p>Zero-copy calls are atomic per key like every other operation. They call no cache writer and
- * publish no events: with write-through on, or a listener registered, they throw
- * {@link UnsupportedOperationException}.
+ * publish no events: with write-through on, or a listener registered, they throw {@link
+ * UnsupportedOperationException}.
  */
 public interface ZeroCopyCache<K> {
   /** Bytes reserved before a value's position for its header. */
   int HEADER_BYTES = ValueHeader.SIZE;
 
   /**
-   * A direct buffer for a value of up to {@code size} bytes: position {@link #HEADER_BYTES},
-   * limit {@code HEADER_BYTES + size}. Give it back with {@link #release}.
+   * A direct buffer for a value of up to {@code size} bytes: position {@link #HEADER_BYTES}, limit
+   * {@code HEADER_BYTES + size}. Give it back with {@link #release}.
    */
   ByteBuffer allocate(int size);
 
@@ -33,8 +33,8 @@ public interface ZeroCopyCache<K> {
   void release(ByteBuffer buffer);
 
   /**
-   * Stores {@code value[position, limit)} under {@code key}, replacing any value; the
-   * {@link #HEADER_BYTES} bytes before the position are overwritten with the header.
+   * Stores {@code value[position, limit)} under {@code key}, replacing any value; the {@link
+   * #HEADER_BYTES} bytes before the position are overwritten with the header.
    */
   void put(K key, ByteBuffer value);
 

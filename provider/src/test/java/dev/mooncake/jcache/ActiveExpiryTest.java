@@ -26,8 +26,8 @@ class ActiveExpiryTest {
     fixture.close();
   }
 
-  static final class ExpiredLatch implements CacheEntryExpiredListener<String, String>,
-      java.io.Serializable {
+  static final class ExpiredLatch
+      implements CacheEntryExpiredListener<String, String>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     final transient CountDownLatch expired;
 
@@ -46,13 +46,16 @@ class ActiveExpiryTest {
     RecordingStore store = new RecordingStore(InProcessStore.open(TestConfigs.inProcess()));
     ExpiredLatch listener = new ExpiredLatch(20);
     MooncakeCacheManager manager = fixture.manager(TestConfigs.inProcess(), store);
-    Cache<String, String> cache = manager.createCache(
-        "short-lived", new MutableConfiguration<String, String>()
-            .setTypes(String.class, String.class)
-            .setExpiryPolicyFactory(
-                CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 100)))
-            .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
-                FactoryBuilder.factoryOf(listener), null, true, false)));
+    Cache<String, String> cache =
+        manager.createCache(
+            "short-lived",
+            new MutableConfiguration<String, String>()
+                .setTypes(String.class, String.class)
+                .setExpiryPolicyFactory(
+                    CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 100)))
+                .addCacheEntryListenerConfiguration(
+                    new MutableCacheEntryListenerConfiguration<>(
+                        FactoryBuilder.factoryOf(listener), null, true, false)));
     for (int i = 0; i < 20; i++) {
       cache.put("k" + i, "v" + i);
     }
@@ -63,7 +66,8 @@ class ActiveExpiryTest {
     assertEquals(20, listener.expired.getCount(), "swept before the entries expired");
     fixture.ticker.advanceMillis(100);
     manager.sweepExpired();
-    assertTrue(listener.expired.await(5, TimeUnit.SECONDS),
+    assertTrue(
+        listener.expired.await(5, TimeUnit.SECONDS),
         "expired entries were not swept; left: " + listener.expired.getCount());
     for (String storeKey : store.putKeys()) {
       // every key put is gone from the store without anyone reading it through the cache

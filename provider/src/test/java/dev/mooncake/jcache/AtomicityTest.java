@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Conditional operations and invoke are atomic per key on the production path (no TCK-only
- * mode): many threads racing on a few keys lose no update.
+ * Conditional operations and invoke are atomic per key on the production path (no TCK-only mode):
+ * many threads racing on a few keys lose no update.
  */
 class AtomicityTest {
   private static final int THREADS = 8;
@@ -34,14 +34,17 @@ class AtomicityTest {
     Cache<String, Long> cache = fixture.cache("counters", String.class, Long.class);
     String[] keys = {"a", "b", "c"};
     int perThread = 10_000;
-    runConcurrently(thread -> {
-      for (int i = 0; i < perThread; i++) {
-        cache.invoke(keys[(i + thread) % keys.length], (entry, args) -> {
-          entry.setValue(entry.exists() ? entry.getValue() + 1 : 1L);
-          return null;
+    runConcurrently(
+        thread -> {
+          for (int i = 0; i < perThread; i++) {
+            cache.invoke(
+                keys[(i + thread) % keys.length],
+                (entry, args) -> {
+                  entry.setValue(entry.exists() ? entry.getValue() + 1 : 1L);
+                  return null;
+                });
+          }
         });
-      }
-    });
     long total = 0;
     for (String key : keys) {
       total += cache.get(key);
@@ -54,16 +57,17 @@ class AtomicityTest {
     Cache<String, Integer> cache = fixture.cache("cas", String.class, Integer.class);
     cache.put("k", 0);
     int perThread = 2_000;
-    runConcurrently(thread -> {
-      for (int i = 0; i < perThread; i++) {
-        while (true) {
-          Integer current = cache.get("k");
-          if (cache.replace("k", current, current + 1)) {
-            break;
+    runConcurrently(
+        thread -> {
+          for (int i = 0; i < perThread; i++) {
+            while (true) {
+              Integer current = cache.get("k");
+              if (cache.replace("k", current, current + 1)) {
+                break;
+              }
+            }
           }
-        }
-      }
-    });
+        });
     assertEquals(THREADS * perThread, cache.get("k"));
   }
 
@@ -72,13 +76,14 @@ class AtomicityTest {
     Cache<Integer, Integer> cache = fixture.cache("first", Integer.class, Integer.class);
     int rounds = 500;
     AtomicInteger wins = new AtomicInteger();
-    runConcurrently(thread -> {
-      for (int round = 0; round < rounds; round++) {
-        if (cache.putIfAbsent(round, thread)) {
-          wins.incrementAndGet();
-        }
-      }
-    });
+    runConcurrently(
+        thread -> {
+          for (int round = 0; round < rounds; round++) {
+            if (cache.putIfAbsent(round, thread)) {
+              wins.incrementAndGet();
+            }
+          }
+        });
     assertEquals(rounds, wins.get());
   }
 
@@ -90,13 +95,14 @@ class AtomicityTest {
       cache.put(i, "v" + i);
     }
     AtomicInteger removed = new AtomicInteger();
-    runConcurrently(thread -> {
-      for (int i = 0; i < keys; i++) {
-        if (cache.remove(i, "v" + i)) {
-          removed.incrementAndGet();
-        }
-      }
-    });
+    runConcurrently(
+        thread -> {
+          for (int i = 0; i < keys; i++) {
+            if (cache.remove(i, "v" + i)) {
+              removed.incrementAndGet();
+            }
+          }
+        });
     assertEquals(keys, removed.get());
   }
 
@@ -108,22 +114,26 @@ class AtomicityTest {
     AtomicBoolean writing = new AtomicBoolean(true);
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      Future<?> writer = pool.submit(() -> {
-        for (int i = 1; i <= 20_000; i++) {
-          cache.put("k", i);
-        }
-        writing.set(false);
-      });
+      Future<?> writer =
+          pool.submit(
+              () -> {
+                for (int i = 1; i <= 20_000; i++) {
+                  cache.put("k", i);
+                }
+                writing.set(false);
+              });
       List<Future<Integer>> readers = new ArrayList<>();
       for (int r = 0; r < 3; r++) {
-        readers.add(pool.submit(() -> {
-          int reads = 0;
-          while (writing.get()) {
-            assertNotNull(cache.get("k"), "a reader saw no value during a replace");
-            reads++;
-          }
-          return reads;
-        }));
+        readers.add(
+            pool.submit(
+                () -> {
+                  int reads = 0;
+                  while (writing.get()) {
+                    assertNotNull(cache.get("k"), "a reader saw no value during a replace");
+                    reads++;
+                  }
+                  return reads;
+                }));
       }
       writer.get();
       for (Future<Integer> reader : readers) {
@@ -145,11 +155,14 @@ class AtomicityTest {
       List<Future<Void>> futures = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         int thread = t;
-        futures.add(pool.submit((Callable<Void>) () -> {
-          start.await();
-          work.run(thread);
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                (Callable<Void>)
+                    () -> {
+                      start.await();
+                      work.run(thread);
+                      return null;
+                    }));
       }
       start.countDown();
       for (Future<Void> future : futures) {

@@ -24,10 +24,12 @@ class CacheResourcesTest {
 
   @Test
   void smallSegmentEvictsOldEntriesAndKeepsServing() {
-    MooncakeCacheManager manager = fixture.manager(
-        TestConfigs.withSegment(TestConfigs.inProcess(), 1 << 20, 1 << 20));
-    Cache<Integer, byte[]> cache = manager.createCache("blobs",
-        new MutableConfiguration<Integer, byte[]>().setTypes(Integer.class, byte[].class));
+    MooncakeCacheManager manager =
+        fixture.manager(TestConfigs.withSegment(TestConfigs.inProcess(), 1 << 20, 1 << 20));
+    Cache<Integer, byte[]> cache =
+        manager.createCache(
+            "blobs",
+            new MutableConfiguration<Integer, byte[]>().setTypes(Integer.class, byte[].class));
     byte[] value = new byte[32 * 1024];
     for (int i = 0; i < 200; i++) {
       Arrays.fill(value, (byte) i);
@@ -51,10 +53,12 @@ class CacheResourcesTest {
   @Test
   void closingTheManagerReturnsItsOffHeapMemory() {
     long before = directMemoryUsed();
-    MooncakeCacheManager manager = fixture.manager(
-        TestConfigs.withSegment(TestConfigs.inProcess(), 64L << 20, 8L << 20));
-    Cache<Integer, byte[]> cache = manager.createCache("blobs",
-        new MutableConfiguration<Integer, byte[]>().setTypes(Integer.class, byte[].class));
+    MooncakeCacheManager manager =
+        fixture.manager(TestConfigs.withSegment(TestConfigs.inProcess(), 64L << 20, 8L << 20));
+    Cache<Integer, byte[]> cache =
+        manager.createCache(
+            "blobs",
+            new MutableConfiguration<Integer, byte[]>().setTypes(Integer.class, byte[].class));
     for (int i = 0; i < 256; i++) {
       cache.put(i, new byte[64 * 1024]);
     }
@@ -65,9 +69,10 @@ class CacheResourcesTest {
     long after = directMemoryUsed();
     // Compared with the level just before close, not with the start: buffers of earlier test
     // classes freed by the GC meanwhile would make growth since the start read as less.
-    assertTrue(filled - after >= 16L << 20, "16 MiB stored, close handed back only "
-        + (filled - after));
-    assertTrue(after - before < 1L << 20,
+    assertTrue(
+        filled - after >= 16L << 20, "16 MiB stored, close handed back only " + (filled - after));
+    assertTrue(
+        after - before < 1L << 20,
         "after close, direct memory is still " + (after - before) + " bytes above the start");
     assertEquals(true, cache.isClosed());
   }

@@ -27,7 +27,9 @@ class CodecSettingTest {
 
   private CacheManager manager(Path dir) throws Exception {
     Path config = dir.resolve("mooncake.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"caches": {
           "pages": {"value_type": "byte[]", "codec": "bytes"},
           "names": {"codec": "string"},
@@ -55,8 +57,14 @@ class CodecSettingTest {
   @Test
   void aCodecThatCannotHoldTheValueTypeIsRefusedAtCreation(@TempDir Path dir) throws Exception {
     CacheManager manager = manager(dir);
-    CacheException e = assertThrows(CacheException.class, () -> manager.createCache("numbers",
-        new MutableConfiguration<String, Integer>().setTypes(String.class, Integer.class)));
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () ->
+                manager.createCache(
+                    "numbers",
+                    new MutableConfiguration<String, Integer>()
+                        .setTypes(String.class, Integer.class)));
     assertTrue(e.getMessage().contains("codec 'string'"), e.getMessage());
     assertTrue(e.getMessage().contains("java.lang.Integer"), e.getMessage());
   }

@@ -40,7 +40,8 @@ class DeclaredCachesTest {
     return provider.getCacheManager(file.toUri(), getClass().getClassLoader());
   }
 
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       {"tenant_id": "declared",
        "caches": {
          "users": {"key_type": "java.lang.String", "value_type": "java.lang.Integer",
@@ -62,22 +63,24 @@ class DeclaredCachesTest {
     CompleteConfiguration<?, ?> c = users.getConfiguration(CompleteConfiguration.class);
     assertTrue(c.isStatisticsEnabled());
     ExpiryPolicy expiry = c.getExpiryPolicyFactory().create();
-    assertEquals(new Duration(java.util.concurrent.TimeUnit.MINUTES, 5),
-        expiry.getExpiryForCreation());
+    assertEquals(
+        new Duration(java.util.concurrent.TimeUnit.MINUTES, 5), expiry.getExpiryForCreation());
   }
 
   @Test
   void createCacheMergesItsConfigurationOverTheFiles() throws Exception {
     CacheManager manager = manager(CONFIG);
-    Cache<String, Integer> users = manager.createCache("users",
-        new MutableConfiguration<String, Integer>()
-            .setTypes(String.class, Integer.class)
-            .setExpiryPolicyFactory(CreatedExpiryPolicy.factoryOf(Duration.ONE_HOUR)));
+    Cache<String, Integer> users =
+        manager.createCache(
+            "users",
+            new MutableConfiguration<String, Integer>()
+                .setTypes(String.class, Integer.class)
+                .setExpiryPolicyFactory(CreatedExpiryPolicy.factoryOf(Duration.ONE_HOUR)));
     CompleteConfiguration<?, ?> c = users.getConfiguration(CompleteConfiguration.class);
     assertEquals(Duration.ONE_HOUR, c.getExpiryPolicyFactory().create().getExpiryForCreation());
     assertTrue(c.isStatisticsEnabled(), "the file's statistics switch was lost in the merge");
-    assertThrows(CacheException.class,
-        () -> manager.createCache("users", new MutableConfiguration<>()));
+    assertThrows(
+        CacheException.class, () -> manager.createCache("users", new MutableConfiguration<>()));
   }
 
   @Test
@@ -91,7 +94,12 @@ class DeclaredCachesTest {
 
   @Test
   void declaredCacheWithAnUnknownClassFailsWhenTheManagerIsCreated() {
-    CacheException error = assertThrows(CacheException.class, () -> manager("""
+    CacheException error =
+        assertThrows(
+            CacheException.class,
+            () ->
+                manager(
+                    """
         {"caches": {"orders": {"key_type": "com.example.NoSuchKey"}}}
         """));
     assertTrue(error.getMessage().contains("orders"), error.getMessage());

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.time.FakeTicker;
 import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
@@ -31,18 +31,29 @@ final class JCacheFixture implements AutoCloseable {
 
   /** A manager on its own in-process store. */
   MooncakeCacheManager manager(MooncakeConfig config) {
-    MooncakeCacheManager manager = new MooncakeCacheManager(provider, provider::forget,
-        URI.create("test:" + config.tenantId() + "-" + opened.size()),
-        getClass().getClassLoader(), properties(), config);
+    MooncakeCacheManager manager =
+        new MooncakeCacheManager(
+            provider,
+            provider::forget,
+            URI.create("test:" + config.tenantId() + "-" + opened.size()),
+            getClass().getClassLoader(),
+            properties(),
+            config);
     opened.add(manager);
     return manager;
   }
 
   /** A manager on a given store (which may be shared with other managers). */
   MooncakeCacheManager manager(MooncakeConfig config, ObjectStore store) {
-    MooncakeCacheManager manager = new MooncakeCacheManager(provider, provider::forget,
-        URI.create("test:" + config.tenantId() + "-" + opened.size()),
-        getClass().getClassLoader(), properties(), config, store);
+    MooncakeCacheManager manager =
+        new MooncakeCacheManager(
+            provider,
+            provider::forget,
+            URI.create("test:" + config.tenantId() + "-" + opened.size()),
+            getClass().getClassLoader(),
+            properties(),
+            config,
+            store);
     opened.add(manager);
     return manager;
   }

@@ -3,8 +3,8 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.config.MooncakeConfig;
 import java.util.Map;
 import java.util.Set;
 import javax.cache.Cache;
@@ -29,11 +29,15 @@ class LaneRoutingTest {
 
   /** A cache on a recorded store that calls itself in-process or remote (as Mooncake). */
   private Cache<String, String> cache(boolean singleCallsOnLanes, boolean inProcess) {
-    MooncakeConfig config = TestConfigs.withLanes(TestConfigs.inProcess(),
-        Map.of("retrieve", 2, "store", 1), singleCallsOnLanes);
+    MooncakeConfig config =
+        TestConfigs.withLanes(
+            TestConfigs.inProcess(), Map.of("retrieve", 2, "store", 1), singleCallsOnLanes);
     store = new RecordingStore(InProcessStore.open(config), inProcess);
-    return fixture.manager(config, store).createCache("routed",
-        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    return fixture
+        .manager(config, store)
+        .createCache(
+            "routed",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
   }
 
   @Test
@@ -71,8 +75,8 @@ class LaneRoutingTest {
     cache.putAll(Map.of("a", "1", "b", "2", "c", "3"));
     assertEquals(Map.of("a", "1", "b", "2"), cache.getAll(Set.of("a", "b")));
     assertTrue(store.threadOf("batchPut").contains("-store-"), store.threadOf("batchPut"));
-    assertTrue(store.threadOf("batchGetInto").contains("-retrieve-"),
-        store.threadOf("batchGetInto"));
+    assertTrue(
+        store.threadOf("batchGetInto").contains("-retrieve-"), store.threadOf("batchGetInto"));
   }
 
   @Test

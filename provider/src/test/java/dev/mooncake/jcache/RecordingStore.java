@@ -106,7 +106,6 @@ final class RecordingStore implements ObjectStore {
     return delegate.removeByRegex(pattern, force);
   }
 
-
   @Override
   public BufferPool buffers() {
     return delegate.buffers();

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.config.MooncakeConfig;
 import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,8 +44,8 @@ class SecurityAndIsolationTest {
 
   @Test
   void classOutsideTheAllowListIsRefusedByNameAndNeverInstantiated() {
-    MooncakeConfig config = TestConfigs.withTenantAndAllowList(
-        TestConfigs.inProcess(), "t", List.of());
+    MooncakeConfig config =
+        TestConfigs.withTenantAndAllowList(TestConfigs.inProcess(), "t", List.of());
     Cache<String, Object> cache =
         fixture.manager(config).createCache("objects", new MutableConfiguration<>());
     cache.put("gadget", new Gadget("boom"));
@@ -60,8 +60,11 @@ class SecurityAndIsolationTest {
 
   @Test
   void allowListedClassRoundTrips() {
-    MooncakeConfig config = TestConfigs.withTenantAndAllowList(
-        TestConfigs.inProcess(), "t", List.of("dev.mooncake.jcache.SecurityAndIsolationTest$*"));
+    MooncakeConfig config =
+        TestConfigs.withTenantAndAllowList(
+            TestConfigs.inProcess(),
+            "t",
+            List.of("dev.mooncake.jcache.SecurityAndIsolationTest$*"));
     Cache<String, Object> cache =
         fixture.manager(config).createCache("objects", new MutableConfiguration<>());
     cache.put("gadget", new Gadget("fine"));
@@ -70,8 +73,8 @@ class SecurityAndIsolationTest {
 
   @Test
   void jdkValueTypesNeedNoAllowList() {
-    Cache<String, Object> cache = fixture.manager(TestConfigs.inProcess())
-        .createCache("jdk", new MutableConfiguration<>());
+    Cache<String, Object> cache =
+        fixture.manager(TestConfigs.inProcess()).createCache("jdk", new MutableConfiguration<>());
     cache.put("list", new java.util.ArrayList<>(List.of(1, "two", 3.0)));
     cache.put("time", java.time.Instant.ofEpochSecond(42));
     cache.put("state", new Serializable[] {1, "a"}); // how Hibernate caches an entity's state
@@ -84,14 +87,18 @@ class SecurityAndIsolationTest {
   void tenantsOnOneStoreNeverSeeEachOther() {
     MooncakeConfig base = TestConfigs.inProcess();
     ObjectStore shared = InProcessStore.open(base);
-    Cache<String, String> red = fixture
-        .manager(TestConfigs.withTenantAndAllowList(base, "red", List.of()), shared)
-        .createCache("users", new MutableConfiguration<String, String>()
-            .setTypes(String.class, String.class));
-    Cache<String, String> blue = fixture
-        .manager(TestConfigs.withTenantAndAllowList(base, "blue", List.of()), shared)
-        .createCache("users", new MutableConfiguration<String, String>()
-            .setTypes(String.class, String.class));
+    Cache<String, String> red =
+        fixture
+            .manager(TestConfigs.withTenantAndAllowList(base, "red", List.of()), shared)
+            .createCache(
+                "users",
+                new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> blue =
+        fixture
+            .manager(TestConfigs.withTenantAndAllowList(base, "blue", List.of()), shared)
+            .createCache(
+                "users",
+                new MutableConfiguration<String, String>().setTypes(String.class, String.class));
 
     red.put("alice", "red-alice");
     blue.put("alice", "blue-alice");
@@ -125,8 +132,8 @@ class SecurityAndIsolationTest {
 
   @Test
   void keysOfDifferentTypesDoNotCollide() {
-    Cache<Object, String> cache = fixture.manager(TestConfigs.inProcess())
-        .createCache("mixed", new MutableConfiguration<>());
+    Cache<Object, String> cache =
+        fixture.manager(TestConfigs.inProcess()).createCache("mixed", new MutableConfiguration<>());
     cache.put("1", "string");
     cache.put(1, "int");
     cache.put(1L, "long");

@@ -39,10 +39,11 @@ class ZeroCopyTest {
         Arguments.of("mooncake", (Supplier<MooncakeConfig>) TestConfigs::mooncakeFixture));
   }
 
-  private Cache<String, byte[]> cache(Supplier<MooncakeConfig> config,
-      MutableConfiguration<String, byte[]> configuration) {
-    return fixture.manager(config.get()).createCache("blobs",
-        configuration.setTypes(String.class, byte[].class));
+  private Cache<String, byte[]> cache(
+      Supplier<MooncakeConfig> config, MutableConfiguration<String, byte[]> configuration) {
+    return fixture
+        .manager(config.get())
+        .createCache("blobs", configuration.setTypes(String.class, byte[].class));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -114,9 +115,12 @@ class ZeroCopyTest {
 
   @Test
   void modifiedExpiryIsHonoured() throws Exception {
-    Cache<String, byte[]> cache = cache(TestConfigs::inProcess, new MutableConfiguration<String,
-        byte[]>().setExpiryPolicyFactory(
-            ModifiedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 50))));
+    Cache<String, byte[]> cache =
+        cache(
+            TestConfigs::inProcess,
+            new MutableConfiguration<String, byte[]>()
+                .setExpiryPolicyFactory(
+                    ModifiedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 50))));
     @SuppressWarnings("unchecked")
     ZeroCopyCache<String> zeroCopy = cache.unwrap(ZeroCopyCache.class);
     ByteBuffer value = zeroCopy.allocate(4);
@@ -127,28 +131,39 @@ class ZeroCopyTest {
 
   @Test
   void refusedWhereItCannotKeepTheSemantics() {
-    Cache<String, byte[]> accessed = cache(TestConfigs::inProcess,
-        new MutableConfiguration<String, byte[]>().setExpiryPolicyFactory(
-            AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE)));
+    Cache<String, byte[]> accessed =
+        cache(
+            TestConfigs::inProcess,
+            new MutableConfiguration<String, byte[]>()
+                .setExpiryPolicyFactory(AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE)));
     assertThrows(IllegalArgumentException.class, () -> accessed.unwrap(ZeroCopyCache.class));
 
-    Cache<String, String> strings = fixture.manager(TestConfigs.inProcess()).createCache(
-        "strings", new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> strings =
+        fixture
+            .manager(TestConfigs.inProcess())
+            .createCache(
+                "strings",
+                new MutableConfiguration<String, String>().setTypes(String.class, String.class));
     assertThrows(IllegalArgumentException.class, () -> strings.unwrap(ZeroCopyCache.class));
 
-    Cache<String, byte[]> listened = fixture.manager(TestConfigs.inProcess()).createCache(
-        "listened", new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+    Cache<String, byte[]> listened =
+        fixture
+            .manager(TestConfigs.inProcess())
+            .createCache(
+                "listened",
+                new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
     @SuppressWarnings("unchecked")
     ZeroCopyCache<String> zeroCopy = listened.unwrap(ZeroCopyCache.class);
-    listened.registerCacheEntryListener(new MutableCacheEntryListenerConfiguration<>(
-        FactoryBuilder.factoryOf(NoOpListener.class), null, false, true));
-    assertThrows(UnsupportedOperationException.class,
-        () -> zeroCopy.put("k", zeroCopy.allocate(1)));
+    listened.registerCacheEntryListener(
+        new MutableCacheEntryListenerConfiguration<>(
+            FactoryBuilder.factoryOf(NoOpListener.class), null, false, true));
+    assertThrows(
+        UnsupportedOperationException.class, () -> zeroCopy.put("k", zeroCopy.allocate(1)));
   }
 
   public static final class NoOpListener implements CacheEntryCreatedListener<String, byte[]> {
     @Override
-    public void onCreated(Iterable<javax.cache.event.CacheEntryEvent<? extends String,
-        ? extends byte[]>> events) {}
+    public void onCreated(
+        Iterable<javax.cache.event.CacheEntryEvent<? extends String, ? extends byte[]>> events) {}
   }
 }

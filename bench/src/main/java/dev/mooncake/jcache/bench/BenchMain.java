@@ -30,8 +30,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.util.ListStatistics;
 
 /**
- * Runs a part of the benchmark plan with JMH (and, for the Mooncake part, the C driver), stores
- * the results under docs/perf-data/ and renders docs/performance.md. bench/run.sh calls it; see
+ * Runs a part of the benchmark plan with JMH (and, for the Mooncake part, the C driver), stores the
+ * results under docs/perf-data/ and renders docs/performance.md. bench/run.sh calls it; see
  * docs/performance.md for the commands.
  *
  * <pre>
@@ -48,11 +48,22 @@ public final class BenchMain {
     boolean smoke = level.equals("smoke");
     Path root = Path.of(System.getProperty("bench.root", ".")).toAbsolutePath().normalize();
     Path template = root.resolve("docs/performance.md");
-    Path doc = Path.of(one(opts, "doc", smoke
-        ? root.resolve("bench/target/performance-smoke.md").toString() : template.toString()));
-    Path data = Path.of(one(opts, "data", smoke
-        ? root.resolve("bench/target/perf-data-smoke").toString()
-        : root.resolve("docs/perf-data").toString()));
+    Path doc =
+        Path.of(
+            one(
+                opts,
+                "doc",
+                smoke
+                    ? root.resolve("bench/target/performance-smoke.md").toString()
+                    : template.toString()));
+    Path data =
+        Path.of(
+            one(
+                opts,
+                "data",
+                smoke
+                    ? root.resolve("bench/target/perf-data-smoke").toString()
+                    : root.resolve("docs/perf-data").toString()));
     if (!Files.exists(doc)) {
       Files.createDirectories(doc.toAbsolutePath().getParent());
       Files.copy(template, doc);
@@ -66,9 +77,10 @@ public final class BenchMain {
       plan = plan.filtered(one(opts, "only", null));
     }
     if (opts.containsKey("peers") || opts.containsKey("values")) {
-      plan = plan.restricted(
-          opts.containsKey("peers") ? List.of(one(opts, "peers", "").split(",")) : null,
-          opts.containsKey("values") ? List.of(one(opts, "values", "").split(",")) : null);
+      plan =
+          plan.restricted(
+              opts.containsKey("peers") ? List.of(one(opts, "peers", "").split(",")) : null,
+              opts.containsKey("values") ? List.of(one(opts, "values", "").split(",")) : null);
     }
 
     String skipped = null;
@@ -104,7 +116,8 @@ public final class BenchMain {
       }
     }
     if (!unset.isEmpty()) {
-      return String.join(" and ", unset) + (unset.size() == 1 ? " is" : " are")
+      return String.join(" and ", unset)
+          + (unset.size() == 1 ? " is" : " are")
           + " unset (a Mooncake build's libmooncake_store.so and mooncake_master binary;"
           + " bench/run-mooncake.sh starts the master and redis-server in a private network"
           + " namespace)";
@@ -124,8 +137,13 @@ public final class BenchMain {
   static Results run(Plan plan, Map<String, List<String>> opts, Path root)
       throws RunnerException, IOException, InterruptedException {
     Instant start = Instant.now();
-    System.out.printf(Locale.ROOT, "%s part, %s level: %d combinations in %d segments%n",
-        plan.part(), plan.level(), plan.runs(), plan.segments().size());
+    System.out.printf(
+        Locale.ROOT,
+        "%s part, %s level: %d combinations in %d segments%n",
+        plan.part(),
+        plan.level(),
+        plan.runs(),
+        plan.segments().size());
     java.util.Set<String> jvmArgsSeen = new java.util.TreeSet<>();
     Results results = new Results();
     List<String> failed = new ArrayList<>();
@@ -134,30 +152,38 @@ public final class BenchMain {
     int n = 0;
     for (Segment segment : plan.segments()) {
       n++;
-      System.out.printf(Locale.ROOT, "%n=== segment %d/%d: %s (%d combinations, %d thread(s))%n",
-          n, plan.segments().size(), segment.name(), segment.runs(), segment.threads());
+      System.out.printf(
+          Locale.ROOT,
+          "%n=== segment %d/%d: %s (%d combinations, %d thread(s))%n",
+          n,
+          plan.segments().size(),
+          segment.name(),
+          segment.runs(),
+          segment.threads());
       List<String> jmhPeers = new ArrayList<>(segment.peers());
       // one JMH run per value size, so each fork's heap and direct memory fit its data set
       for (String value : jmhPeers.isEmpty() ? List.<String>of() : segment.values()) {
         List<String> jvmArgs = forkJvmArgs(plan, ValueKind.of(value));
         jvmArgsSeen.add(value + ": `" + String.join(" ", jvmArgs) + "`");
-        ChainedOptionsBuilder options = new OptionsBuilder()
-            .include(Pattern.quote(benchmarkClass(segment.benchmark()) + "."
-                + segment.benchmark()) + "$")
-            .param("peer", jmhPeers.toArray(String[]::new))
-            .param("value", value)
-            .param("keys", segment.keys().toArray(String[]::new))
-            .threads(segment.threads())
-            .forks(plan.forks())
-            .warmupIterations(plan.warmupIterations())
-            .warmupTime(TimeValue.seconds(plan.warmupSeconds()))
-            .measurementIterations(plan.iterations())
-            .measurementTime(TimeValue.seconds(plan.iterationSeconds()))
-            .jvmArgsAppend(jvmArgs.toArray(String[]::new))
-            .addProfiler(GCProfiler.class)
-            .shouldFailOnError(false)
-            .result(raw.resolve(plan.part() + "-" + n + "-" + value + ".json").toString())
-            .resultFormat(ResultFormatType.JSON);
+        ChainedOptionsBuilder options =
+            new OptionsBuilder()
+                .include(
+                    Pattern.quote(benchmarkClass(segment.benchmark()) + "." + segment.benchmark())
+                        + "$")
+                .param("peer", jmhPeers.toArray(String[]::new))
+                .param("value", value)
+                .param("keys", segment.keys().toArray(String[]::new))
+                .threads(segment.threads())
+                .forks(plan.forks())
+                .warmupIterations(plan.warmupIterations())
+                .warmupTime(TimeValue.seconds(plan.warmupSeconds()))
+                .measurementIterations(plan.iterations())
+                .measurementTime(TimeValue.seconds(plan.iterationSeconds()))
+                .jvmArgsAppend(jvmArgs.toArray(String[]::new))
+                .addProfiler(GCProfiler.class)
+                .shouldFailOnError(false)
+                .result(raw.resolve(plan.part() + "-" + n + "-" + value + ".json").toString())
+                .resultFormat(ResultFormatType.JSON);
         for (String profiler : opts.getOrDefault("prof", List.of())) {
           int colon = profiler.indexOf(':');
           if (colon < 0) {
@@ -202,8 +228,12 @@ public final class BenchMain {
     }
     Duration took = Duration.between(start, Instant.now());
     results.meta = meta(plan, opts, jvmArgsSeen, start, took, failed);
-    System.out.printf(Locale.ROOT, "%nDone in %d min %d s%s%n", took.toMinutes(),
-        took.toSecondsPart(), failed.isEmpty() ? "" : "; FAILED: " + failed);
+    System.out.printf(
+        Locale.ROOT,
+        "%nDone in %d min %d s%s%n",
+        took.toMinutes(),
+        took.toSecondsPart(),
+        failed.isEmpty() ? "" : "; FAILED: " + failed);
     return results;
   }
 
@@ -229,17 +259,28 @@ public final class BenchMain {
     }
     // both counters are aggregated over iterations the same way, so their ratio is per op
     Double copiedPerOp = copied == null || calls == null || calls == 0 ? null : copied / calls;
-    return new Record(segment.benchmark(), run.getParams().getParam("peer"),
-        run.getParams().getParam("value"), run.getParams().getParam("keys"),
-        run.getParams().getThreads(), primary.getScore(), primary.getScoreError(),
-        primary.getScoreUnit(), alloc, misses, copiedPerOp, errors,
+    return new Record(
+        segment.benchmark(),
+        run.getParams().getParam("peer"),
+        run.getParams().getParam("value"),
+        run.getParams().getParam("keys"),
+        run.getParams().getThreads(),
+        primary.getScore(),
+        primary.getScoreError(),
+        primary.getScoreUnit(),
+        alloc,
+        misses,
+        copiedPerOp,
+        errors,
         errors == null || errors == 0 ? null : "exceptions:" + Math.round(errors));
   }
 
   /** The class that has a benchmark method of this name. */
   static String benchmarkClass(String method) {
     return (ZeroCopyBenchmark.BENCHMARKS.contains(method)
-        ? ZeroCopyBenchmark.class : CacheBenchmark.class).getName();
+            ? ZeroCopyBenchmark.class
+            : CacheBenchmark.class)
+        .getName();
   }
 
   /**
@@ -251,11 +292,15 @@ public final class BenchMain {
     long data = Peers.dataBytes(kind, kind.keyCount(plan.budget()));
     long heap = Math.max(768 * mib, 3 * data);
     long direct = 2 * data + 768 * mib;
-    List<String> args = new ArrayList<>(List.of(
-        "-Xms" + heap / mib + "m", "-Xmx" + heap / mib + "m", "-Xmn256m",
-        "-XX:MaxDirectMemorySize=" + direct / mib + "m",
-        "-Dbench.budget=" + plan.budget(),
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "-Xms" + heap / mib + "m",
+                "-Xmx" + heap / mib + "m",
+                "-Xmn256m",
+                "-XX:MaxDirectMemorySize=" + direct / mib + "m",
+                "-Dbench.budget=" + plan.budget(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
     // A fixed 256 MiB young generation: eden is touched once in the first warm-up second and then
     // reused. Without it G1 grows eden into untouched heap for many seconds, and on this kind of
     // machine (a VM) a first touch costs ~5 ms per MiB: a get of 64 KiB paid ~0.3 ms of page
@@ -264,45 +309,108 @@ public final class BenchMain {
     return args;
   }
 
-  static Map<String, String> meta(Plan plan, Map<String, List<String>> opts, java.util.Set<String> jvmArgs,
-      Instant start, Duration took, List<String> failed) throws IOException {
+  static Map<String, String> meta(
+      Plan plan,
+      Map<String, List<String>> opts,
+      java.util.Set<String> jvmArgs,
+      Instant start,
+      Duration took,
+      List<String> failed)
+      throws IOException {
     Map<String, String> meta = new LinkedHashMap<>();
-    meta.put("Command", "`" + one(opts, "command",
-        System.getProperty("bench.command", "BenchMain " + String.join(" ", opts.keySet()))) + "`");
-    meta.put("Date", start.truncatedTo(ChronoUnit.SECONDS) + " (took " + took.toMinutes()
-        + " min " + took.toSecondsPart() + " s)");
-    meta.put("Level", plan.level() + ": " + plan.forks() + " fork(s), " + plan.warmupIterations()
-        + " × " + plan.warmupSeconds() + " s warm-up, " + plan.iterations() + " × "
-        + plan.iterationSeconds() + " s measurement per combination"
-        + (opts.containsKey("only") ? "; segments matching `" + one(opts, "only", "") + "`" : ""));
+    meta.put(
+        "Command",
+        "`"
+            + one(
+                opts,
+                "command",
+                System.getProperty("bench.command", "BenchMain " + String.join(" ", opts.keySet())))
+            + "`");
+    meta.put(
+        "Date",
+        start.truncatedTo(ChronoUnit.SECONDS)
+            + " (took "
+            + took.toMinutes()
+            + " min "
+            + took.toSecondsPart()
+            + " s)");
+    meta.put(
+        "Level",
+        plan.level()
+            + ": "
+            + plan.forks()
+            + " fork(s), "
+            + plan.warmupIterations()
+            + " × "
+            + plan.warmupSeconds()
+            + " s warm-up, "
+            + plan.iterations()
+            + " × "
+            + plan.iterationSeconds()
+            + " s measurement per combination"
+            + (opts.containsKey("only")
+                ? "; segments matching `" + one(opts, "only", "") + "`"
+                : ""));
     StringBuilder keys = new StringBuilder();
     for (ValueKind kind : ValueKind.values()) {
-      keys.append(keys.length() == 0 ? "" : ", ").append(Report.valueLabel(kind.id()))
-          .append(": ").append(String.format(Locale.ROOT, "%,d", kind.keyCount(plan.budget())));
+      keys.append(keys.length() == 0 ? "" : ", ")
+          .append(Report.valueLabel(kind.id()))
+          .append(": ")
+          .append(String.format(Locale.ROOT, "%,d", kind.keyCount(plan.budget())));
     }
-    meta.put("Data", "budget " + Report.bytes(plan.budget()) + ", keys = min(100,000, budget /"
-        + " value size): " + keys);
-    meta.put("JDK", System.getProperty("java.vm.vendor") + " "
-        + System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vm.name")
-        + "); forks: " + String.join("; ", jvmArgs));
-    meta.put("Machine", Runtime.getRuntime().availableProcessors() + " CPUs, "
-        + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-        + System.getProperty("os.arch") + machineLoad());
+    meta.put(
+        "Data",
+        "budget "
+            + Report.bytes(plan.budget())
+            + ", keys = min(100,000, budget /"
+            + " value size): "
+            + keys);
+    meta.put(
+        "JDK",
+        System.getProperty("java.vm.vendor")
+            + " "
+            + System.getProperty("java.runtime.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + "); forks: "
+            + String.join("; ", jvmArgs));
+    meta.put(
+        "Machine",
+        Runtime.getRuntime().availableProcessors()
+            + " CPUs, "
+            + System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch")
+            + machineLoad());
     Properties versions = new Properties();
     try (InputStream in = BenchMain.class.getResourceAsStream("/bench-versions.properties")) {
       versions.load(in);
     }
     String commit = System.getProperty("bench.git", "");
-    StringBuilder v = new StringBuilder("this provider " + versions.getProperty("provider")
-        + (commit.isBlank() ? "" : " (" + commit + ")") + ", JCache API "
-        + versions.getProperty("cache-api") + ", JMH " + versions.getProperty("jmh"));
+    StringBuilder v =
+        new StringBuilder(
+            "this provider "
+                + versions.getProperty("provider")
+                + (commit.isBlank() ? "" : " (" + commit + ")")
+                + ", JCache API "
+                + versions.getProperty("cache-api")
+                + ", JMH "
+                + versions.getProperty("jmh"));
     if (plan.part().equals("in-process")) {
-      v.append(", Caffeine JCache ").append(versions.getProperty("caffeine"))
-          .append(", Ehcache ").append(versions.getProperty("ehcache"));
+      v.append(", Caffeine JCache ")
+          .append(versions.getProperty("caffeine"))
+          .append(", Ehcache ")
+          .append(versions.getProperty("ehcache"));
     } else {
-      v.append(", Redisson ").append(versions.getProperty("redisson"))
-          .append(", redis-server ").append(System.getProperty("bench.redis", "?"))
-          .append(", Mooncake `").append(System.getenv("MOONCAKE_STORE_LIBRARY")).append("`")
+      v.append(", Redisson ")
+          .append(versions.getProperty("redisson"))
+          .append(", redis-server ")
+          .append(System.getProperty("bench.redis", "?"))
+          .append(", Mooncake `")
+          .append(System.getenv("MOONCAKE_STORE_LIBRARY"))
+          .append("`")
           .append(System.getProperty("bench.mooncake", ""));
       if (System.getProperty("bench.cpus") != null) {
         v.append("; ").append(System.getProperty("bench.cpus"));
@@ -356,12 +464,13 @@ public final class BenchMain {
 
     /**
      * The driver modes a benchmark is compared with: the plain driver ({@link Report#C_ABI}, the
-     * floor of the zero-copy API) and, for the byte[] API's mixes, the by-value driver
-     * ({@link Report#C_ABI_BY_VALUE}: one copy of each value into or out of fresh memory).
+     * floor of the zero-copy API) and, for the byte[] API's mixes, the by-value driver ({@link
+     * Report#C_ABI_BY_VALUE}: one copy of each value into or out of fresh memory).
      */
     static List<String> peersFor(String benchmark) {
       return ZeroCopyBenchmark.BENCHMARKS.contains(benchmark)
-          ? List.of(Report.C_ABI) : List.of(Report.C_ABI, Report.C_ABI_BY_VALUE);
+          ? List.of(Report.C_ABI)
+          : List.of(Report.C_ABI, Report.C_ABI_BY_VALUE);
     }
 
     static Record run(Plan plan, Segment segment, String value, String keys, String peer)
@@ -369,28 +478,44 @@ public final class BenchMain {
       ValueKind kind = ValueKind.of(value);
       int keyCount = kind.keyCount(plan.budget());
       long segmentBytes = Peers.dataBytes(kind, keyCount) * 3 / 2 + 256 * Peers.MIB;
-      List<String> command = List.of(System.getProperty("bench.driver"),
-          "--library", System.getenv("MOONCAKE_STORE_LIBRARY"),
-          "--master", Peers.env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051"),
-          "--workload", workload(segment.benchmark()),
-          "--value-bytes", Integer.toString(kind.bytes()),
-          "--keys", Integer.toString(keyCount),
-          "--dist", keys,
-          "--threads", Integer.toString(segment.threads()),
-          "--warmup", Integer.toString(plan.warmupIterations() * plan.warmupSeconds()),
-          "--iterations", Integer.toString(plan.iterations() * plan.forks()),
-          "--iteration-seconds", Integer.toString(plan.iterationSeconds()),
-          "--segment", Long.toString(segmentBytes),
-          "--buffer", Long.toString(512 * Peers.MIB),
-          "--copy", peer.equals(Report.C_ABI_BY_VALUE) ? "by-value" : "none");
+      List<String> command =
+          List.of(
+              System.getProperty("bench.driver"),
+              "--library",
+              System.getenv("MOONCAKE_STORE_LIBRARY"),
+              "--master",
+              Peers.env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051"),
+              "--workload",
+              workload(segment.benchmark()),
+              "--value-bytes",
+              Integer.toString(kind.bytes()),
+              "--keys",
+              Integer.toString(keyCount),
+              "--dist",
+              keys,
+              "--threads",
+              Integer.toString(segment.threads()),
+              "--warmup",
+              Integer.toString(plan.warmupIterations() * plan.warmupSeconds()),
+              "--iterations",
+              Integer.toString(plan.iterations() * plan.forks()),
+              "--iteration-seconds",
+              Integer.toString(plan.iterationSeconds()),
+              "--segment",
+              Long.toString(segmentBytes),
+              "--buffer",
+              Long.toString(512 * Peers.MIB),
+              "--copy",
+              peer.equals(Report.C_ABI_BY_VALUE) ? "by-value" : "none");
       System.out.println("# " + peer + ": " + String.join(" ", command));
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
       ListStatistics samples = new ListStatistics();
       double misses = 0;
       double errors = 0;
       String codes = null;
-      try (BufferedReader out = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      try (BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = out.readLine()) != null; ) {
           System.out.println("# " + peer + ": " + line);
           String[] words = line.trim().split("\\s+");
@@ -411,9 +536,20 @@ public final class BenchMain {
         return null;
       }
       double error = samples.getN() > 1 ? samples.getMeanErrorAt(0.999) : Double.NaN;
-      return new Record(segment.benchmark(), peer, value, keys, segment.threads(),
-          samples.getMean(), error, "ops/s", null, misses / samples.getN(), null,
-          errors / samples.getN(), codes);
+      return new Record(
+          segment.benchmark(),
+          peer,
+          value,
+          keys,
+          segment.threads(),
+          samples.getMean(),
+          error,
+          "ops/s",
+          null,
+          misses / samples.getN(),
+          null,
+          errors / samples.getN(),
+          codes);
     }
 
     /**

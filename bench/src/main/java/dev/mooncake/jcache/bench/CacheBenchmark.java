@@ -26,13 +26,13 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * The workloads. One peer, one value kind and one key distribution per trial (so per forked JVM);
- * the key space is filled before measuring, so every get should hit ({@code misses} counts the
- * ones that did not: a peer that evicts shows up there).
+ * the key space is filled before measuring, so every get should hit ({@code misses} counts the ones
+ * that did not: a peer that evicts shows up there).
  *
  * <ul>
  *   <li>{@link #readHeavy} / {@link #writeHeavy}: 90/10 and 50/50 get/put, one key per call;
- *   <li>{@link #readHeavyBatch} / {@link #writeHeavyBatch}: the same mixes with getAll/putAll of
- *       64 keys per call (one op = one call);
+ *   <li>{@link #readHeavyBatch} / {@link #writeHeavyBatch}: the same mixes with getAll/putAll of 64
+ *       keys per call (one op = one call);
  *   <li>{@link #getOnly} / {@link #putOnly}: one operation alone, for allocation per get and per
  *       put.
  * </ul>
@@ -43,16 +43,21 @@ import org.openjdk.jmh.infra.ThreadParams;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:MaxDirectMemorySize=4g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:MaxDirectMemorySize=4g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 @State(Scope.Benchmark)
 public class CacheBenchmark {
   /** Values per kind that puts cycle through (power of two). */
   static final int VALUE_POOL = 8;
+
   static final int BATCH = 64;
+
   /** Pre-drawn operations per thread (power of two). */
   static final int OPS = 1 << 20;
+
   /** Pre-drawn batches per thread (power of two). */
   static final int BATCHES = 1 << 10;
 
@@ -88,9 +93,14 @@ public class CacheBenchmark {
     cache = Peers.open(peer, kind, keyCount);
     long opened = System.nanoTime();
     fill();
-    System.out.printf(java.util.Locale.ROOT,
-        "%n# %s: opened in %.1f s, filled %,d keys of %s in %.1f s%n", cache.describe(),
-        (opened - start) / 1e9, keyCount, kind.id(), (System.nanoTime() - opened) / 1e9);
+    System.out.printf(
+        java.util.Locale.ROOT,
+        "%n# %s: opened in %.1f s, filled %,d keys of %s in %.1f s%n",
+        cache.describe(),
+        (opened - start) / 1e9,
+        keyCount,
+        kind.id(),
+        (System.nanoTime() - opened) / 1e9);
   }
 
   /** Puts every key, in putAll chunks, then checks a few are there. */
@@ -107,8 +117,14 @@ public class CacheBenchmark {
     for (int i : new int[] {0, keyCount / 2, keyCount - 1}) {
       if (cache.get(keyNames[i]) == null) {
         throw new IllegalStateException(
-            peer + " lost " + keyNames[i] + " right after filling " + keyCount + " keys of "
-                + kind.id() + ": it is too small for the data set");
+            peer
+                + " lost "
+                + keyNames[i]
+                + " right after filling "
+                + keyCount
+                + " keys of "
+                + kind.id()
+                + ": it is too small for the data set");
       }
     }
   }
@@ -169,9 +185,9 @@ public class CacheBenchmark {
   }
 
   /**
-   * Gets that found nothing (should stay 0: every key is filled and no peer should evict) and
-   * calls that failed with an exception: counted and reported next to throughput, as the C
-   * driver's failed calls are, instead of ending the run.
+   * Gets that found nothing (should stay 0: every key is filled and no peer should evict) and calls
+   * that failed with an exception: counted and reported next to throughput, as the C driver's
+   * failed calls are, instead of ending the run.
    */
   @AuxCounters(AuxCounters.Type.EVENTS)
   @State(Scope.Thread)

@@ -8,13 +8,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The floor for work that the store contract implies: a {@code ConcurrentHashMap} of direct
- * buffers doing the two copies each way that a by-value cache on Mooncake's C ABI must make. A
- * put copies the value into a transfer buffer (the registered region's staging slice), then the
- * store copies it into its own memory (put_from); a get has the store copy the object into a
- * transfer buffer (get_into), then the value is copied out into a fresh {@code byte[]}. Object
- * memory is reused per key, as the in-process store reuses buffers of a size class. No header,
- * no JCache semantics, no expiry, no statistics, no bound.
+ * The floor for work that the store contract implies: a {@code ConcurrentHashMap} of direct buffers
+ * doing the two copies each way that a by-value cache on Mooncake's C ABI must make. A put copies
+ * the value into a transfer buffer (the registered region's staging slice), then the store copies
+ * it into its own memory (put_from); a get has the store copy the object into a transfer buffer
+ * (get_into), then the value is copied out into a fresh {@code byte[]}. Object memory is reused per
+ * key, as the in-process store reuses buffers of a size class. No header, no JCache semantics, no
+ * expiry, no statistics, no bound.
  */
 final class ContractFloorPeer implements Peer {
   private final ConcurrentHashMap<String, ByteBuffer> map;
@@ -50,14 +50,18 @@ final class ContractFloorPeer implements Peer {
     byte[] bytes = strings ? ((String) value).getBytes(StandardCharsets.UTF_8) : (byte[]) value;
     ByteBuffer staging = transfer.get().clear();
     staging.put(bytes).flip(); // copy 1: into the transfer buffer
-    map.compute(key, (k, old) -> {
-      ByteBuffer target = old != null && old.capacity() >= staging.remaining()
-          ? old : ByteBuffer.allocateDirect(Math.max(valueBytes, staging.remaining()));
-      synchronized (target) { // copy 2: the store's put_from into its own memory
-        target.clear().put(staging.duplicate());
-      }
-      return target;
-    });
+    map.compute(
+        key,
+        (k, old) -> {
+          ByteBuffer target =
+              old != null && old.capacity() >= staging.remaining()
+                  ? old
+                  : ByteBuffer.allocateDirect(Math.max(valueBytes, staging.remaining()));
+          synchronized (target) { // copy 2: the store's put_from into its own memory
+            target.clear().put(staging.duplicate());
+          }
+          return target;
+        });
   }
 
   @Override

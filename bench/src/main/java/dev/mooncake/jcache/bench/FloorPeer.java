@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The floor: a plain {@code ConcurrentHashMap<String, byte[]>} doing the one copy each way that a
- * store-by-value cache cannot avoid — the value is cloned on put and on get (a String is encoded
- * to UTF-8 on put and decoded into a new String on get). No JCache semantics, no expiry, no
+ * store-by-value cache cannot avoid — the value is cloned on put and on get (a String is encoded to
+ * UTF-8 on put and decoded into a new String on get). No JCache semantics, no expiry, no
  * statistics, no bound.
  */
 final class FloorPeer implements Peer {
@@ -32,9 +32,9 @@ final class FloorPeer implements Peer {
 
   @Override
   public void put(String key, Object value) {
-    map.put(key, strings
-        ? ((String) value).getBytes(StandardCharsets.UTF_8)
-        : ((byte[]) value).clone());
+    map.put(
+        key,
+        strings ? ((String) value).getBytes(StandardCharsets.UTF_8) : ((byte[]) value).clone());
   }
 
   @Override

@@ -12,7 +12,8 @@ final class JCachePeer implements Peer {
   private final String description;
   private final Runnable onClose;
 
-  JCachePeer(Cache<String, Object> cache, CacheManager manager, String description, Runnable onClose) {
+  JCachePeer(
+      Cache<String, Object> cache, CacheManager manager, String description, Runnable onClose) {
     this.cache = cache;
     this.manager = manager;
     this.description = description;

@@ -61,10 +61,11 @@ public final class JfrHotspots {
     }
     System.out.printf(Locale.ROOT, "%d CPU samples%n%nSelf:%n", samples);
     print(self, samples, top);
-    System.out.printf(Locale.ROOT, "%nInclusive%s:%n", prefix.isEmpty() ? "" : " (" + prefix + "*)");
+    System.out.printf(
+        Locale.ROOT, "%nInclusive%s:%n", prefix.isEmpty() ? "" : " (" + prefix + "*)");
     print(inclusive, samples, top);
-    System.out.printf(Locale.ROOT, "%nAllocation (sampled weight, %d MiB in all):%n",
-        allocTotal >> 20);
+    System.out.printf(
+        Locale.ROOT, "%nAllocation (sampled weight, %d MiB in all):%n", allocTotal >> 20);
     print(allocBytes, allocTotal, top);
   }
 
@@ -90,7 +91,12 @@ public final class JfrHotspots {
     counts.entrySet().stream()
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .limit(top)
-        .forEach(e -> System.out.printf(Locale.ROOT, "%6.1f%%  %s%n",
-            100.0 * e.getValue() / Math.max(1, total), e.getKey()));
+        .forEach(
+            e ->
+                System.out.printf(
+                    Locale.ROOT,
+                    "%6.1f%%  %s%n",
+                    100.0 * e.getValue() / Math.max(1, total),
+                    e.getKey()));
   }
 }

@@ -32,8 +32,14 @@ import org.redisson.jcache.configuration.RedissonConfiguration;
 public final class Peers {
   /** The in-process part: every one of these runs anywhere. */
   public static final List<String> IN_PROCESS =
-      List.of("mooncake", "caffeine", "ehcache-heap", "ehcache-offheap", "chm-floor",
+      List.of(
+          "mooncake",
+          "caffeine",
+          "ehcache-heap",
+          "ehcache-offheap",
+          "chm-floor",
           Report.CONTRACT_FLOOR);
+
   /** The Mooncake part: needs a Mooncake master, libmooncake_store.so and a redis-server. */
   public static final List<String> MOONCAKE_PART = List.of("mooncake-store", "redisson");
 
@@ -44,6 +50,7 @@ public final class Peers {
   public static final String REDISSON_PROVIDER = "org.redisson.jcache.JCachingProvider";
 
   static final long MIB = 1024L * 1024;
+
   /** Our value header, stored in front of every value. */
   static final int HEADER = 16;
 
@@ -89,31 +96,44 @@ public final class Peers {
     long segment = roundUpMib(data * 3 / 2 + 64 * MIB);
     // staging buffers are pooled per power-of-two class: a batch of 64 × 1 MiB takes 64 × 2 MiB
     long localBuffer = 512 * MIB;
-    String json = String.format(Locale.ROOT,
-        "{\n  \"backend\": \"in-process\",\n  \"global_segment_size\": %d,\n"
-            + "  \"local_buffer_size\": %d,\n  \"tenant_id\": \"bench\"\n}\n",
-        segment, localBuffer);
-    return mooncake(json, kind,
-        "this provider, in-process store (segment " + segment / MIB + " MiB)");
+    String json =
+        String.format(
+            Locale.ROOT,
+            "{\n  \"backend\": \"in-process\",\n  \"global_segment_size\": %d,\n"
+                + "  \"local_buffer_size\": %d,\n  \"tenant_id\": \"bench\"\n}\n",
+            segment,
+            localBuffer);
+    return mooncake(
+        json, kind, "this provider, in-process store (segment " + segment / MIB + " MiB)");
   }
 
   /**
-   * This provider on a real Mooncake: {@code MOONCAKE_STORE_LIBRARY} names the library, the
-   * master listens on {@code MOONCAKE_MASTER_ADDRESS} (default 127.0.0.1:50051).
+   * This provider on a real Mooncake: {@code MOONCAKE_STORE_LIBRARY} names the library, the master
+   * listens on {@code MOONCAKE_MASTER_ADDRESS} (default 127.0.0.1:50051).
    */
   private static Peer mooncakeStore(ValueKind kind, int keyCount) {
     String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
     long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
     long localBuffer = 512 * MIB;
-    String json = String.format(Locale.ROOT,
-        "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
-            + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
-            + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
-            + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n"
-            + "  \"tenant_id\": \"bench\"\n}\n",
-        master, segment, localBuffer);
-    return mooncake(json, kind, "this provider, Mooncake over TCP (master " + master
-        + ", segment " + segment / MIB + " MiB)");
+    String json =
+        String.format(
+            Locale.ROOT,
+            "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
+                + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
+                + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
+                + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n"
+                + "  \"tenant_id\": \"bench\"\n}\n",
+            master,
+            segment,
+            localBuffer);
+    return mooncake(
+        json,
+        kind,
+        "this provider, Mooncake over TCP (master "
+            + master
+            + ", segment "
+            + segment / MIB
+            + " MiB)");
   }
 
   private static Peer mooncake(String json, ValueKind kind, String description) {
@@ -126,7 +146,8 @@ public final class Peers {
       throw new UncheckedIOException(e);
     }
     CachingProvider provider = Caching.getCachingProvider(MOONCAKE_PROVIDER);
-    CacheManager manager = provider.getCacheManager(config.toUri(), provider.getDefaultClassLoader());
+    CacheManager manager =
+        provider.getCacheManager(config.toUri(), provider.getDefaultClassLoader());
     Cache<String, Object> cache = manager.createCache("bench", byValue(kind));
     return new JCachePeer(cache, manager, description, null);
   }
@@ -136,9 +157,12 @@ public final class Peers {
     CachingProvider provider = Caching.getCachingProvider(CAFFEINE_PROVIDER);
     CacheManager manager = provider.getCacheManager();
     Cache<String, Object> cache = manager.createCache("bench", byValue(kind));
-    return new JCachePeer(cache, manager,
+    return new JCachePeer(
+        cache,
+        manager,
         "Caffeine JCache, store-by-value (values copied on put and get; Strings are immutable and"
-            + " not copied)", null);
+            + " not copied)",
+        null);
   }
 
   /**
@@ -154,40 +178,57 @@ public final class Peers {
     String description;
     if (offHeap) {
       long mib = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 64 * MIB) / MIB;
-      config = (CacheConfiguration) CacheConfigurationBuilder
-          .newCacheConfigurationBuilder(String.class, (Class) kind.type(),
-              ResourcePoolsBuilder.newResourcePoolsBuilder().offheap(mib, MemoryUnit.MB))
-          .build();
+      config =
+          (CacheConfiguration)
+              CacheConfigurationBuilder.newCacheConfigurationBuilder(
+                      String.class,
+                      (Class) kind.type(),
+                      ResourcePoolsBuilder.newResourcePoolsBuilder().offheap(mib, MemoryUnit.MB))
+                  .build();
       description = "Ehcache 3, off-heap tier only (" + mib + " MiB)";
     } else {
-      config = (CacheConfiguration) CacheConfigurationBuilder
-          .newCacheConfigurationBuilder(String.class, (Class) kind.type(),
-              ResourcePoolsBuilder.newResourcePoolsBuilder().heap(keyCount * 2L, EntryUnit.ENTRIES))
-          .withValueCopier((Class) SerializingCopier.asCopierClass())
-          .build();
-      description = "Ehcache 3, heap tier (" + keyCount * 2L + " entries), SerializingCopier for values";
+      config =
+          (CacheConfiguration)
+              CacheConfigurationBuilder.newCacheConfigurationBuilder(
+                      String.class,
+                      (Class) kind.type(),
+                      ResourcePoolsBuilder.newResourcePoolsBuilder()
+                          .heap(keyCount * 2L, EntryUnit.ENTRIES))
+                  .withValueCopier((Class) SerializingCopier.asCopierClass())
+                  .build();
+      description =
+          "Ehcache 3, heap tier (" + keyCount * 2L + " entries), SerializingCopier for values";
     }
     Configuration<String, Object> jcache = Eh107Configuration.fromEhcacheCacheConfiguration(config);
     Cache<String, Object> cache = manager.createCache("bench", jcache);
     return new JCachePeer(cache, manager, description, null);
   }
 
-  /** Redisson's JCache on a Redis server ({@code REDIS_ADDRESS}, default redis://127.0.0.1:6379). */
+  /**
+   * Redisson's JCache on a Redis server ({@code REDIS_ADDRESS}, default redis://127.0.0.1:6379).
+   */
   private static Peer redisson(ValueKind kind) {
     String address = env("REDIS_ADDRESS", "redis://127.0.0.1:6379");
     Config config = new Config();
     config.useSingleServer().setAddress(address);
-    config.setCodec(kind.type() == String.class
-        ? StringCodec.INSTANCE
-        : new CompositeCodec(StringCodec.INSTANCE, ByteArrayCodec.INSTANCE));
+    config.setCodec(
+        kind.type() == String.class
+            ? StringCodec.INSTANCE
+            : new CompositeCodec(StringCodec.INSTANCE, ByteArrayCodec.INSTANCE));
     Configuration<String, Object> jcache = RedissonConfiguration.fromConfig(config, byValue(kind));
     CachingProvider provider = Caching.getCachingProvider(REDISSON_PROVIDER);
     CacheManager manager = provider.getCacheManager();
     Cache<String, Object> cache = manager.createCache("bench-" + kind.id(), jcache);
     cache.clear(); // the server outlives this JVM
-    return new JCachePeer(cache, manager, "Redisson JCache on redis-server " + address
-        + " (codec: String keys, " + (kind.type() == String.class ? "String" : "byte[]")
-        + " values)", cache::clear);
+    return new JCachePeer(
+        cache,
+        manager,
+        "Redisson JCache on redis-server "
+            + address
+            + " (codec: String keys, "
+            + (kind.type() == String.class ? "String" : "byte[]")
+            + " values)",
+        cache::clear);
   }
 
   static String env(String name, String fallback) {

@@ -9,18 +9,26 @@ import java.util.List;
  * and {@code mooncake} (this provider on a real Mooncake against Redisson on redis-server and
  * against the raw C ABI); each part also measures the zero-copy API of this provider's peer there.
  * Four levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
- * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code full}
- * (the whole in-process matrix and the Mooncake part's single-key mixes, 2 forks × 5 × 1 s: about
- * 2.5 hours in-process) and {@code long} (the whole matrix, 3 forks × 5 × 2 s: most of a day).
+ * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code full} (the
+ * whole in-process matrix and the Mooncake part's single-key mixes, 2 forks × 5 × 1 s: about 2.5
+ * hours in-process) and {@code long} (the whole matrix, 3 forks × 5 × 2 s: most of a day).
  */
 public record Plan(
-    String part, String level, int forks, int warmupIterations, int warmupSeconds,
-    int iterations, int iterationSeconds, long budget, List<Segment> segments) {
+    String part,
+    String level,
+    int forks,
+    int warmupIterations,
+    int warmupSeconds,
+    int iterations,
+    int iterationSeconds,
+    long budget,
+    List<Segment> segments) {
 
   static final List<String> ALL_VALUES = List.of("string100", "1k", "64k", "1m");
   static final List<String> BOTH_KEYS = List.of("uniform", "zipf");
   static final List<String> WORKLOADS =
       List.of("readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
+
   /** The sizes the zero-copy API is for: byte arrays only (it refuses String values). */
   static final List<String> BYTE_VALUES = List.of("1k", "64k", "1m");
 
@@ -28,8 +36,9 @@ public record Plan(
     return switch (part) {
       case "in-process" -> inProcess(level);
       case "mooncake" -> mooncake(level);
-      default -> throw new IllegalArgumentException(
-          "unknown part '" + part + "'; use in-process or mooncake");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown part '" + part + "'; use in-process or mooncake");
     };
   }
 
@@ -42,18 +51,23 @@ public record Plan(
         // every peer and every value size on the headline workload; the write-heavy one for
         // every peer a target names (all but Ehcache's heap tier)
         segments.add(new Segment("read-heavy", "readHeavy", all, ALL_VALUES, u, 1));
-        segments.add(new Segment("write-heavy", "writeHeavy",
-            List.of("mooncake", "caffeine", "ehcache-offheap", "chm-floor", Report.CONTRACT_FLOOR),
-            ALL_VALUES, u, 1));
+        segments.add(
+            new Segment(
+                "write-heavy",
+                "writeHeavy",
+                List.of(
+                    "mooncake", "caffeine", "ehcache-offheap", "chm-floor", Report.CONTRACT_FLOOR),
+                ALL_VALUES,
+                u,
+                1));
         // the first target's pair on Zipfian keys with two threads, and on batches
         List<String> pair = List.of("mooncake", "ehcache-offheap");
-        segments.add(new Segment("read-heavy zipf 2t", "readHeavy", pair,
-            List.of("1k"), List.of("zipf"), 2));
-        segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair,
-            List.of("1k"), u, 1));
+        segments.add(
+            new Segment(
+                "read-heavy zipf 2t", "readHeavy", pair, List.of("1k"), List.of("zipf"), 2));
+        segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair, List.of("1k"), u, 1));
         // heap allocated per get of the provider alone
-        segments.add(new Segment("get only", "getOnly", List.of("mooncake"),
-            List.of("1m"), u, 1));
+        segments.add(new Segment("get only", "getOnly", List.of("mooncake"), List.of("1m"), u, 1));
         segments.addAll(zeroCopy(Report.OURS));
       }
       case "full" -> {
@@ -102,8 +116,9 @@ public record Plan(
     List<Segment> segments = new ArrayList<>();
     for (int threads : new int[] {1, 2}) {
       for (String workload : workloads) {
-        segments.add(new Segment(workload + " " + threads + "t", workload, peers, ALL_VALUES,
-            BOTH_KEYS, threads));
+        segments.add(
+            new Segment(
+                workload + " " + threads + "t", workload, peers, ALL_VALUES, BOTH_KEYS, threads));
       }
     }
     return segments;
@@ -140,8 +155,16 @@ public record Plan(
   }
 
   public Plan withBudget(long bytes) {
-    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
-        iterationSeconds, bytes, segments);
+    return new Plan(
+        part,
+        level,
+        forks,
+        warmupIterations,
+        warmupSeconds,
+        iterations,
+        iterationSeconds,
+        bytes,
+        segments);
   }
 
   public Plan filtered(String regex) {
@@ -151,25 +174,44 @@ public record Plan(
         kept.add(s);
       }
     }
-    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
-        iterationSeconds, budget, kept);
+    return new Plan(
+        part,
+        level,
+        forks,
+        warmupIterations,
+        warmupSeconds,
+        iterations,
+        iterationSeconds,
+        budget,
+        kept);
   }
 
   /** Keeps only these peers and values (null: all); segments left empty are dropped. */
   public Plan restricted(List<String> peers, List<String> values) {
     List<Segment> kept = new ArrayList<>();
     for (Segment s : segments) {
-      List<String> p = peers == null ? s.peers()
-          : s.peers().stream().filter(peers::contains).toList();
-      List<String> v = values == null ? s.values()
-          : s.values().stream().filter(values::contains).toList();
-      if (!v.isEmpty() && (!p.isEmpty() || (part.equals("mooncake") && peers != null
-          && (peers.contains(Report.C_ABI) || peers.contains(Report.C_ABI_BY_VALUE))))) {
+      List<String> p =
+          peers == null ? s.peers() : s.peers().stream().filter(peers::contains).toList();
+      List<String> v =
+          values == null ? s.values() : s.values().stream().filter(values::contains).toList();
+      if (!v.isEmpty()
+          && (!p.isEmpty()
+              || (part.equals("mooncake")
+                  && peers != null
+                  && (peers.contains(Report.C_ABI) || peers.contains(Report.C_ABI_BY_VALUE))))) {
         kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads()));
       }
     }
-    return new Plan(part, level, forks, warmupIterations, warmupSeconds, iterations,
-        iterationSeconds, budget, kept);
+    return new Plan(
+        part,
+        level,
+        forks,
+        warmupIterations,
+        warmupSeconds,
+        iterations,
+        iterationSeconds,
+        budget,
+        kept);
   }
 
   public int runs() {

@@ -13,30 +13,44 @@ import java.util.function.Predicate;
 
 /**
  * Renders docs/performance.md's generated blocks from the stored results of both parts: the
- * in-process table, the Mooncake table and the targets. Everything outside the blocks
- * ({@code <!-- BEGIN GENERATED: name -->} … {@code <!-- END GENERATED: name -->}) is left as is.
+ * in-process table, the Mooncake table and the targets. Everything outside the blocks ({@code <!--
+ * BEGIN GENERATED: name -->} … {@code <!-- END GENERATED: name -->}) is left as is.
  */
 final class Report {
   static final String OURS = "mooncake";
   static final String OURS_ON_MOONCAKE = "mooncake-store";
   static final String C_ABI = "c-abi";
+
   /** The C driver copying each value into or out of fresh memory, as a by-value get/put must. */
   static final String C_ABI_BY_VALUE = "c-abi-by-value";
-  /** In-process floor doing the store contract's copies (FloorPeer's one copy each way, plus one). */
+
+  /**
+   * In-process floor doing the store contract's copies (FloorPeer's one copy each way, plus one).
+   */
   static final String CONTRACT_FLOOR = "contract-floor";
+
   /** A figure decides only when its 99.9 % error is within this fraction of its score. */
   static final double DECIDING_ERROR = 0.10;
 
-  static final List<String> BENCHMARK_ORDER = List.of(
-      "readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch", "getOnly", "putOnly",
-      "zeroCopyGet", "normalGet", "zeroCopyPut");
-  static final List<String> MIXES = List.of(
-      "readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
+  static final List<String> BENCHMARK_ORDER =
+      List.of(
+          "readHeavy",
+          "writeHeavy",
+          "readHeavyBatch",
+          "writeHeavyBatch",
+          "getOnly",
+          "putOnly",
+          "zeroCopyGet",
+          "normalGet",
+          "zeroCopyPut");
+  static final List<String> MIXES =
+      List.of("readHeavy", "writeHeavy", "readHeavyBatch", "writeHeavyBatch");
   static final int ALL_MIX_WORKLOADS = 4 * 2 * 2 * 4; // mixes × distributions × threads × values
+
   /**
-   * A zero-copy get may allocate less than this per op and still pass: less than the smallest
-   * value measured (1 KiB), so no copy of a value can hide in it. What it allocates is the store
-   * key (a String built per call: ~200 B) and call bookkeeping, the same at every size.
+   * A zero-copy get may allocate less than this per op and still pass: less than the smallest value
+   * measured (1 KiB), so no copy of a value can hide in it. What it allocates is the store key (a
+   * String built per call: ~200 B) and call bookkeeping, the same at every size.
    */
   static final double ZERO_COPY_ALLOC_LIMIT = 1024;
 
@@ -54,11 +68,13 @@ final class Report {
     List<String> peers = Peers.IN_PROCESS;
     List<Record> workloads = withoutZeroCopy(results.records);
     if (!workloads.isEmpty()) { // a run of the zero-copy segments alone has none
-      md.append("\n**Throughput** (ops/s; one op = one call; ± is JMH's 99.9 % error) and"
-          + " **ours ÷ peer** (above 1: this provider is faster):\n\n");
+      md.append(
+          "\n**Throughput** (ops/s; one op = one call; ± is JMH's 99.9 % error) and"
+              + " **ours ÷ peer** (above 1: this provider is faster):\n\n");
       throughputTable(md, workloads, OURS, peers);
-      md.append("\n**Heap allocated per op** (JMH `-prof gc`, `gc.alloc.rate.norm`; off-heap memory"
-          + " is not counted):\n\n");
+      md.append(
+          "\n**Heap allocated per op** (JMH `-prof gc`, `gc.alloc.rate.norm`; off-heap memory"
+              + " is not counted):\n\n");
       allocationTable(md, workloads, peers);
     }
     zeroCopyTable(md, results.records, OURS);
@@ -74,8 +90,9 @@ final class Report {
       md.append("_Last attempt skipped: ").append(skipped).append("_\n\n");
     }
     if (results == null) {
-      md.append("_Not measured yet: needs a Mooncake build (`MOONCAKE_STORE_LIBRARY`,"
-          + " `MOONCAKE_MASTER`) and redis-server; see \"The Mooncake part\" above._\n");
+      md.append(
+          "_Not measured yet: needs a Mooncake build (`MOONCAKE_STORE_LIBRARY`,"
+              + " `MOONCAKE_MASTER`) and redis-server; see \"The Mooncake part\" above._\n");
       return md.toString();
     }
     meta(md, results);
@@ -101,26 +118,51 @@ final class Report {
     for (Results r : new Results[] {inProcess, mooncake}) {
       if (r != null && r.meta.getOrDefault("Level", "").startsWith("smoke")) {
         String date = r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", "");
-        md.append("_Computed from a smoke run (").append(date)
+        md.append("_Computed from a smoke run (")
+            .append(date)
             .append("): placeholders until `bench/run-short.sh` runs on a quiet machine._\n\n");
         break;
       }
     }
     md.append("| target | status |\n|---|---|\n");
     md.append("| in-process ≥ Ehcache off-heap on every workload | ")
-        .append(atLeast(in, OURS, "ehcache-offheap", 1.0, r -> MIXES.contains(r.benchmark()),
-            ALL_MIX_WORKLOADS))
+        .append(
+            atLeast(
+                in,
+                OURS,
+                "ehcache-offheap",
+                1.0,
+                r -> MIXES.contains(r.benchmark()),
+                ALL_MIX_WORKLOADS))
         .append(" |\n");
     md.append("| in-process ≥ 0.7× Caffeine JCache on 1 KiB byte[] values | ")
-        .append(atLeast(in, OURS, "caffeine", 0.7,
-            r -> MIXES.contains(r.benchmark()) && r.value().equals("1k"), ALL_MIX_WORKLOADS / 4))
+        .append(
+            atLeast(
+                in,
+                OURS,
+                "caffeine",
+                0.7,
+                r -> MIXES.contains(r.benchmark()) && r.value().equals("1k"),
+                ALL_MIX_WORKLOADS / 4))
         .append(" |\n");
     md.append("| in-process 1 MiB within 1.1× of the floor doing the store contract's copies | ")
-        .append(atLeast(in, OURS, CONTRACT_FLOOR, 1 / 1.1,
-            r -> MIXES.contains(r.benchmark()) && r.value().equals("1m"), ALL_MIX_WORKLOADS / 4))
+        .append(
+            atLeast(
+                in,
+                OURS,
+                CONTRACT_FLOOR,
+                1 / 1.1,
+                r -> MIXES.contains(r.benchmark()) && r.value().equals("1m"),
+                ALL_MIX_WORKLOADS / 4))
         .append("; beside the one-copy ConcurrentHashMap floor: ")
-        .append(atLeast(in, OURS, "chm-floor", 1 / 1.1,
-            r -> MIXES.contains(r.benchmark()) && r.value().equals("1m"), ALL_MIX_WORKLOADS / 4))
+        .append(
+            atLeast(
+                in,
+                OURS,
+                "chm-floor",
+                1 / 1.1,
+                r -> MIXES.contains(r.benchmark()) && r.value().equals("1m"),
+                ALL_MIX_WORKLOADS / 4))
         .append(" |\n");
     md.append("| Mooncake byte[] API ≥ 0.95× the by-value C driver, per value size | ")
         .append(perSize(mc, C_ABI_BY_VALUE, 0.95, Plan.ALL_VALUES))
@@ -135,7 +177,9 @@ final class Report {
     md.append("| every figure's 99.9 % error within ±10 % | ")
         .append(errorBarStatus(in, mc))
         .append(" |\n");
-    md.append("| zero-copy get: no bytes copied in Java | ").append(zeroCopy(in, mc)).append(" |\n");
+    md.append("| zero-copy get: no bytes copied in Java | ")
+        .append(zeroCopy(in, mc))
+        .append(" |\n");
     return md.toString();
   }
 
@@ -144,9 +188,10 @@ final class Report {
 
   private static void meta(StringBuilder md, Results results) {
     if (results.meta.getOrDefault("Level", "").startsWith("smoke")) {
-      md.append("> **Smoke run**: it only checks that everything runs (small data, one short"
-          + " iteration, one fork). Its numbers are not measurements; run `bench/run-short.sh`"
-          + " on a quiet machine for those.\n\n");
+      md.append(
+          "> **Smoke run**: it only checks that everything runs (small data, one short"
+              + " iteration, one fork). Its numbers are not measurements; run `bench/run-short.sh`"
+              + " on a quiet machine for those.\n\n");
     }
     for (Map.Entry<String, String> e : results.meta.entrySet()) {
       md.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
@@ -174,7 +219,8 @@ final class Report {
       rowHead(md, any);
       for (String p : present) {
         Record r = row.get(p);
-        md.append(' ').append(r == null ? "—" : ops(r.score()) + " ±" + percent(r) + failedCalls(r))
+        md.append(' ')
+            .append(r == null ? "—" : ops(r.score()) + " ±" + percent(r) + failedCalls(r))
             .append(" |");
       }
       Record mine = row.get(ours);
@@ -229,32 +275,53 @@ final class Report {
       return;
     }
     boolean cAbi = records.stream().anyMatch(r -> r.peer().equals(C_ABI) && isZeroCopy(r));
-    md.append("\n**Zero-copy API** (`cache.unwrap(ZeroCopyCache.class)`; 1 thread, uniform keys;"
-        + " \"copied\": bytes the cache copied in Java per op, its `javaCopiedBytes()` counter;"
-        + " \"÷ normal\": zero-copy get ÷ the normal `get` of the same keys, zero-copy put ÷ put"
-        + " only where measured" + (cAbi ? "; c-abi: the C driver's get only / put only, i.e."
-        + " get_into / put_from a registered buffer" : "") + "):\n\n");
+    md.append(
+        "\n**Zero-copy API** (`cache.unwrap(ZeroCopyCache.class)`; 1 thread, uniform keys;"
+            + " \"copied\": bytes the cache copied in Java per op, its `javaCopiedBytes()` counter;"
+            + " \"÷ normal\": zero-copy get ÷ the normal `get` of the same keys, zero-copy put ÷ put"
+            + " only where measured"
+            + (cAbi
+                ? "; c-abi: the C driver's get only / put only, i.e."
+                    + " get_into / put_from a registered buffer"
+                : "")
+            + "):\n\n");
     md.append("| operation | value | ops/s | heap B/op | copied B/op | ÷ normal |")
         .append(cAbi ? " c-abi | ÷ c-abi |" : "")
-        .append("\n|---|---|---:|---:|---:|---:|").append(cAbi ? "---:|---:|" : "").append('\n');
+        .append("\n|---|---|---:|---:|---:|---:|")
+        .append(cAbi ? "---:|---:|" : "")
+        .append('\n');
     for (String benchmark : ZeroCopyBenchmark.BENCHMARKS) {
       for (String value : Plan.BYTE_VALUES) {
         Record r = find(records, ours, benchmark, "uniform", 1, value);
         if (r == null) {
           continue;
         }
-        Record normal = normalOf(benchmark) == null ? null
-            : find(records, ours, normalOf(benchmark), "uniform", 1, value);
-        md.append("| ").append(label(benchmark)).append(" | ").append(valueLabel(value))
-            .append(" | ").append(ops(r.score())).append(" ±").append(percent(r))
-            .append(" | ").append(r.allocBytesPerOp() == null ? "—" : bytes(r.allocBytesPerOp()))
-            .append(" | ").append(copied(r.copiedBytesPerOp()))
-            .append(" | ").append(normal == null ? "—" : ratio(r.score() / normal.score()))
+        Record normal =
+            normalOf(benchmark) == null
+                ? null
+                : find(records, ours, normalOf(benchmark), "uniform", 1, value);
+        md.append("| ")
+            .append(label(benchmark))
+            .append(" | ")
+            .append(valueLabel(value))
+            .append(" | ")
+            .append(ops(r.score()))
+            .append(" ±")
+            .append(percent(r))
+            .append(" | ")
+            .append(r.allocBytesPerOp() == null ? "—" : bytes(r.allocBytesPerOp()))
+            .append(" | ")
+            .append(copied(r.copiedBytesPerOp()))
+            .append(" | ")
+            .append(normal == null ? "—" : ratio(r.score() / normal.score()))
             .append(" |");
         if (cAbi) {
           Record c = find(records, C_ABI, benchmark, "uniform", 1, value);
-          md.append(' ').append(c == null ? "—" : ops(c.score()) + " ±" + percent(c))
-              .append(" | ").append(c == null ? "—" : ratio(r.score() / c.score())).append(" |");
+          md.append(' ')
+              .append(c == null ? "—" : ops(c.score()) + " ±" + percent(c))
+              .append(" | ")
+              .append(c == null ? "—" : ratio(r.score() / c.score()))
+              .append(" |");
         }
         md.append('\n');
       }
@@ -274,32 +341,51 @@ final class Report {
     List<String> missed = new ArrayList<>();
     for (Record r : records) {
       if (r.misses() != null && r.misses() > 0.5) {
-        missed.add(r.peer() + " " + label(r.benchmark()) + " " + r.keys() + " " + r.value()
-            + ": " + String.format(Locale.ROOT, "%.0f", r.misses()) + " misses per iteration");
+        missed.add(
+            r.peer()
+                + " "
+                + label(r.benchmark())
+                + " "
+                + r.keys()
+                + " "
+                + r.value()
+                + ": "
+                + String.format(Locale.ROOT, "%.0f", r.misses())
+                + " misses per iteration");
       }
     }
     md.append('\n');
     if (missed.isEmpty()) {
       md.append("Every get hit (no peer evicted or lost a key).\n");
     } else {
-      md.append("**Gets that missed** (the peer evicted or lost keys; its numbers are not"
-          + " comparable): ").append(String.join("; ", missed)).append(".\n");
+      md.append(
+              "**Gets that missed** (the peer evicted or lost keys; its numbers are not"
+                  + " comparable): ")
+          .append(String.join("; ", missed))
+          .append(".\n");
     }
   }
 
   private static void rowHead(StringBuilder md, Record r) {
-    md.append("| ").append(label(r.benchmark())).append(" | ").append(r.keys()).append(" | ")
-        .append(r.threads()).append(" | ").append(valueLabel(r.value())).append(" |");
+    md.append("| ")
+        .append(label(r.benchmark()))
+        .append(" | ")
+        .append(r.keys())
+        .append(" | ")
+        .append(r.threads())
+        .append(" | ")
+        .append(valueLabel(r.value()))
+        .append(" |");
   }
 
   /** Rows in a stable order: workload, keys, threads, value; each maps peer → record. */
   private static Map<String, Map<String, Record>> rows(List<Record> records) {
     List<Record> sorted = new ArrayList<>(records);
-    sorted.sort(Comparator
-        .comparingInt((Record r) -> index(BENCHMARK_ORDER, r.benchmark()))
-        .thenComparing(Record::keys, Comparator.comparingInt(k -> k.equals("uniform") ? 0 : 1))
-        .thenComparingInt(Record::threads)
-        .thenComparingInt(r -> index(Plan.ALL_VALUES, r.value())));
+    sorted.sort(
+        Comparator.comparingInt((Record r) -> index(BENCHMARK_ORDER, r.benchmark()))
+            .thenComparing(Record::keys, Comparator.comparingInt(k -> k.equals("uniform") ? 0 : 1))
+            .thenComparingInt(Record::threads)
+            .thenComparingInt(r -> index(Plan.ALL_VALUES, r.value())));
     Map<String, Map<String, Record>> rows = new LinkedHashMap<>();
     for (Record r : sorted) {
       rows.computeIfAbsent(r.workloadKey(), k -> new LinkedHashMap<>()).put(r.peer(), r);
@@ -321,8 +407,13 @@ final class Report {
   // Targets
 
   /** ours ÷ peer ≥ min on every row the filter keeps. */
-  private static String atLeast(List<Record> records, String ours, String peer, double min,
-      Predicate<Record> rowFilter, int workloadsInMatrix) {
+  private static String atLeast(
+      List<Record> records,
+      String ours,
+      String peer,
+      double min,
+      Predicate<Record> rowFilter,
+      int workloadsInMatrix) {
     List<double[]> ratios = new ArrayList<>();
     List<String> failing = new ArrayList<>();
     String worst = null;
@@ -348,21 +439,42 @@ final class Report {
       return "**not measured yet**";
     }
     int n = ratios.size();
-    String coverage = n < workloadsInMatrix
-        ? " (" + n + " of the " + workloadsInMatrix + " workloads measured; the long run has all)"
-        : "";
+    String coverage =
+        n < workloadsInMatrix
+            ? " ("
+                + n
+                + " of the "
+                + workloadsInMatrix
+                + " workloads measured; the long run has all)"
+            : "";
     if (failing.isEmpty()) {
-      return "**met** on every workload measured" + coverage + "; lowest " + ratio(worstRatio)
-          + " (" + worst + ")";
+      return "**met** on every workload measured"
+          + coverage
+          + "; lowest "
+          + ratio(worstRatio)
+          + " ("
+          + worst
+          + ")";
     }
-    return "**not met**: below " + ratio(min) + " on " + failing.size() + " of " + n
-        + " workloads measured" + coverage + "; lowest " + ratio(worstRatio) + " (" + worst + ")";
+    return "**not met**: below "
+        + ratio(min)
+        + " on "
+        + failing.size()
+        + " of "
+        + n
+        + " workloads measured"
+        + coverage
+        + "; lowest "
+        + ratio(worstRatio)
+        + " ("
+        + worst
+        + ")";
   }
 
   /** ours-on-Mooncake ÷ peer ≥ min at each size, on the read-heavy uniform 1-thread workload. */
   /**
-   * Per value size, over every workload measured for both (not just the headline one): met when
-   * the lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size.
+   * Per value size, over every workload measured for both (not just the headline one): met when the
+   * lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size.
    */
   private static String perSize(List<Record> records, String peer, double min, List<String> sizes) {
     List<String> met = new ArrayList<>();
@@ -374,15 +486,21 @@ final class Report {
       }
       double low = ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
       double high = ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-      String text = valueLabel(size) + " " + (ratios.size() == 1 ? ratio(low)
-          : ratio(low) + "-" + ratio(high) + " over " + ratios.size() + " workloads");
+      String text =
+          valueLabel(size)
+              + " "
+              + (ratios.size() == 1
+                  ? ratio(low)
+                  : ratio(low) + "-" + ratio(high) + " over " + ratios.size() + " workloads");
       (low >= min ? met : notMet).add(text);
     }
     if (met.isEmpty() && notMet.isEmpty()) {
       return "**not measured yet**";
     }
-    String status = !notMet.isEmpty() ? "**not met**" : met.size() < sizes.size()
-        ? "**met** where measured" : "**met**";
+    String status =
+        !notMet.isEmpty()
+            ? "**not met**"
+            : met.size() < sizes.size() ? "**met** where measured" : "**met**";
     List<String> all = new ArrayList<>(notMet);
     all.addAll(met);
     return status + " (" + String.join(", ", all) + ")";
@@ -392,7 +510,8 @@ final class Report {
   private static List<Double> ratios(List<Record> records, String peer, String size) {
     List<Double> ratios = new ArrayList<>();
     for (Record mine : records) {
-      if (mine.peer().equals(OURS_ON_MOONCAKE) && mine.value().equals(size)
+      if (mine.peer().equals(OURS_ON_MOONCAKE)
+          && mine.value().equals(size)
           && MIXES.contains(mine.benchmark())) {
         Record theirs = find(records, peer, mine.benchmark(), mine.keys(), mine.threads(), size);
         if (theirs != null) {
@@ -411,7 +530,8 @@ final class Report {
         parts.add(valueLabel(size) + " " + ratio(r));
       }
     }
-    return parts.isEmpty() ? ""
+    return parts.isEmpty()
+        ? ""
         : "; read-heavy, uniform, 1 thread, all sizes: " + String.join(", ", parts);
   }
 
@@ -424,8 +544,8 @@ final class Report {
   /**
    * Judged on the zero-copy API's get into a reused buffer: met when, for every store and size
    * measured, the cache's counter saw no byte copied in Java and the heap allocation per op stays
-   * under {@link #ZERO_COPY_ALLOC_LIMIT} (small objects, no copy of the value). The normal
-   * get's numbers are given next to them: it copies the value once (counter and allocation).
+   * under {@link #ZERO_COPY_ALLOC_LIMIT} (small objects, no copy of the value). The normal get's
+   * numbers are given next to them: it copies the value once (counter and allocation).
    */
   private static String zeroCopy(List<Record> in, List<Record> mc) {
     List<String> facts = new ArrayList<>();
@@ -439,8 +559,11 @@ final class Report {
         Record r = find(records, peer, "zeroCopyGet", "uniform", 1, size);
         if (r != null) {
           measured++;
-          met &= r.copiedBytesPerOp() != null && r.copiedBytesPerOp() == 0
-              && r.allocBytesPerOp() != null && r.allocBytesPerOp() < ZERO_COPY_ALLOC_LIMIT;
+          met &=
+              r.copiedBytesPerOp() != null
+                  && r.copiedBytesPerOp() == 0
+                  && r.allocBytesPerOp() != null
+                  && r.allocBytesPerOp() < ZERO_COPY_ALLOC_LIMIT;
           sizes.add(valueLabel(size) + " " + copiedAndAllocated(r));
         }
         Record normal = find(records, peer, "normalGet", "uniform", 1, size);
@@ -449,17 +572,26 @@ final class Report {
         }
       }
       String store = peer.equals(OURS) ? "in-process" : "Mooncake";
-      facts.add(store + ": " + (sizes.isEmpty() ? "not measured"
-          : String.join(", ", sizes) + (largestNormal == null ? ""
-              : " (normal get " + largestNormal + ")")));
+      facts.add(
+          store
+              + ": "
+              + (sizes.isEmpty()
+                  ? "not measured"
+                  : String.join(", ", sizes)
+                      + (largestNormal == null ? "" : " (normal get " + largestNormal + ")")));
     }
     if (measured == 0) {
       return "**not measured yet** (the zero-copy segments: `--only 'zero-copy.*'`)";
     }
-    String status = !met ? "**not met**"
-        : measured < 2 * Plan.BYTE_VALUES.size() ? "**met** where measured" : "**met**";
-    return status + ": bytes copied in Java / heap allocated per zero-copy get into a reused"
-        + " buffer (target: 0 B / under " + bytes(ZERO_COPY_ALLOC_LIMIT) + " at every size) — "
+    String status =
+        !met
+            ? "**not met**"
+            : measured < 2 * Plan.BYTE_VALUES.size() ? "**met** where measured" : "**met**";
+    return status
+        + ": bytes copied in Java / heap allocated per zero-copy get into a reused"
+        + " buffer (target: 0 B / under "
+        + bytes(ZERO_COPY_ALLOC_LIMIT)
+        + " at every size) — "
         + String.join("; ", facts);
   }
 
@@ -473,8 +605,8 @@ final class Report {
         Record driver = find(mc, C_ABI, benchmark, "uniform", 1, size);
         if (mine != null && driver != null) {
           double r = mine.score() / driver.score();
-          (r >= 0.95 ? met : notMet).add(label(benchmark) + " " + valueLabel(size) + " "
-              + ratio(r));
+          (r >= 0.95 ? met : notMet)
+              .add(label(benchmark) + " " + valueLabel(size) + " " + ratio(r));
         }
       }
     }
@@ -493,8 +625,14 @@ final class Report {
       return "**not measured yet**";
     }
     long wide = all.stream().filter(Report::undecided).count();
-    return (wide == 0 ? "**met**" : "**not met**") + ": " + wide + " of " + all.size()
-        + " figures above ±" + Math.round(DECIDING_ERROR * 100) + " % (listed under each table)";
+    return (wide == 0 ? "**met**" : "**not met**")
+        + ": "
+        + wide
+        + " of "
+        + all.size()
+        + " figures above ±"
+        + Math.round(DECIDING_ERROR * 100)
+        + " % (listed under each table)";
   }
 
   /** A figure whose error bar is too wide (or unknown) to decide a ratio. */
@@ -507,17 +645,25 @@ final class Report {
     List<String> failing = new ArrayList<>();
     for (Record r : records) {
       if (r.errors() != null && r.errors() > 0) {
-        failing.add(r.peer() + " " + describe(r) + ": "
-            + String.format(Locale.ROOT, "%.1f", r.errors()) + " per iteration"
-            + (r.errorCodes() == null ? "" : " (" + r.errorCodes() + ")"));
+        failing.add(
+            r.peer()
+                + " "
+                + describe(r)
+                + ": "
+                + String.format(Locale.ROOT, "%.1f", r.errors())
+                + " per iteration"
+                + (r.errorCodes() == null ? "" : " (" + r.errorCodes() + ")"));
       }
     }
     md.append('\n');
     if (failing.isEmpty()) {
       md.append("No call failed.\n");
     } else {
-      md.append("**Calls that failed** (counted, not fatal; the C driver's codes cover the whole"
-          + " run, warm-up included): ").append(String.join("; ", failing)).append(".\n");
+      md.append(
+              "**Calls that failed** (counted, not fatal; the C driver's codes cover the whole"
+                  + " run, warm-up included): ")
+          .append(String.join("; ", failing))
+          .append(".\n");
     }
   }
 
@@ -530,12 +676,18 @@ final class Report {
     }
     md.append('\n');
     if (wide.isEmpty()) {
-      md.append("Every figure's 99.9 % error is within ±" + Math.round(DECIDING_ERROR * 100)
-          + " %.\n");
+      md.append(
+          "Every figure's 99.9 % error is within ±" + Math.round(DECIDING_ERROR * 100) + " %.\n");
     } else {
       int shown = Math.min(wide.size(), 30);
-      md.append("**Error bars above ±" + Math.round(DECIDING_ERROR * 100) + " %** (" + wide.size()
-          + " of " + records.size() + " figures; ratios involving them do not decide): ")
+      md.append(
+              "**Error bars above ±"
+                  + Math.round(DECIDING_ERROR * 100)
+                  + " %** ("
+                  + wide.size()
+                  + " of "
+                  + records.size()
+                  + " figures; ratios involving them do not decide): ")
           .append(String.join("; ", wide.subList(0, shown)))
           .append(shown < wide.size() ? "; and " + (wide.size() - shown) + " more" : "")
           .append(".\n");
@@ -544,12 +696,14 @@ final class Report {
 
   /** " (N err)" after a throughput figure whose run had failed calls. */
   private static String failedCalls(Record r) {
-    return r.errors() == null || r.errors() == 0 ? ""
+    return r.errors() == null || r.errors() == 0
+        ? ""
         : String.format(Locale.ROOT, " (%.0f err/it)", r.errors());
   }
 
   private static String copiedAndAllocated(Record r) {
-    return copied(r.copiedBytesPerOp()) + " / "
+    return copied(r.copiedBytesPerOp())
+        + " / "
         + (r.allocBytesPerOp() == null ? "?" : bytes(r.allocBytesPerOp()));
   }
 
@@ -558,15 +712,19 @@ final class Report {
     if (perOp == null) {
       return "?";
     }
-    return perOp == 0 ? "0 B" : perOp < 1 ? String.format(Locale.ROOT, "%.2f B", perOp)
-        : bytes(perOp);
+    return perOp == 0
+        ? "0 B"
+        : perOp < 1 ? String.format(Locale.ROOT, "%.2f B", perOp) : bytes(perOp);
   }
 
   private static Record find(
       List<Record> records, String peer, String benchmark, String keys, int threads, String value) {
     for (Record r : records) {
-      if (r.peer().equals(peer) && r.benchmark().equals(benchmark) && r.keys().equals(keys)
-          && r.threads() == threads && r.value().equals(value)) {
+      if (r.peer().equals(peer)
+          && r.benchmark().equals(benchmark)
+          && r.keys().equals(keys)
+          && r.threads() == threads
+          && r.value().equals(value)) {
         return r;
       }
     }
@@ -574,7 +732,12 @@ final class Report {
   }
 
   private static String describe(Record r) {
-    return label(r.benchmark()) + ", " + r.keys() + ", " + r.threads() + "t, "
+    return label(r.benchmark())
+        + ", "
+        + r.keys()
+        + ", "
+        + r.threads()
+        + "t, "
         + valueLabel(r.value());
   }
 
@@ -634,9 +797,12 @@ final class Report {
   }
 
   static String ratio(double r) {
-    return (r >= 10 ? String.format(Locale.ROOT, "%.0f", r)
-        : r >= 0.1 ? String.format(Locale.ROOT, "%.2f", r)
-        : String.format(Locale.ROOT, "%.3f", r)) + "×";
+    return (r >= 10
+            ? String.format(Locale.ROOT, "%.0f", r)
+            : r >= 0.1
+                ? String.format(Locale.ROOT, "%.2f", r)
+                : String.format(Locale.ROOT, "%.3f", r))
+        + "×";
   }
 
   static String bytes(double b) {
@@ -665,8 +831,8 @@ final class Report {
       int from = text.indexOf(begin);
       int to = text.indexOf(end);
       if (from < 0 || to < from) {
-        throw new IOException(doc + " has no block '" + e.getKey() + "' (" + begin + " … " + end
-            + ")");
+        throw new IOException(
+            doc + " has no block '" + e.getKey() + "' (" + begin + " … " + end + ")");
       }
       text = text.substring(0, from + begin.length()) + "\n" + e.getValue() + text.substring(to);
     }

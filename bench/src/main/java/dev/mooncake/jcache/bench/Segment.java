@@ -7,7 +7,11 @@ import java.util.List;
  * thread count. Each combination runs in its own forked JVM.
  */
 public record Segment(
-    String name, String benchmark, List<String> peers, List<String> values, List<String> keys,
+    String name,
+    String benchmark,
+    List<String> peers,
+    List<String> values,
+    List<String> keys,
     int threads) {
 
   public int runs() {

@@ -29,7 +29,8 @@ public enum ValueKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("unknown value kind '" + id + "'; use string100, 1k, 64k or 1m");
+    throw new IllegalArgumentException(
+        "unknown value kind '" + id + "'; use string100, 1k, 64k or 1m");
   }
 
   public String id() {

@@ -13,9 +13,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * The provider's zero-copy API ({@code cache.unwrap(ZeroCopyCache.class)}) on the data set,
- * keys and pre-drawn operations of {@link CacheBenchmark} (its state, so both fill and draw the
- * same way), for this provider's peers only:
+ * The provider's zero-copy API ({@code cache.unwrap(ZeroCopyCache.class)}) on the data set, keys
+ * and pre-drawn operations of {@link CacheBenchmark} (its state, so both fill and draw the same
+ * way), for this provider's peers only:
  *
  * <ul>
  *   <li>{@link #zeroCopyGet}: a get into one buffer from {@code allocate}, reused by every op;
@@ -23,9 +23,9 @@ import org.openjdk.jmh.infra.ThreadParams;
  *   <li>{@link #normalGet}: the JCache {@code get} of the same keys, for comparison.
  * </ul>
  *
- * <p>Besides JMH's allocation per op, {@link Copies} reports the cache's own count of bytes
- * copied in Java ({@code javaCopiedBytes()}) per iteration, with the calls made, so the report
- * can give copied bytes per op: 0 for the zero-copy calls, the value's size for a normal get.
+ * <p>Besides JMH's allocation per op, {@link Copies} reports the cache's own count of bytes copied
+ * in Java ({@code javaCopiedBytes()}) per iteration, with the calls made, so the report can give
+ * copied bytes per op: 0 for the zero-copy calls, the value's size for a normal get.
  */
 public class ZeroCopyBenchmark {
   /** The benchmark methods of this class (BenchMain picks the class by method name). */
@@ -93,12 +93,15 @@ public class ZeroCopyBenchmark {
 
   @Benchmark
   public int zeroCopyGet(
-      CacheBenchmark b, CacheBenchmark.Ops ops, CacheBenchmark.Misses misses, Buffers buffers,
+      CacheBenchmark b,
+      CacheBenchmark.Ops ops,
+      CacheBenchmark.Misses misses,
+      Buffers buffers,
       Copies copies) {
     copies.calls++;
     // get_into writes header and value from the buffer's start; the get frames the value
-    int length = buffers.api.get(b.keyNames[ops.keyIndex[ops.nextOp()]],
-        buffers.destination.clear());
+    int length =
+        buffers.api.get(b.keyNames[ops.keyIndex[ops.nextOp()]], buffers.destination.clear());
     if (length < 0) {
       misses.misses++;
     }
@@ -113,8 +116,8 @@ public class ZeroCopyBenchmark {
   }
 
   @Benchmark
-  public String zeroCopyPut(CacheBenchmark b, CacheBenchmark.Ops ops, Buffers buffers,
-      Copies copies) {
+  public String zeroCopyPut(
+      CacheBenchmark b, CacheBenchmark.Ops ops, Buffers buffers, Copies copies) {
     copies.calls++;
     int i = ops.nextOp();
     String key = b.keyNames[ops.keyIndex[i]];

@@ -4,9 +4,8 @@ import java.util.SplittableRandom;
 
 /**
  * Zipfian ranks in {@code [0, n)}: rank 0 is the most popular. The algorithm of Gray et al.,
- * "Quickly generating billion-record synthetic databases" (SIGMOD 1994), as YCSB's
- * ZipfianGenerator uses it, with YCSB's default constant 0.99. Set-up is O(n) (the zeta sum),
- * each sample O(1).
+ * "Quickly generating billion-record synthetic databases" (SIGMOD 1994), as YCSB's ZipfianGenerator
+ * uses it, with YCSB's default constant 0.99. Set-up is O(n) (the zeta sum), each sample O(1).
  */
 public final class Zipf {
   public static final double YCSB_THETA = 0.99;

@@ -25,10 +25,10 @@ import java.util.regex.Pattern;
 /**
  * Follows the glog files of one directory and hands each line to a {@link Sink}. glog writes every
  * line to the file of its severity and of every lower one, so the INFO files ({@code
- * <program>.<host>.<user>.log.INFO.<yyyymmdd>-<hhmmss>.<pid>}, a new one after a size rotation;
- * the {@code <program>.INFO} symlinks are skipped) hold them all, each once. A file's header lines
- * (before its first record) are skipped; a line that is not a record continues the one before it
- * (a message with newlines) and gets its severity.
+ * <program>.<host>.<user>.log.INFO.<yyyymmdd>-<hhmmss>.<pid>}, a new one after a size rotation; the
+ * {@code <program>.INFO} symlinks are skipped) hold them all, each once. A file's header lines
+ * (before its first record) are skipped; a line that is not a record continues the one before it (a
+ * message with newlines) and gets its severity.
  *
  * <p>A daemon thread drains on every change the directory watch reports, and at least once a
  * second; {@link #drain} may also be called directly; {@link #close} drains a last time, including
@@ -40,7 +40,9 @@ final class GlogTailer implements AutoCloseable {
     void line(char severity, String text);
   }
 
-  /** {@code I20261201 09:56:41.123456 12345 file.cc:12] msg}; glog without the year: {@code I1201}. */
+  /**
+   * {@code I20261201 09:56:41.123456 12345 file.cc:12] msg}; glog without the year: {@code I1201}.
+   */
   static final Pattern RECORD =
       Pattern.compile("([IWEF])(?:\\d{8}|\\d{4}) \\d\\d:\\d\\d:\\d\\d\\.\\d{6} +\\d+ (.*)");
 
@@ -73,8 +75,8 @@ final class GlogTailer implements AutoCloseable {
   synchronized void start() {
     try {
       watch = directory.getFileSystem().newWatchService();
-      directory.register(watch, StandardWatchEventKinds.ENTRY_CREATE,
-          StandardWatchEventKinds.ENTRY_MODIFY);
+      directory.register(
+          watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
     } catch (IOException e) {
       watch = null; // polling alone
     }

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Where Mooncake's own (glog) log lines go and from which level, for the whole process: glog reads
  * its {@code GLOG_*} variables when the library is loaded and Mooncake its {@code MC_LOG_*} when
- * its config is first read, so the settings are applied once, just before the first {@code
- * dlopen} ({@link MooncakeLibrary#open}); {@link #configure} chooses them, else {@link
- * Settings#DEFAULT}. Every variable the user has set in the environment is left as it is.
+ * its config is first read, so the settings are applied once, just before the first {@code dlopen}
+ * ({@link MooncakeLibrary#open}); {@link #configure} chooses them, else {@link Settings#DEFAULT}.
+ * Every variable the user has set in the environment is left as it is.
  *
  * <ul>
  *   <li>{@code slf4j} (default): {@code MC_LOG_DIR} is pointed at a directory this process owns
@@ -67,7 +67,9 @@ public final class NativeLogs {
       this.glogSeverity = glogSeverity;
     }
 
-    /** The level a config names, case-insensitively; IllegalArgumentException naming the choices. */
+    /**
+     * The level a config names, case-insensitively; IllegalArgumentException naming the choices.
+     */
     public static Level parse(String text) {
       String name = text == null ? "" : text.strip().toUpperCase(Locale.ROOT);
       for (Level level : values()) {
@@ -76,7 +78,9 @@ public final class NativeLogs {
         }
       }
       throw new IllegalArgumentException(
-          "unknown Mooncake log level '" + text + "'; use TRACE, INFO, WARNING or ERROR"
+          "unknown Mooncake log level '"
+              + text
+              + "'; use TRACE, INFO, WARNING or ERROR"
               + (name.equals("WARN") ? " (glog spells it WARNING)" : ""));
     }
 
@@ -115,7 +119,9 @@ public final class NativeLogs {
       }
       if (!d.startsWith("/")) {
         throw new IllegalArgumentException(
-            "log destination '" + destination + "' is neither \"slf4j\", \"stderr\" nor an"
+            "log destination '"
+                + destination
+                + "' is neither \"slf4j\", \"stderr\" nor an"
                 + " absolute directory path");
       }
       return d;
@@ -128,7 +134,10 @@ public final class NativeLogs {
    * this provider (the others were the user's).
    */
   public record Applied(
-      Settings settings, Level effectiveLevel, Path directory, boolean forwarded,
+      Settings settings,
+      Level effectiveLevel,
+      Path directory,
+      boolean forwarded,
       List<String> setByUs) {}
 
   private static Settings chosen;
@@ -146,8 +155,10 @@ public final class NativeLogs {
     Objects.requireNonNull(settings, "settings");
     if (applied != null) {
       if (!applied.settings().equals(settings)) {
-        LOG.warn("native_log {} ignored: Mooncake's logging is process-wide and was set up with {}",
-            settings, applied.settings());
+        LOG.warn(
+            "native_log {} ignored: Mooncake's logging is process-wide and was set up with {}",
+            settings,
+            applied.settings());
       }
       return false;
     }
@@ -173,8 +184,10 @@ public final class NativeLogs {
     if (userLevel != null) {
       effective = Level.asMooncakeReads(userLevel);
       if (!effective.name().equals(userLevel)) {
-        LOG.warn("MC_LOG_LEVEL={} is not a level Mooncake knows (TRACE, INFO, WARNING, ERROR):"
-            + " it logs at INFO", userLevel);
+        LOG.warn(
+            "MC_LOG_LEVEL={} is not a level Mooncake knows (TRACE, INFO, WARNING, ERROR):"
+                + " it logs at INFO",
+            userLevel);
       }
     }
     set("MC_LOG_LEVEL", settings.level().name(), setByUs);
@@ -187,8 +200,10 @@ public final class NativeLogs {
       if (userDirectory != null) {
         directory = Path.of(userDirectory);
       } else {
-        directory = settings.destination().equals(SLF4J) ? ownedDirectory()
-            : existingDirectory(Path.of(settings.destination()));
+        directory =
+            settings.destination().equals(SLF4J)
+                ? ownedDirectory()
+                : existingDirectory(Path.of(settings.destination()));
         forward = settings.destination().equals(SLF4J) && directory != null;
         if (directory != null) {
           set("MC_LOG_DIR", directory.toString(), setByUs);
@@ -217,8 +232,9 @@ public final class NativeLogs {
     }
     int previous = setGlogFlag(library, "stderrthreshold", stderrThreshold);
     if (previous == Integer.MIN_VALUE) {
-      LOG.debug("glog's FLAGS_stderrthreshold is not visible from the library; relying on"
-          + " GLOG_stderrthreshold (read by glog 0.7 and later)");
+      LOG.debug(
+          "glog's FLAGS_stderrthreshold is not visible from the library; relying on"
+              + " GLOG_stderrthreshold (read by glog 0.7 and later)");
     }
   }
 
@@ -253,19 +269,26 @@ public final class NativeLogs {
     }
   }
 
-  /** A fresh owner-only directory; null (Mooncake keeps logging to stderr) when none can be made. */
+  /**
+   * A fresh owner-only directory; null (Mooncake keeps logging to stderr) when none can be made.
+   */
   private static Path ownedDirectory() {
     Path parent = Path.of(System.getProperty("java.io.tmpdir"));
     removeStaleDirectories(parent);
     try {
-      Path directory = Files.createTempDirectory(parent,
-          DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Path directory =
+          Files.createTempDirectory(
+              parent,
+              DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       removeAtExit(directory.toString());
       return directory;
     } catch (IOException | UnsupportedOperationException e) {
-      LOG.warn("cannot make a directory for Mooncake's log files under {} ({}); Mooncake logs to"
-          + " stderr", parent, e.toString());
+      LOG.warn(
+          "cannot make a directory for Mooncake's log files under {} ({}); Mooncake logs to"
+              + " stderr",
+          parent,
+          e.toString());
       return null;
     }
   }
@@ -274,12 +297,14 @@ public final class NativeLogs {
     try {
       Files.createDirectories(directory);
     } catch (IOException e) {
-      throw new NativeBridgeException("native_log destination " + directory
-          + ": cannot create the directory: " + e, e);
+      throw new NativeBridgeException(
+          "native_log destination " + directory + ": cannot create the directory: " + e, e);
     }
     if (!Files.isWritable(directory)) {
-      throw new NativeBridgeException("native_log destination " + directory
-          + " is not writable: Mooncake would log to stderr instead");
+      throw new NativeBridgeException(
+          "native_log destination "
+              + directory
+              + " is not writable: Mooncake would log to stderr instead");
     }
     return directory;
   }
@@ -301,8 +326,10 @@ public final class NativeLogs {
         }
         // Only this user's, of processes not alive (in this PID namespace: a /tmp shared with
         // containers of other PID namespaces would need its own java.io.tmpdir).
-        if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()
-            && Files.getOwner(candidate, LinkOption.NOFOLLOW_LINKS).getName()
+        if (pid != ProcessHandle.current().pid()
+            && ProcessHandle.of(pid).isEmpty()
+            && Files.getOwner(candidate, LinkOption.NOFOLLOW_LINKS)
+                .getName()
                 .equals(System.getProperty("user.name"))) {
           deleteTree(candidate);
         }

@@ -51,10 +51,10 @@ public final class ReplicaConfig extends NativeOwner {
   }
 
   /**
-   * One replica, pinned as strongly as the library's layout allows, whether or not the config
-   * named the layout (the provider's lock objects must not be evicted): the hard pin where the
-   * layout has one (v2, v3), the soft pin on v1; without a named layout bytes that every layout
-   * reads as at least a soft pin and v2 and v3 as a hard pin (mcj_replica.c).
+   * One replica, pinned as strongly as the library's layout allows, whether or not the config named
+   * the layout (the provider's lock objects must not be evicted): the hard pin where the layout has
+   * one (v2, v3), the soft pin on v1; without a named layout bytes that every layout reads as at
+   * least a soft pin and v2 and v3 as a hard pin (mcj_replica.c).
    */
   public static ReplicaConfig pinnedAsStronglyAsPossible(
       MooncakeClient client, List<String> preferredSegments) {

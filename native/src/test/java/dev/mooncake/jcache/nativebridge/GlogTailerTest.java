@@ -26,16 +26,18 @@ class GlogTailerTest {
   private final List<String> lines = new CopyOnWriteArrayList<>();
 
   private void append(Path file, String text) throws Exception {
-    Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
+    Files.writeString(
+        file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   @Test
   void forwardsEachRecordOnceWithItsSeverity(@TempDir Path dir) throws Exception {
     Path info = dir.resolve("mooncake-transfer-engine.vm.root.log.INFO.20261201-095957.14623");
-    Path warning = dir.resolve("mooncake-transfer-engine.vm.root.log.WARNING.20261201-095957.14623");
-    String records = "W20261201 09:59:57.687924 14623 g.cpp:10] after init warning\n"
-        + "E20261201 09:59:57.688412 14623 g.cpp:12] multi\nline\n";
+    Path warning =
+        dir.resolve("mooncake-transfer-engine.vm.root.log.WARNING.20261201-095957.14623");
+    String records =
+        "W20261201 09:59:57.687924 14623 g.cpp:10] after init warning\n"
+            + "E20261201 09:59:57.688412 14623 g.cpp:12] multi\nline\n";
     append(info, HEADER + records);
     append(warning, HEADER + records);
     Files.createSymbolicLink(dir.resolve("mooncake-transfer-engine.INFO"), info.getFileName());
@@ -43,7 +45,9 @@ class GlogTailerTest {
     tailer.drain();
     assertEquals(List.of("W g.cpp:10] after init warning", "E g.cpp:12] multi", "E line"), lines);
 
-    append(info, "I1201 10:00:00.000001  77 old.cc:1] no year in the prefix\nE20261201 10:00:00.000002 77 x.cc:2] half");
+    append(
+        info,
+        "I1201 10:00:00.000001  77 old.cc:1] no year in the prefix\nE20261201 10:00:00.000002 77 x.cc:2] half");
     tailer.drain();
     assertEquals("I old.cc:1] no year in the prefix", lines.get(3));
     assertEquals(4, lines.size(), "an unfinished line waits: " + lines);
@@ -61,10 +65,13 @@ class GlogTailerTest {
     Path info = dir.resolve("p.h.u.log.INFO.20261201-095957.1");
     append(info, HEADER);
     CountDownLatch forwarded = new CountDownLatch(1);
-    GlogTailer tailer = new GlogTailer(dir, (s, t) -> {
-      lines.add(s + " " + t);
-      forwarded.countDown();
-    });
+    GlogTailer tailer =
+        new GlogTailer(
+            dir,
+            (s, t) -> {
+              lines.add(s + " " + t);
+              forwarded.countDown();
+            });
     tailer.start();
     append(info, "E20261201 09:59:58.000000 1 a.cc:1] real error\n");
     assertTrue(forwarded.await(30, TimeUnit.SECONDS), "forwarded by the thread");
@@ -75,7 +82,8 @@ class GlogTailerTest {
 
   @Test
   void onlyTheKnownBenignLinesAreDemoted() {
-    assertTrue(GlogToSlf4j.benign("transfer_metadata.cpp:1029] Local segment descriptor not found"));
+    assertTrue(
+        GlogToSlf4j.benign("transfer_metadata.cpp:1029] Local segment descriptor not found"));
     assertFalse(GlogToSlf4j.benign("client.cpp:3] Failed to mount segment"));
     assertFalse(GlogToSlf4j.benign("x.cc:1] error: Local segment descriptor not found"));
   }

@@ -16,7 +16,8 @@ public final class NativeLogsChild {
     MooncakeLibrary library = MooncakeLibrary.open(FakeStore.library(), null);
     try (MooncakeClient healthy = MooncakeClient.create(library)) {
       int code =
-          healthy.setup("127.0.0.1", "P2PHANDSHAKE", 1 << 20, 1 << 20, "tcp", "", "127.0.0.1:50051");
+          healthy.setup(
+              "127.0.0.1", "P2PHANDSHAKE", 1 << 20, 1 << 20, "tcp", "", "127.0.0.1:50051");
       FakeStore.control("fail_setup=-800");
       try (MooncakeClient failing = MooncakeClient.create(library)) {
         int failed =

@@ -14,12 +14,15 @@ class NativeLogsSweepTest {
   void onlyDirectoriesOfEndedProcessesAreRemoved(@TempDir Path parent) throws Exception {
     Process ended = new ProcessBuilder("true").start();
     ended.waitFor();
-    Path dead = Files.createDirectory(parent.resolve(NativeLogs.DIRECTORY_PREFIX + ended.pid() + "-1"));
+    Path dead =
+        Files.createDirectory(parent.resolve(NativeLogs.DIRECTORY_PREFIX + ended.pid() + "-1"));
     Files.writeString(dead.resolve("p.h.u.log.INFO.20261201-000000." + ended.pid()), "x\n");
-    Path self = Files.createDirectory(
-        parent.resolve(NativeLogs.DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-2"));
+    Path self =
+        Files.createDirectory(
+            parent.resolve(NativeLogs.DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-2"));
     long parentPid = ProcessHandle.current().parent().orElseThrow().pid();
-    Path live = Files.createDirectory(parent.resolve(NativeLogs.DIRECTORY_PREFIX + parentPid + "-3"));
+    Path live =
+        Files.createDirectory(parent.resolve(NativeLogs.DIRECTORY_PREFIX + parentPid + "-3"));
     Path other = Files.createDirectory(parent.resolve("mooncake-native-logs-x-4"));
 
     NativeLogs.removeStaleDirectories(parent);

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stdout, so its stderr holds only what Mooncake itself printed there.
  */
 class NativeLogsTest {
-  private static final String BENIGN = "transfer_metadata.cpp:1029] Local segment descriptor not found";
+  private static final String BENIGN =
+      "transfer_metadata.cpp:1029] Local segment descriptor not found";
   private static final String REAL = "] fake: setup against 127.0.0.1:1 failed: -800";
   private static final String START = "] fake: client 127.0.0.1 set up";
 
@@ -40,16 +41,20 @@ class NativeLogsTest {
   private static Run child(Map<String, String> environment, String... args) throws Exception {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(List.of(
-        // -P aarch64-qemu names its qemu-user wrapper (as for SignalsTest)
-        System.getProperty("mooncake.test.java",
-            Path.of(System.getProperty("java.home"), "bin", "java").toString()),
-        "-cp", classPath,
-        "-Dmooncake.fixture.library=" + FakeStore.library(),
-        "-Dorg.slf4j.simpleLogger.logFile=System.out",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
-        "-Dorg.slf4j.simpleLogger.log.dev.mooncake=warn",
-        NativeLogsChild.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                // -P aarch64-qemu names its qemu-user wrapper (as for SignalsTest)
+                System.getProperty(
+                    "mooncake.test.java",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                "-cp",
+                classPath,
+                "-Dmooncake.fixture.library=" + FakeStore.library(),
+                "-Dorg.slf4j.simpleLogger.logFile=System.out",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
+                "-Dorg.slf4j.simpleLogger.log.dev.mooncake=warn",
+                NativeLogsChild.class.getName()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().keySet().removeIf(k -> k.startsWith("MC_LOG") || k.startsWith("GLOG_"));
@@ -65,13 +70,14 @@ class NativeLogsTest {
   }
 
   private static CompletableFuture<String> read(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   private static boolean hasGlogLine(String text) {
@@ -83,26 +89,34 @@ class NativeLogsTest {
     Run run = child(Map.of());
     assertFalse(hasGlogLine(run.err()), () -> "stderr: " + run.err());
     assertFalse(run.err().contains("Local segment descriptor"), run::toString);
-    assertTrue(run.out().contains("ERROR mooncake.native - client_service.cpp:2" + REAL), run::toString);
+    assertTrue(
+        run.out().contains("ERROR mooncake.native - client_service.cpp:2" + REAL), run::toString);
     assertTrue(run.out().contains("DEBUG mooncake.native - " + BENIGN), run::toString);
     assertFalse(run.out().contains("ERROR mooncake.native - " + BENIGN), run::toString);
     assertFalse(run.out().contains(START), "WARNING is the default level: " + run);
     assertEquals("LEVEL WARNING", run.line("LEVEL "));
     assertEquals("FORWARDED true", run.line("FORWARDED "));
     String set = run.line("SET ");
-    for (String variable : List.of("MC_LOG_LEVEL=WARNING", "GLOG_minloglevel=1", "MC_LOG_DIR=",
-        "GLOG_stderrthreshold=3", "GLOG_logbufsecs=0")) {
+    for (String variable :
+        List.of(
+            "MC_LOG_LEVEL=WARNING",
+            "GLOG_minloglevel=1",
+            "MC_LOG_DIR=",
+            "GLOG_stderrthreshold=3",
+            "GLOG_logbufsecs=0")) {
       assertTrue(set.contains(variable), set);
     }
     Path directory = Path.of(run.line("DIRECTORY ").substring("DIRECTORY ".length()));
-    assertTrue(directory.getFileName().toString().startsWith(NativeLogs.DIRECTORY_PREFIX), run::toString);
+    assertTrue(
+        directory.getFileName().toString().startsWith(NativeLogs.DIRECTORY_PREFIX), run::toString);
     assertFalse(Files.exists(directory), "removed when the child exited: " + directory);
   }
 
   @Test
   void theUsersMcLogLevelWins() throws Exception {
     Run run = child(Map.of("MC_LOG_LEVEL", "INFO"));
-    assertTrue(run.out().contains("INFO mooncake.native - client_service.cpp:1" + START), run::toString);
+    assertTrue(
+        run.out().contains("INFO mooncake.native - client_service.cpp:1" + START), run::toString);
     assertEquals("LEVEL INFO", run.line("LEVEL "));
     assertFalse(run.line("SET ").contains("MC_LOG_LEVEL"), run::toString);
     assertTrue(run.line("SET ").contains("GLOG_minloglevel=0"), run::toString);
@@ -113,7 +127,8 @@ class NativeLogsTest {
   void theUsersStderrThresholdWinsEvenOnGlog06() throws Exception {
     Run run = child(Map.of("GLOG_stderrthreshold", "2"));
     assertTrue(run.err().contains(REAL), "the user asked for errors on stderr: " + run);
-    assertTrue(run.out().contains("ERROR mooncake.native - client_service.cpp:2" + REAL), run::toString);
+    assertTrue(
+        run.out().contains("ERROR mooncake.native - client_service.cpp:2" + REAL), run::toString);
     assertFalse(run.line("SET ").contains("GLOG_stderrthreshold"), run::toString);
   }
 
@@ -140,10 +155,13 @@ class NativeLogsTest {
     }
     assertEquals(1, info.size(), () -> "one INFO file: " + info);
     String name = info.get(0).getFileName().toString();
-    assertTrue(name.matches("mooncake-transfer-engine\\.[^.]+.*\\.log\\.INFO\\.\\d{8}-\\d{6}\\.\\d+"), name);
+    assertTrue(
+        name.matches("mooncake-transfer-engine\\.[^.]+.*\\.log\\.INFO\\.\\d{8}-\\d{6}\\.\\d+"),
+        name);
     assertTrue(Files.isSymbolicLink(directory.resolve("mooncake-transfer-engine.INFO")));
     String content = Files.readString(info.get(0));
-    assertTrue(content.contains(START) && content.contains(BENIGN) && content.contains(REAL), content);
+    assertTrue(
+        content.contains(START) && content.contains(BENIGN) && content.contains(REAL), content);
     assertTrue(Files.exists(directory), "a chosen directory is kept");
   }
 
@@ -167,7 +185,8 @@ class NativeLogsTest {
     IllegalArgumentException destination =
         assertThrows(IllegalArgumentException.class, () -> NativeLogs.Settings.of("INFO", "logs"));
     assertTrue(destination.getMessage().contains("absolute directory"), destination.getMessage());
-    assertEquals(new NativeLogs.Settings(NativeLogs.Level.ERROR, "slf4j"),
+    assertEquals(
+        new NativeLogs.Settings(NativeLogs.Level.ERROR, "slf4j"),
         NativeLogs.Settings.of(" error ", "SLF4J"));
   }
 }

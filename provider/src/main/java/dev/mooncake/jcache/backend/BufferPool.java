@@ -3,9 +3,9 @@ package dev.mooncake.jcache.backend;
 import java.nio.ByteBuffer;
 
 /**
- * Direct buffers that a store can move bytes from and into without another copy. For Mooncake
- * they are carved out of one pinned, registered region; for the in-process store they are plain
- * pooled direct buffers.
+ * Direct buffers that a store can move bytes from and into without another copy. For Mooncake they
+ * are carved out of one pinned, registered region; for the in-process store they are plain pooled
+ * direct buffers.
  */
 public interface BufferPool {
 

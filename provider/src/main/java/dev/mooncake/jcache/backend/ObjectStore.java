@@ -10,19 +10,20 @@ import java.nio.ByteBuffer;
  *   <li>{@link #put} is create-only: on a key that already exists (or whose put is still in flight)
  *       it answers {@link StoreStatus#OK} and keeps the OLD value. Replacing is remove, then put.
  *   <li>Empty values cannot be stored; the cache always writes a header.
- *   <li>Reads ({@link #getInto}, {@link #isExist}) grant a read lease; a remove without force inside
- *       the lease answers {@link StoreStatus#OBJECT_HAS_LEASE}. The cache always removes with force.
- *   <li>{@link #getInto} answers {@link StoreStatus#OBJECT_NOT_FOUND} for a missing key,
- *       {@link StoreStatus#REPLICA_IS_NOT_READY} while its put is in flight, and a negative code
- *       (without the needed size) when the buffer is too small: ask {@link #getSize} then.
+ *   <li>Reads ({@link #getInto}, {@link #isExist}) grant a read lease; a remove without force
+ *       inside the lease answers {@link StoreStatus#OBJECT_HAS_LEASE}. The cache always removes
+ *       with force.
+ *   <li>{@link #getInto} answers {@link StoreStatus#OBJECT_NOT_FOUND} for a missing key, {@link
+ *       StoreStatus#REPLICA_IS_NOT_READY} while its put is in flight, and a negative code (without
+ *       the needed size) when the buffer is too small: ask {@link #getSize} then.
  *   <li>There is no key listing and no per-object TTL.
  *   <li>Objects may be evicted at any time (least recently leased first); an evicted key is simply
  *       absent.
  * </ul>
  *
- * <p>Results are Mooncake's codes: 0 or a positive count/size on success, a negative
- * {@link StoreStatus} code on failure. Implementations never throw for a per-key failure; they
- * throw {@link StoreException} only when the store as a whole is unusable (closed, not set up).
+ * <p>Results are Mooncake's codes: 0 or a positive count/size on success, a negative {@link
+ * StoreStatus} code on failure. Implementations never throw for a per-key failure; they throw
+ * {@link StoreException} only when the store as a whole is unusable (closed, not set up).
  *
  * <p>Buffers: values are read from {@code [position, limit)} of the given buffer and written into
  * {@code [position, limit)} of the destination; neither call moves the buffer's position or limit.
@@ -40,7 +41,9 @@ public interface ObjectStore extends AutoCloseable {
   /** Create-only put of many objects; one code per key, in order. */
   int[] batchPut(String[] keys, ByteBuffer[] values);
 
-  /** Copies the object into {@code destination[position, limit)}; the byte count or a negative code. */
+  /**
+   * Copies the object into {@code destination[position, limit)}; the byte count or a negative code.
+   */
   long getInto(String key, ByteBuffer destination);
 
   /** Batch form of {@link #getInto}; one byte count or negative code per key, in order. */
@@ -69,8 +72,8 @@ public interface ObjectStore extends AutoCloseable {
 
   /**
    * Whether calls complete inside this JVM without I/O. Not part of Mooncake's contract but a fact
-   * about the implementation: with no round trip to overlap, splitting a batch across lane
-   * threads only adds hand-offs, so the cache runs batches on the caller's thread.
+   * about the implementation: with no round trip to overlap, splitting a batch across lane threads
+   * only adds hand-offs, so the cache runs batches on the caller's thread.
    */
   default boolean inProcess() {
     return false;

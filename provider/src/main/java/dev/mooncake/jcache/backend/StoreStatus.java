@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * Mooncake Store's result codes, with their names as Mooncake spells them, but for -1: its C ABI
- * answers -1 both for a bad argument or an exception caught in the C layer and for the C++
- * {@code INTERNAL_ERROR}, and nothing tells the two apart, so the name says both.
+ * answers -1 both for a bad argument or an exception caught in the C layer and for the C++ {@code
+ * INTERNAL_ERROR}, and nothing tells the two apart, so the name says both.
  */
 public enum StoreStatus {
   OK(0),

@@ -5,30 +5,44 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The allow-list for Java deserialization of stored values. Only JDK value types (boxed
- * primitives, String, collections, time and math types) and the configured patterns may be
- * instantiated; anything else is refused before its class is loaded, with a message naming it.
- * Patterns use {@link ObjectInputFilter.Config#createFilter} syntax: {@code com.acme.Foo},
- * {@code com.acme.*} (one package), {@code com.acme.**} (package and sub-packages).
+ * The allow-list for Java deserialization of stored values. Only JDK value types (boxed primitives,
+ * String, collections, time and math types) and the configured patterns may be instantiated;
+ * anything else is refused before its class is loaded, with a message naming it. Patterns use
+ * {@link ObjectInputFilter.Config#createFilter} syntax: {@code com.acme.Foo}, {@code com.acme.*}
+ * (one package), {@code com.acme.**} (package and sub-packages).
  */
 public final class DeserializationFilter {
 
   /** JDK types that cannot run code while being deserialized. */
   static final List<String> BUILT_IN =
       List.of(
-          "java.lang.Object", "java.io.Serializable", // as array element types, e.g. Hibernate's
-          "java.lang.Boolean", "java.lang.Byte", "java.lang.Character", "java.lang.Short",
-          "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double",
-          "java.lang.Number", "java.lang.String", "java.lang.Enum", "java.lang.Record",
-          "java.math.BigInteger", "java.math.BigDecimal",
-          "java.util.*", "java.time.*", "java.net.URI", "java.util.concurrent.*",
+          "java.lang.Object",
+          "java.io.Serializable", // as array element types, e.g. Hibernate's
+          "java.lang.Boolean",
+          "java.lang.Byte",
+          "java.lang.Character",
+          "java.lang.Short",
+          "java.lang.Integer",
+          "java.lang.Long",
+          "java.lang.Float",
+          "java.lang.Double",
+          "java.lang.Number",
+          "java.lang.String",
+          "java.lang.Enum",
+          "java.lang.Record",
+          "java.math.BigInteger",
+          "java.math.BigDecimal",
+          "java.util.*",
+          "java.time.*",
+          "java.net.URI",
+          "java.util.concurrent.*",
           "java.util.concurrent.atomic.*");
 
   /**
-   * maxdepth 20, as the JDK's own filter for untrusted RMI registry input: the classic HashSet
-   * bomb (nested sets that each hold both sets below) costs 2^depth hashing, and at the former
-   * limit of 64 a stream of 2 KB took 5 s at depth 26 and 230 s at depth 31 (see
-   * docs/reliability.md); at 20 the worst such stream reads in well under a second.
+   * maxdepth 20, as the JDK's own filter for untrusted RMI registry input: the classic HashSet bomb
+   * (nested sets that each hold both sets below) costs 2^depth hashing, and at the former limit of
+   * 64 a stream of 2 KB took 5 s at depth 26 and 230 s at depth 31 (see docs/reliability.md); at 20
+   * the worst such stream reads in well under a second.
    */
   private static final String LIMITS = "maxdepth=20;maxrefs=1000000;maxarray=100000000";
 
@@ -38,16 +52,19 @@ public final class DeserializationFilter {
   public DeserializationFilter(List<String> extraPatterns) {
     List<String> all = new ArrayList<>(BUILT_IN);
     for (String pattern : extraPatterns) {
-      if (pattern.isBlank() || pattern.contains(";") || pattern.contains("!")
-          || pattern.contains("=") || pattern.chars().anyMatch(Character::isWhitespace)) {
+      if (pattern.isBlank()
+          || pattern.contains(";")
+          || pattern.contains("!")
+          || pattern.contains("=")
+          || pattern.chars().anyMatch(Character::isWhitespace)) {
         throw new IllegalArgumentException(
             "deserialization_allow_list entry '" + pattern + "' is not a class-name pattern");
       }
       all.add(pattern);
     }
     this.names = List.copyOf(all);
-    this.patterns = ObjectInputFilter.Config.createFilter(
-        LIMITS + ";" + String.join(";", all) + ";!*");
+    this.patterns =
+        ObjectInputFilter.Config.createFilter(LIMITS + ";" + String.join(";", all) + ";!*");
   }
 
   /**
@@ -61,11 +78,11 @@ public final class DeserializationFilter {
   }
 
   /**
-   * Whether a class of this name (as {@link java.io.ObjectStreamClass#getName} gives it, arrays
-   * as {@code [Lcom.acme.Foo;}) may be loaded at all. {@code ObjectInputStream} resolves (loads) a
-   * class before the filter sees it, so the stream asks this first: a class the allow-list does
-   * not name is never loaded by the reading class loader. A module-qualified pattern
-   * ({@code module/pattern}) is judged by its class part here; the filter decides after loading.
+   * Whether a class of this name (as {@link java.io.ObjectStreamClass#getName} gives it, arrays as
+   * {@code [Lcom.acme.Foo;}) may be loaded at all. {@code ObjectInputStream} resolves (loads) a
+   * class before the filter sees it, so the stream asks this first: a class the allow-list does not
+   * name is never loaded by the reading class loader. A module-qualified pattern ({@code
+   * module/pattern}) is judged by its class part here; the filter decides after loading.
    */
   boolean mayLoad(String className) {
     String name = className;
@@ -92,8 +109,7 @@ public final class DeserializationFilter {
     }
     if (pattern.endsWith(".*")) {
       String packagePrefix = pattern.substring(0, pattern.length() - 1);
-      return name.startsWith(packagePrefix)
-          && name.indexOf('.', packagePrefix.length()) < 0;
+      return name.startsWith(packagePrefix) && name.indexOf('.', packagePrefix.length()) < 0;
     }
     if (pattern.endsWith("*")) {
       return name.startsWith(pattern.substring(0, pattern.length() - 1));
@@ -103,7 +119,8 @@ public final class DeserializationFilter {
 
   /** The message for a class refused by name. */
   static String refusal(String className) {
-    return "refused to deserialize class " + className
+    return "refused to deserialize class "
+        + className
         + ": it is not in deserialization_allow_list (values read from a shared store are"
         + " untrusted; add the class or its package to the allow-list to accept it)";
   }
@@ -128,8 +145,12 @@ public final class DeserializationFilter {
     public Status checkInput(FilterInfo info) {
       if (info.arrayLength() > streamBytes) {
         if (rejected == null) {
-          rejected = "refused to deserialize a stored value: it declares an array of "
-              + info.arrayLength() + " elements in a stream of " + streamBytes + " bytes";
+          rejected =
+              "refused to deserialize a stored value: it declares an array of "
+                  + info.arrayLength()
+                  + " elements in a stream of "
+                  + streamBytes
+                  + " bytes";
         }
         return Status.REJECTED;
       }
@@ -148,9 +169,10 @@ public final class DeserializationFilter {
         status = type == null ? Status.ALLOWED : Status.REJECTED;
       }
       if (status == Status.REJECTED && rejected == null) {
-        rejected = type != null
-            ? refusal(type.getName())
-            : "refused to deserialize a stored value: it exceeds the limits " + LIMITS;
+        rejected =
+            type != null
+                ? refusal(type.getName())
+                : "refused to deserialize a stored value: it exceeds the limits " + LIMITS;
       }
       return status;
     }

@@ -32,8 +32,11 @@ public final class SerializationCodec implements Codec {
       out.writeObject(value);
     } catch (NotSerializableException e) {
       throw new CacheException(
-          "cannot store a " + value.getClass().getName() + ": it is not Serializable"
-              + " (this provider stores every key and value by value)", e);
+          "cannot store a "
+              + value.getClass().getName()
+              + ": it is not Serializable"
+              + " (this provider stores every key and value by value)",
+          e);
     } catch (IOException e) {
       throw new CacheException("cannot serialize a " + value.getClass().getName(), e);
     }
@@ -57,8 +60,10 @@ public final class SerializationCodec implements Codec {
       throw new CacheException("cannot deserialize a stored value: " + e.getMessage(), e);
     } catch (ClassNotFoundException e) {
       throw new CacheException(
-          "cannot deserialize a stored value: class " + e.getMessage()
-              + " is not visible to the cache manager's class loader", e);
+          "cannot deserialize a stored value: class "
+              + e.getMessage()
+              + " is not visible to the cache manager's class loader",
+          e);
     } catch (IOException e) {
       throw new CacheException("cannot deserialize a stored value: " + e, e);
     }

@@ -6,8 +6,8 @@ import javax.cache.CacheException;
 
 /**
  * The default codec: compact, allocation-light encodings for {@code String}, {@code byte[]} and the
- * boxed primitives, and filtered Java serialization for everything else. The format byte tells
- * the decoder which one was used, so a cache may hold values of mixed types.
+ * boxed primitives, and filtered Java serialization for everything else. The format byte tells the
+ * decoder which one was used, so a cache may hold values of mixed types.
  */
 public final class TypedCodec implements Codec {
   /** The format of {@code byte[]} values: the zero-copy API stores values in this format. */
@@ -51,8 +51,8 @@ public final class TypedCodec implements Codec {
     switch (format) {
       case Formats.STRING:
         if (in.hasArray()) { // one allocation, with the JDK's ASCII fast path
-          return new String(in.array(), in.arrayOffset() + in.position(), in.remaining(),
-              StandardCharsets.UTF_8);
+          return new String(
+              in.array(), in.arrayOffset() + in.position(), in.remaining(), StandardCharsets.UTF_8);
         }
         return StandardCharsets.UTF_8.decode(in).toString();
       case Formats.BYTES:

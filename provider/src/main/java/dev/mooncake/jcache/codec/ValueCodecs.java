@@ -21,8 +21,8 @@ public final class ValueCodecs {
   /**
    * The codec for {@code setting} ({@code null} means {@code auto}).
    *
-   * @throws IllegalArgumentException for a name that is none of the four (the config reader
-   *     refuses those already)
+   * @throws IllegalArgumentException for a name that is none of the four (the config reader refuses
+   *     those already)
    */
   public static Codec forSetting(
       String setting, String cacheName, TypedCodec typed, SerializationCodec java) {
@@ -30,16 +30,22 @@ public final class ValueCodecs {
       return typed;
     }
     return switch (setting) {
-      case "java" -> new Restricted(typed, cacheName, setting, Object.class) {
-        @Override
-        public Encoded encode(Object value) {
-          return java.encode(value);
-        }
-      };
+      case "java" ->
+          new Restricted(typed, cacheName, setting, Object.class) {
+            @Override
+            public Encoded encode(Object value) {
+              return java.encode(value);
+            }
+          };
       case "string" -> new Restricted(typed, cacheName, setting, String.class);
       case "bytes" -> new Restricted(typed, cacheName, setting, byte[].class);
-      default -> throw new IllegalArgumentException("cache '" + cacheName + "': unknown codec '"
-          + setting + "' (auto, java, string or bytes)");
+      default ->
+          throw new IllegalArgumentException(
+              "cache '"
+                  + cacheName
+                  + "': unknown codec '"
+                  + setting
+                  + "' (auto, java, string or bytes)");
     };
   }
 
@@ -60,9 +66,15 @@ public final class ValueCodecs {
     @Override
     public Encoded encode(Object value) {
       if (!type.isInstance(value)) {
-        throw new ClassCastException("cache '" + cacheName + "' has codec '" + setting
-            + "', which stores " + type.getSimpleName() + " values only, not "
-            + value.getClass().getName());
+        throw new ClassCastException(
+            "cache '"
+                + cacheName
+                + "' has codec '"
+                + setting
+                + "', which stores "
+                + type.getSimpleName()
+                + " values only, not "
+                + value.getClass().getName());
       }
       return typed.encode(value);
     }

@@ -38,12 +38,33 @@ public record CacheDefinition(
     NearCacheSettings nearCache) {
 
   /** A definition without a near cache. */
-  public CacheDefinition(String name, String keyType, String valueType, ExpirySettings expiry,
-      Boolean statisticsEnabled, Boolean managementEnabled, Boolean readThrough,
-      Boolean writeThrough, String loaderFactory, String writerFactory,
-      List<ListenerDefinition> listeners, String codec) {
-    this(name, keyType, valueType, expiry, statisticsEnabled, managementEnabled, readThrough,
-        writeThrough, loaderFactory, writerFactory, listeners, codec, null);
+  public CacheDefinition(
+      String name,
+      String keyType,
+      String valueType,
+      ExpirySettings expiry,
+      Boolean statisticsEnabled,
+      Boolean managementEnabled,
+      Boolean readThrough,
+      Boolean writeThrough,
+      String loaderFactory,
+      String writerFactory,
+      List<ListenerDefinition> listeners,
+      String codec) {
+    this(
+        name,
+        keyType,
+        valueType,
+        expiry,
+        statisticsEnabled,
+        managementEnabled,
+        readThrough,
+        writeThrough,
+        loaderFactory,
+        writerFactory,
+        listeners,
+        codec,
+        null);
   }
 
   /**
@@ -63,7 +84,8 @@ public record CacheDefinition(
   /**
    * An expiry policy: one of JCache's five standard policies and its duration.
    *
-   * @param policy {@code eternal}, {@code created}, {@code accessed}, {@code modified}, {@code touched}
+   * @param policy {@code eternal}, {@code created}, {@code accessed}, {@code modified}, {@code
+   *     touched}
    * @param duration the policy's duration ({@code null} for eternal)
    */
   public record ExpirySettings(String policy, Duration duration) {}
@@ -72,7 +94,8 @@ public record CacheDefinition(
    * A listener registration.
    *
    * @param factory class name of a {@code Factory<CacheEntryListener>} or of a listener
-   * @param filterFactory class name of a {@code Factory<CacheEntryEventFilter>} or a filter, or null
+   * @param filterFactory class name of a {@code Factory<CacheEntryEventFilter>} or a filter, or
+   *     null
    * @param oldValueRequired whether events carry the old value
    * @param synchronous whether the mutating call waits for the listener
    */

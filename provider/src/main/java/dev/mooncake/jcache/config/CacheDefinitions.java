@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.config.source.ClassLoaders;
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
+import dev.mooncake.jcache.config.source.ClassLoaders;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;
 import java.util.List;
@@ -28,8 +28,8 @@ import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheWriter;
 
 /**
- * Turns a {@link CacheDefinition} from the config file into JCache configuration, and merges it with
- * the configuration an application passes to {@code createCache}.
+ * Turns a {@link CacheDefinition} from the config file into JCache configuration, and merges it
+ * with the configuration an application passes to {@code createCache}.
  *
  * <p>Class names are resolved with {@code Class.forName(name, false, classLoader)}: the cache
  * manager's class loader (else the thread's context loader, else the provider's). A loader, writer,
@@ -40,12 +40,18 @@ import javax.cache.integration.CacheWriter;
 public final class CacheDefinitions {
   private CacheDefinitions() {}
 
-  /** The file's settings of a cache as a JCache configuration; unset settings keep JCache's defaults. */
-  public static MutableConfiguration<Object, Object> toConfiguration(CacheDefinition def, ClassLoader classLoader) {
+  /**
+   * The file's settings of a cache as a JCache configuration; unset settings keep JCache's
+   * defaults.
+   */
+  public static MutableConfiguration<Object, Object> toConfiguration(
+      CacheDefinition def, ClassLoader classLoader) {
     Objects.requireNonNull(def, "def");
     ClassLoader loader = ClassLoaders.orDefault(classLoader);
     MutableConfiguration<Object, Object> config = new MutableConfiguration<>();
-    config.setTypes(type(def, "key_type", def.keyType(), loader), type(def, "value_type", def.valueType(), loader));
+    config.setTypes(
+        type(def, "key_type", def.keyType(), loader),
+        type(def, "value_type", def.valueType(), loader));
     if (def.expiry() != null) {
       config.setExpiryPolicyFactory(expiryFactory(def.expiry()));
     }
@@ -62,11 +68,13 @@ public final class CacheDefinitions {
       config.setWriteThrough(def.writeThrough());
     }
     if (def.loaderFactory() != null) {
-      Factory<CacheLoader<Object, Object>> factory = factory(def, "loader", def.loaderFactory(), CacheLoader.class, loader);
+      Factory<CacheLoader<Object, Object>> factory =
+          factory(def, "loader", def.loaderFactory(), CacheLoader.class, loader);
       config.setCacheLoaderFactory(factory);
     }
     if (def.writerFactory() != null) {
-      Factory<CacheWriter<Object, Object>> factory = factory(def, "writer", def.writerFactory(), CacheWriter.class, loader);
+      Factory<CacheWriter<Object, Object>> factory =
+          factory(def, "writer", def.writerFactory(), CacheWriter.class, loader);
       config.setCacheWriterFactory(factory);
     }
     List<ListenerDefinition> listeners = def.listeners() == null ? List.of() : def.listeners();
@@ -75,11 +83,18 @@ public final class CacheDefinitions {
       String key = "listeners[" + i + "]";
       Factory<CacheEntryListener<Object, Object>> listenerFactory =
           factory(def, key + ".factory", listener.factory(), CacheEntryListener.class, loader);
-      Factory<CacheEntryEventFilter<Object, Object>> filterFactory = listener.filterFactory() == null
-          ? null
-          : factory(def, key + ".filter", listener.filterFactory(), CacheEntryEventFilter.class, loader);
-      config.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
-          listenerFactory, filterFactory, listener.oldValueRequired(), listener.synchronous()));
+      Factory<CacheEntryEventFilter<Object, Object>> filterFactory =
+          listener.filterFactory() == null
+              ? null
+              : factory(
+                  def,
+                  key + ".filter",
+                  listener.filterFactory(),
+                  CacheEntryEventFilter.class,
+                  loader);
+      config.addCacheEntryListenerConfiguration(
+          new MutableCacheEntryListenerConfiguration<>(
+              listenerFactory, filterFactory, listener.oldValueRequired(), listener.synchronous()));
     }
     return config;
   }
@@ -94,40 +109,68 @@ public final class CacheDefinitions {
   @SuppressWarnings("unchecked")
   public static <K, V> MutableConfiguration<K, V> merge(
       CacheDefinition fileDef, Configuration<K, V> passed, ClassLoader classLoader) {
-    MutableConfiguration<K, V> file = (MutableConfiguration<K, V>) (MutableConfiguration<?, ?>) toConfiguration(fileDef, classLoader);
+    MutableConfiguration<K, V> file =
+        (MutableConfiguration<K, V>)
+            (MutableConfiguration<?, ?>) toConfiguration(fileDef, classLoader);
     if (passed == null) {
       return file;
     }
     MutableConfiguration<K, V> defaults = new MutableConfiguration<>();
     MutableConfiguration<K, V> merged = new MutableConfiguration<>();
     merged.setTypes(
-        passed.getKeyType() != null && passed.getKeyType() != defaults.getKeyType() ? passed.getKeyType() : file.getKeyType(),
-        passed.getValueType() != null && passed.getValueType() != defaults.getValueType() ? passed.getValueType() : file.getValueType());
-    merged.setStoreByValue(passed.isStoreByValue() != defaults.isStoreByValue() ? passed.isStoreByValue() : file.isStoreByValue());
+        passed.getKeyType() != null && passed.getKeyType() != defaults.getKeyType()
+            ? passed.getKeyType()
+            : file.getKeyType(),
+        passed.getValueType() != null && passed.getValueType() != defaults.getValueType()
+            ? passed.getValueType()
+            : file.getValueType());
+    merged.setStoreByValue(
+        passed.isStoreByValue() != defaults.isStoreByValue()
+            ? passed.isStoreByValue()
+            : file.isStoreByValue());
 
-    CompleteConfiguration<K, V> complete = passed instanceof CompleteConfiguration<K, V> c ? c : defaults;
+    CompleteConfiguration<K, V> complete =
+        passed instanceof CompleteConfiguration<K, V> c ? c : defaults;
     merged.setExpiryPolicyFactory(
         differs(complete.getExpiryPolicyFactory(), defaults.getExpiryPolicyFactory())
-            ? complete.getExpiryPolicyFactory() : file.getExpiryPolicyFactory());
+            ? complete.getExpiryPolicyFactory()
+            : file.getExpiryPolicyFactory());
     merged.setCacheLoaderFactory(
-        complete.getCacheLoaderFactory() != null ? complete.getCacheLoaderFactory() : file.getCacheLoaderFactory());
+        complete.getCacheLoaderFactory() != null
+            ? complete.getCacheLoaderFactory()
+            : file.getCacheLoaderFactory());
     merged.setCacheWriterFactory(
-        complete.getCacheWriterFactory() != null ? complete.getCacheWriterFactory() : file.getCacheWriterFactory());
-    merged.setReadThrough(complete.isReadThrough() != defaults.isReadThrough() ? complete.isReadThrough() : file.isReadThrough());
-    merged.setWriteThrough(complete.isWriteThrough() != defaults.isWriteThrough() ? complete.isWriteThrough() : file.isWriteThrough());
+        complete.getCacheWriterFactory() != null
+            ? complete.getCacheWriterFactory()
+            : file.getCacheWriterFactory());
+    merged.setReadThrough(
+        complete.isReadThrough() != defaults.isReadThrough()
+            ? complete.isReadThrough()
+            : file.isReadThrough());
+    merged.setWriteThrough(
+        complete.isWriteThrough() != defaults.isWriteThrough()
+            ? complete.isWriteThrough()
+            : file.isWriteThrough());
     merged.setStatisticsEnabled(
-        complete.isStatisticsEnabled() != defaults.isStatisticsEnabled() ? complete.isStatisticsEnabled() : file.isStatisticsEnabled());
+        complete.isStatisticsEnabled() != defaults.isStatisticsEnabled()
+            ? complete.isStatisticsEnabled()
+            : file.isStatisticsEnabled());
     merged.setManagementEnabled(
-        complete.isManagementEnabled() != defaults.isManagementEnabled() ? complete.isManagementEnabled() : file.isManagementEnabled());
+        complete.isManagementEnabled() != defaults.isManagementEnabled()
+            ? complete.isManagementEnabled()
+            : file.isManagementEnabled());
 
     Set<CacheEntryListenerConfiguration<K, V>> listeners = new HashSet<>();
-    for (CacheEntryListenerConfiguration<K, V> listener : file.getCacheEntryListenerConfigurations()) {
+    for (CacheEntryListenerConfiguration<K, V> listener :
+        file.getCacheEntryListenerConfigurations()) {
       if (listeners.add(listener)) {
         merged.addCacheEntryListenerConfiguration(listener);
       }
     }
-    for (CacheEntryListenerConfiguration<K, V> listener : complete.getCacheEntryListenerConfigurations()) {
-      if (listeners.add(listener)) { // the same registration twice would make addCache…Configuration throw
+    for (CacheEntryListenerConfiguration<K, V> listener :
+        complete.getCacheEntryListenerConfigurations()) {
+      if (listeners.add(
+          listener)) { // the same registration twice would make addCache…Configuration throw
         merged.addCacheEntryListenerConfiguration(listener);
       }
     }
@@ -148,45 +191,61 @@ public final class CacheDefinitions {
       case "accessed" -> AccessedExpiryPolicy.factoryOf(duration);
       case "modified" -> ModifiedExpiryPolicy.factoryOf(duration);
       case "touched" -> TouchedExpiryPolicy.factoryOf(duration);
-      default -> throw new ConfigException(
-          message(null, "expiry.policy", "unknown expiry policy '" + expiry.policy() + "'"));
+      default ->
+          throw new ConfigException(
+              message(null, "expiry.policy", "unknown expiry policy '" + expiry.policy() + "'"));
     };
   }
 
   @SuppressWarnings("unchecked")
-  private static Class<Object> type(CacheDefinition def, String key, String name, ClassLoader loader) {
+  private static Class<Object> type(
+      CacheDefinition def, String key, String name, ClassLoader loader) {
     return name == null ? Object.class : (Class<Object>) loadClass(def, key, name, loader);
   }
 
   /** A Factory named by the config, or a factory of the named product class. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static <F> Factory<F> factory(CacheDefinition def, String key, String name, Class<?> product, ClassLoader loader) {
+  private static <F> Factory<F> factory(
+      CacheDefinition def, String key, String name, Class<?> product, ClassLoader loader) {
     Class<?> type = loadClass(def, key, name, loader);
     if (Factory.class.isAssignableFrom(type)) {
       try {
         return (Factory<F>) type.getConstructor().newInstance();
       } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-        throw new ConfigException(message(def, key,
-            "cannot instantiate factory " + name + " (it needs a public no-argument constructor): " + e), e);
+        throw new ConfigException(
+            message(
+                def,
+                key,
+                "cannot instantiate factory "
+                    + name
+                    + " (it needs a public no-argument constructor): "
+                    + e),
+            e);
       }
     }
     if (!product.isAssignableFrom(type)) {
-      throw new ConfigException(message(def, key,
-          name + " is neither a javax.cache.configuration.Factory nor a " + product.getName()));
+      throw new ConfigException(
+          message(
+              def,
+              key,
+              name + " is neither a javax.cache.configuration.Factory nor a " + product.getName()));
     }
     if (type.isInterface() || Modifier.isAbstract(type.getModifiers())) {
-      throw new ConfigException(message(def, key, name + " is abstract; name a concrete class or a Factory"));
+      throw new ConfigException(
+          message(def, key, name + " is abstract; name a concrete class or a Factory"));
     }
     try {
       // checked now so a bad class fails at config time, not at the first load or write
       java.lang.reflect.Constructor<?> unused = type.getConstructor();
     } catch (NoSuchMethodException e) {
-      throw new ConfigException(message(def, key, name + " has no public no-argument constructor"), e);
+      throw new ConfigException(
+          message(def, key, name + " has no public no-argument constructor"), e);
     }
     return new ClassInstanceFactory(type);
   }
 
-  private static Class<?> loadClass(CacheDefinition def, String key, String name, ClassLoader loader) {
+  private static Class<?> loadClass(
+      CacheDefinition def, String key, String name, ClassLoader loader) {
     String component = name;
     int dimensions = 0;
     while (component.endsWith("[]")) {
@@ -198,11 +257,16 @@ public final class CacheDefinitions {
       try {
         type = Class.forName(component, false, loader);
       } catch (ClassNotFoundException | LinkageError e) {
-        throw new ConfigException(message(def, key, "class " + name + " not found by class loader " + loader), e);
+        throw new ConfigException(
+            message(def, key, "class " + name + " not found by class loader " + loader), e);
       }
     } else if (dimensions == 0) {
-      throw new ConfigException(message(def, key,
-          name + " is a primitive type; use its wrapper class (e.g. java.lang.Integer for int)"));
+      throw new ConfigException(
+          message(
+              def,
+              key,
+              name
+                  + " is a primitive type; use its wrapper class (e.g. java.lang.Integer for int)"));
     }
     for (int i = 0; i < dimensions; i++) {
       type = type.arrayType();

@@ -8,9 +8,9 @@ import javax.cache.configuration.Factory;
  * A factory that makes a new instance of a class resolved when the cache was configured.
  *
  * <p>Used instead of {@code FactoryBuilder.factoryOf(Class)}: that factory keeps only the class
- * name and re-loads it through the calling thread's context class loader in {@code create()},
- * which fails when the class is visible only to the cache manager's class loader (application
- * servers, Spring Boot's nested jars, the TCK's own loaders). This one keeps the {@code Class}.
+ * name and re-loads it through the calling thread's context class loader in {@code create()}, which
+ * fails when the class is visible only to the cache manager's class loader (application servers,
+ * Spring Boot's nested jars, the TCK's own loaders). This one keeps the {@code Class}.
  */
 final class ClassInstanceFactory<T> implements Factory<T> {
   private static final long serialVersionUID = 1L;

@@ -50,9 +50,9 @@ public final class ConfigLoader {
   }
 
   /**
-   * Loads and validates the config a URI names; {@code null} means {@link #defaultUri(ClassLoader)}.
-   * {@code classpath:} URIs use the class loader (else the thread's context loader, else the
-   * provider's). Errors are {@link ConfigException}s.
+   * Loads and validates the config a URI names; {@code null} means {@link
+   * #defaultUri(ClassLoader)}. {@code classpath:} URIs use the class loader (else the thread's
+   * context loader, else the provider's). Errors are {@link ConfigException}s.
    */
   public static MooncakeConfig load(URI uri, ClassLoader classLoader) {
     return load(uri, classLoader, ConfigWarnings.SHARED);
@@ -68,7 +68,10 @@ public final class ConfigLoader {
     return MooncakeConfigReader.read(ConfigJsonParser.parse(bytes, source), source, warnings);
   }
 
-  /** Reads config JSON given as text (for tests and programmatic use); {@code source} names it in messages. */
+  /**
+   * Reads config JSON given as text (for tests and programmatic use); {@code source} names it in
+   * messages.
+   */
   static MooncakeConfig parse(String json, String source, ConfigWarnings warnings) {
     byte[] bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     return MooncakeConfigReader.read(ConfigJsonParser.parse(bytes, source), source, warnings);
@@ -76,6 +79,7 @@ public final class ConfigLoader {
 
   /** The built-in defaults: the in-process store, exactly what an empty JSON object gives. */
   public static MooncakeConfig defaults() {
-    return MooncakeConfigReader.read(JsonNodeFactory.instance.objectNode(), BUILT_IN_SOURCE, ConfigWarnings.SHARED);
+    return MooncakeConfigReader.read(
+        JsonNodeFactory.instance.objectNode(), BUILT_IN_SOURCE, ConfigWarnings.SHARED);
   }
 }

@@ -16,25 +16,27 @@ import java.util.Map;
  * @param protocol {@code tcp}, {@code rdma}, …
  * @param deviceName RDMA device(s), comma separated; empty for TCP
  * @param localHostname the address this client advertises to the cluster
- * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
+ * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's
+ *     bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
  * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
- * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in
- *     {@code per_op_workers} (one of {@link #LANES})
+ * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in {@code
+ *     per_op_workers} (one of {@link #LANES})
  * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
  * @param replica Mooncake's replicate_config for every put
  * @param operationTimeout the longest a store call may take before it fails
  * @param eviction the in-process store's eviction thresholds
- * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code com.acme.**})
- *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
+ * @param deserializationAllowList class-name patterns (ObjectInputFilter syntax, e.g. {@code
+ *     com.acme.**}) that Java deserialization may instantiate, beyond the built-in safe JDK value
+ *     types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
  * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
- * @param nativeLog Mooncake's own log: level and destination ({@code native_log}; process-wide,
- *     the first Mooncake store of the process applies it)
+ * @param nativeLog Mooncake's own log: level and destination ({@code native_log}; process-wide, the
+ *     first Mooncake store of the process applies it)
  * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
  *     no cluster events, no near caches
  */
@@ -90,10 +92,32 @@ public record MooncakeConfig(
       Map<String, CacheDefinition> caches,
       boolean strict,
       Consistency consistency) {
-    this(source, backend, mode, metadataServer, masterServerAddress, protocol, deviceName,
-        localHostname, globalSegmentSize, localBufferSize, nativeSettings, tenantId, library,
-        numWorkers, perOpWorkers, singleCallsOnLanes, replica, operationTimeout, eviction,
-        deserializationAllowList, caches, strict, consistency, NativeLog.DEFAULT, null);
+    this(
+        source,
+        backend,
+        mode,
+        metadataServer,
+        masterServerAddress,
+        protocol,
+        deviceName,
+        localHostname,
+        globalSegmentSize,
+        localBufferSize,
+        nativeSettings,
+        tenantId,
+        library,
+        numWorkers,
+        perOpWorkers,
+        singleCallsOnLanes,
+        replica,
+        operationTimeout,
+        eviction,
+        deserializationAllowList,
+        caches,
+        strict,
+        consistency,
+        NativeLog.DEFAULT,
+        null);
   }
 
   /**
@@ -177,11 +201,11 @@ public record MooncakeConfig(
   public record EtcdTls(String caFile, String certFile, String keyFile) {}
 
   /**
-   * {@code native_log}: where Mooncake's glog lines go (see docs/configuration.md). Applied once per
-   * process, before the library is loaded; variables the user set in the environment win.
+   * {@code native_log}: where Mooncake's glog lines go (see docs/configuration.md). Applied once
+   * per process, before the library is loaded; variables the user set in the environment win.
    *
-   * @param level {@code TRACE}, {@code INFO}, {@code WARNING} or {@code ERROR} (Mooncake's
-   *     {@code MC_LOG_LEVEL})
+   * @param level {@code TRACE}, {@code INFO}, {@code WARNING} or {@code ERROR} (Mooncake's {@code
+   *     MC_LOG_LEVEL})
    * @param destination {@code slf4j} (forwarded to the logger {@code mooncake.native}), {@code
    *     stderr} (Mooncake's own behaviour) or an absolute directory for glog's files
    */
@@ -203,8 +227,8 @@ public record MooncakeConfig(
   /**
    * How far per-key atomicity reaches (docs/cluster-consistency.md).
    *
-   * @param level {@code local}: among the caches of this JVM only; {@code cluster}: among every
-   *     JVM of the Mooncake cluster, through lock objects in the store
+   * @param level {@code local}: among the caches of this JVM only; {@code cluster}: among every JVM
+   *     of the Mooncake cluster, through lock objects in the store
    * @param lockLease how long a cluster lock is trusted after it was taken (on this JVM's clock);
    *     below {@code clientTtl} with a margin
    * @param clientTtl the master's {@code --client_ttl}: how long a silent client keeps its segment
@@ -212,8 +236,10 @@ public record MooncakeConfig(
   public record Consistency(Level level, Duration lockLease, Duration clientTtl) {
     public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_CLIENT_TTL = Duration.ofSeconds(10);
+
     /** Mooncake clients ping the master once a second: a running client's last ping is this old. */
     public static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+
     public static final Consistency LOCAL =
         new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
     public static final Consistency CLUSTER =

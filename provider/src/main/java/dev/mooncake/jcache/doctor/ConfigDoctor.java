@@ -1,9 +1,9 @@
 package dev.mooncake.jcache.doctor;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mooncake.jcache.backend.mooncake.MooncakeStore;
 import dev.mooncake.jcache.config.ConfigException;
 import dev.mooncake.jcache.config.ConfigLoader;
-import dev.mooncake.jcache.backend.mooncake.MooncakeStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.ConfigJsonParser;
 import dev.mooncake.jcache.config.source.ConfigSourceReader;
@@ -25,10 +25,10 @@ import javax.cache.configuration.MutableConfiguration;
 
 /**
  * The config doctor: {@code java -jar mooncake-jcache-<version>-check.jar [config-uri]}. Resolves
- * the config exactly as the provider would, prints every effective setting with where it came
- * from, loads the library, connects to the master with the configured timeout and does a put /
- * get / remove round trip with its timings. Exits 0 when every step worked, otherwise with one
- * line {@code FAILED <step>: <cause>} and the step's exit code.
+ * the config exactly as the provider would, prints every effective setting with where it came from,
+ * loads the library, connects to the master with the configured timeout and does a put / get /
+ * remove round trip with its timings. Exits 0 when every step worked, otherwise with one line
+ * {@code FAILED <step>: <cause>} and the step's exit code.
  */
 public final class ConfigDoctor {
   public static final int OK = 0;
@@ -61,7 +61,8 @@ public final class ConfigDoctor {
   public int run(String[] args) {
     if (args.length > 1 || Arrays.asList(args).contains("--help")) {
       out.println("usage: java -jar mooncake-jcache-<version>-check.jar [config-uri]");
-      out.println("  (no argument: the provider's default, as Caching.getCachingProvider() finds it)");
+      out.println(
+          "  (no argument: the provider's default, as Caching.getCachingProvider() finds it)");
       return USAGE;
     }
     ClassLoader loader = ConfigDoctor.class.getClassLoader();
@@ -70,11 +71,13 @@ public final class ConfigDoctor {
     ObjectNode file;
     try {
       uri = args.length == 1 ? uriOf(args[0]) : ConfigLoader.defaultUri(loader, environment);
-      out.println("config   " + uri + (args.length == 1 ? " (argument)" : " (" + defaultOrigin()
-          + ")"));
+      out.println(
+          "config   " + uri + (args.length == 1 ? " (argument)" : " (" + defaultOrigin() + ")"));
       config = ConfigLoader.load(uri, loader);
-      file = ConfigLoader.BUILT_IN_URI.equals(uri) ? null
-          : ConfigJsonParser.parse(ConfigSourceReader.read(uri, loader), uri.toString());
+      file =
+          ConfigLoader.BUILT_IN_URI.equals(uri)
+              ? null
+              : ConfigJsonParser.parse(ConfigSourceReader.read(uri, loader), uri.toString());
     } catch (ConfigException | IllegalArgumentException e) {
       return failed("config", e, CONFIG);
     }
@@ -89,16 +92,27 @@ public final class ConfigDoctor {
       try {
         long start = System.nanoTime();
         MooncakeStore.configureNativeLog(config); // before the library is loaded
-        MooncakeLibrary library = MooncakeLibrary.open(config.library(),
-            environment.apply(MooncakeLibrary.ENVIRONMENT_VARIABLE));
-        out.printf(Locale.ROOT, "library  %s (from %s) loaded in %s%n", library.path(),
-            library.origin(), millis(start));
+        MooncakeLibrary library =
+            MooncakeLibrary.open(
+                config.library(), environment.apply(MooncakeLibrary.ENVIRONMENT_VARIABLE));
+        out.printf(
+            Locale.ROOT,
+            "library  %s (from %s) loaded in %s%n",
+            library.path(),
+            library.origin(),
+            millis(start));
         NativeLogs.Applied log = NativeLogs.applied();
         if (log != null) {
-          out.printf(Locale.ROOT, "log      Mooncake logs at %s to %s%s%n", log.effectiveLevel(),
-              log.forwarded() ? "SLF4J logger " + NativeLogs.LOGGER + " (via " + log.directory() + ")"
+          out.printf(
+              Locale.ROOT,
+              "log      Mooncake logs at %s to %s%s%n",
+              log.effectiveLevel(),
+              log.forwarded()
+                  ? "SLF4J logger " + NativeLogs.LOGGER + " (via " + log.directory() + ")"
                   : log.directory() != null ? log.directory() : "stderr",
-              log.setByUs().isEmpty() ? "" : "; set by the provider: " + String.join(" ", log.setByUs()));
+              log.setByUs().isEmpty()
+                  ? ""
+                  : "; set by the provider: " + String.join(" ", log.setByUs()));
         }
       } catch (RuntimeException | LinkageError e) {
         return failed("library", e, LIBRARY);
@@ -116,12 +130,19 @@ public final class ConfigDoctor {
       } catch (RuntimeException e) {
         return failed("connect", e, CONNECT);
       }
-      out.printf(Locale.ROOT, "connect  %s in %s (operation timeout %d ms)%n",
+      out.printf(
+          Locale.ROOT,
+          "connect  %s in %s (operation timeout %d ms)%n",
           config.backend() == MooncakeConfig.Backend.MOONCAKE
-              ? "master " + config.masterServerAddress() + ", metadata "
-                  + config.metadataServer() + ", " + config.protocol()
+              ? "master "
+                  + config.masterServerAddress()
+                  + ", metadata "
+                  + config.metadataServer()
+                  + ", "
+                  + config.protocol()
               : "in-process store",
-          millis(start), config.operationTimeout().toMillis());
+          millis(start),
+          config.operationTimeout().toMillis());
       try {
         roundTrip(manager);
       } catch (RuntimeException e) {
@@ -137,8 +158,10 @@ public final class ConfigDoctor {
   private void roundTrip(CacheManager manager) {
     Cache<String, byte[]> cache = manager.getCache(CACHE, String.class, byte[].class);
     if (cache == null) {
-      cache = manager.createCache(CACHE,
-          new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+      cache =
+          manager.createCache(
+              CACHE,
+              new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
     }
     String key = "probe-" + UUID.randomUUID();
     byte[] value = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -149,8 +172,12 @@ public final class ConfigDoctor {
     byte[] read = cache.get(key);
     String took = millis(start);
     if (!Arrays.equals(value, read)) {
-      throw new IllegalStateException("get of " + key + " returned "
-          + (read == null ? "nothing" : read.length + " other bytes") + " right after its put");
+      throw new IllegalStateException(
+          "get of "
+              + key
+              + " returned "
+              + (read == null ? "nothing" : read.length + " other bytes")
+              + " right after its put");
     }
     out.println("get      " + took + " (value matches)");
     start = System.nanoTime();
@@ -193,10 +220,20 @@ public final class ConfigDoctor {
   /** Mooncake's own variables (MC_*) that change what the library does, as set here. */
   private Map<String, String> mooncakeEnvironment() {
     Map<String, String> found = new TreeMap<>();
-    for (String name : new String[] {"MC_RPC_TIMEOUT_MS", "MC_RPC_CONNECT_TIMEOUT_MS",
-        "MC_LOG_LEVEL", "MC_TCP_BIND_ADDRESS", "MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT",
-        "MC_LOG_DIR", "GLOG_minloglevel", "GLOG_logtostderr", "GLOG_log_dir",
-        "GLOG_stderrthreshold"}) {
+    for (String name :
+        new String[] {
+          "MC_RPC_TIMEOUT_MS",
+          "MC_RPC_CONNECT_TIMEOUT_MS",
+          "MC_LOG_LEVEL",
+          "MC_TCP_BIND_ADDRESS",
+          "MC_MIN_RPC_PORT",
+          "MC_MAX_RPC_PORT",
+          "MC_LOG_DIR",
+          "GLOG_minloglevel",
+          "GLOG_logtostderr",
+          "GLOG_log_dir",
+          "GLOG_stderrthreshold"
+        }) {
       String value = environment.apply(name);
       if (value != null) {
         found.put(name, value);
@@ -207,7 +244,8 @@ public final class ConfigDoctor {
 
   /** A URI as given when it has a scheme (two letters or more), else a path made absolute. */
   private static URI uriOf(String argument) {
-    return argument.matches("[A-Za-z][A-Za-z0-9+.-]+:.*") ? URI.create(argument)
+    return argument.matches("[A-Za-z][A-Za-z0-9+.-]+:.*")
+        ? URI.create(argument)
         : java.nio.file.Path.of(argument).toAbsolutePath().normalize().toUri();
   }
 

@@ -17,15 +17,25 @@ import java.util.function.Function;
  */
 final class EffectiveSettings {
   /** Settings read from more than one key, or from a key whose name is not the component's. */
-  private static final Map<String, List<String>> KEYS = Map.of(
-      "masterServerAddress", List.of("master_server_address", "master_server_addr"),
-      "deviceName", List.of("device_name", "rdma_devices"),
-      "operationTimeout", List.of("operation_timeout_ms"),
-      "consistency", List.of("consistency", "lock_lease_ms", "client_ttl_ms"),
-      "replica",
-      List.of("replica_num", "with_soft_pin", "with_hard_pin", "preferred_segments",
-          "soft_pin_ttl"),
-      "nativeSettings", List.of("abi", "etcd_tls"));
+  private static final Map<String, List<String>> KEYS =
+      Map.of(
+          "masterServerAddress",
+          List.of("master_server_address", "master_server_addr"),
+          "deviceName",
+          List.of("device_name", "rdma_devices"),
+          "operationTimeout",
+          List.of("operation_timeout_ms"),
+          "consistency",
+          List.of("consistency", "lock_lease_ms", "client_ttl_ms"),
+          "replica",
+          List.of(
+              "replica_num",
+              "with_soft_pin",
+              "with_hard_pin",
+              "preferred_segments",
+              "soft_pin_ttl"),
+          "nativeSettings",
+          List.of("abi", "etcd_tls"));
 
   /** One setting: its config key, its effective value, where that came from. */
   record Setting(String key, String value, String origin) {}
@@ -36,8 +46,8 @@ final class EffectiveSettings {
    * @param file the parsed JSON the config was read from, or null for the built-in defaults
    * @param environment the process environment (System::getenv in production)
    */
-  static List<Setting> of(MooncakeConfig config, ObjectNode file,
-      Function<String, String> environment) {
+  static List<Setting> of(
+      MooncakeConfig config, ObjectNode file, Function<String, String> environment) {
     List<Setting> settings = new ArrayList<>();
     for (RecordComponent component : MooncakeConfig.class.getRecordComponents()) {
       String name = component.getName();
@@ -46,13 +56,20 @@ final class EffectiveSettings {
       }
       List<String> keys = KEYS.getOrDefault(name, List.of(snakeCase(name)));
       Object value = read(component, config);
-      settings.add(new Setting(String.join("/", keys), String.valueOf(value),
-          origin(name, keys, value, file, environment)));
+      settings.add(
+          new Setting(
+              String.join("/", keys),
+              String.valueOf(value),
+              origin(name, keys, value, file, environment)));
     }
     return settings;
   }
 
-  private static String origin(String name, List<String> keys, Object value, ObjectNode file,
+  private static String origin(
+      String name,
+      List<String> keys,
+      Object value,
+      ObjectNode file,
       Function<String, String> environment) {
     if (file != null) {
       for (String key : keys) {

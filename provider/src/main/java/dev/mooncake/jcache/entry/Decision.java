@@ -5,8 +5,8 @@ import dev.mooncake.jcache.expiry.ExpiryTimes;
 /**
  * What an atomic step decides to do with its key's entry, given the live entry: keep it, write a
  * value with an expiry time, remove it, or rewrite it with a new expiry time (access expiry). An
- * optional result travels with the decision out of the step (an entry processor's return value,
- * a loaded value), so callers need no out-parameters.
+ * optional result travels with the decision out of the step (an entry processor's return value, a
+ * loaded value), so callers need no out-parameters.
  */
 public final class Decision {
   enum Kind {
@@ -18,6 +18,7 @@ public final class Decision {
 
   /** Leave the entry as it is. */
   public static final Decision KEEP = new Decision(Kind.KEEP, null, 0, null);
+
   /** Remove the entry (nothing happens when there is none). */
   public static final Decision REMOVE = new Decision(Kind.REMOVE, null, 0, null);
 
@@ -43,7 +44,9 @@ public final class Decision {
    * ExpiryTimes#UNCHANGED}, or the time it has, keeps it as it is.
    */
   public static Decision touch(long expireAt) {
-    return expireAt == ExpiryTimes.UNCHANGED ? KEEP : new Decision(Kind.TOUCH, null, expireAt, null);
+    return expireAt == ExpiryTimes.UNCHANGED
+        ? KEEP
+        : new Decision(Kind.TOUCH, null, expireAt, null);
   }
 
   /** This decision, carrying {@code result} out of the step. */

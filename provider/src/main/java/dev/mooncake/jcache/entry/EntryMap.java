@@ -10,15 +10,15 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * One cache's entries as a map with one atomic step, in the spirit of {@code
- * ConcurrentMap.compute} (Caffeine's {@code CacheProxy} writes every JCache operation on {@code
- * asMap().compute}). It owns what makes a step atomic and a read safe: the key locks, the key index,
- * the expiry queue and the read protocol. It knows nothing of JCache (statistics, events, loaders,
- * writers, processors): the cache's {@link Remapping} decides, this map applies.
+ * One cache's entries as a map with one atomic step, in the spirit of {@code ConcurrentMap.compute}
+ * (Caffeine's {@code CacheProxy} writes every JCache operation on {@code asMap().compute}). It owns
+ * what makes a step atomic and a read safe: the key locks, the key index, the expiry queue and the
+ * read protocol. It knows nothing of JCache (statistics, events, loaders, writers, processors): the
+ * cache's {@link Remapping} decides, this map applies.
  *
- * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one is
- * removed first and reported as expired), asks the remapping for a {@link Decision}, applies it to
- * the store and reports the change to the {@link Listener}, all before the lock is released, and
+ * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one
+ * is removed first and reported as expired), asks the remapping for a {@link Decision}, applies it
+ * to the store and reports the change to the {@link Listener}, all before the lock is released, and
  * answers an {@link Outcome}. The held lock travels with every mutation into {@link EntryStorage},
  * which asks it ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries
  * included, so a distributed lock that lost its lease writes nothing more.
@@ -79,8 +79,12 @@ public final class EntryMap<K> {
    * @param cacheKeys the cache key of a store key (for entries found by the sweeper)
    * @param listener hears of every change
    */
-  public EntryMap(EntryStorage storage, KeyLocks locks, Ticker ticker,
-      Function<String, K> cacheKeys, Listener<K> listener) {
+  public EntryMap(
+      EntryStorage storage,
+      KeyLocks locks,
+      Ticker ticker,
+      Function<String, K> cacheKeys,
+      Listener<K> listener) {
     this.storage = storage;
     this.locks = locks;
     this.ticker = ticker;
@@ -158,9 +162,9 @@ public final class EntryMap<K> {
 
   /**
    * A step that does not read the entry first (a put that nothing about the old entry can change:
-   * eternal entries, no listener for updates or expiries). The remapping sees null; a write
-   * removes whatever is there and tells the listener whether something was. One store round trip
-   * less than {@link #compute}.
+   * eternal entries, no listener for updates or expiries). The remapping sees null; a write removes
+   * whatever is there and tells the listener whether something was. One store round trip less than
+   * {@link #compute}.
    */
   public Outcome computeUnread(K key, String storeKey, Remapping remapping) {
     try (KeyLocks.Held held = locks.lock(storeKey)) {
@@ -228,7 +232,8 @@ public final class EntryMap<K> {
         storeKeys[i] = sorted.get(i).storeKey();
         held.add(locks.lock(storeKeys[i]));
       }
-      StoredEntry[] current = unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
+      StoredEntry[] current =
+          unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
       long now = ticker.epochMillis();
       List<EntryStorage.Write> writes = new ArrayList<>(storeKeys.length);
       List<Integer> positions = new ArrayList<>(storeKeys.length);
@@ -245,8 +250,13 @@ public final class EntryMap<K> {
         if (expireAt == ExpiryTimes.NOT_STORED) {
           continue;
         }
-        writes.add(new EntryStorage.Write(storeKeys[i], sorted.get(i).value(), expireAt,
-            !unread && entry == null, held.get(i)));
+        writes.add(
+            new EntryStorage.Write(
+                storeKeys[i],
+                sorted.get(i).value(),
+                expireAt,
+                !unread && entry == null,
+                held.get(i)));
         positions.add(i);
       }
       boolean[] replaced = storage.writeAll(writes);
@@ -319,8 +329,8 @@ public final class EntryMap<K> {
   }
 
   /**
-   * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max};
-   * an entry extended meanwhile is queued again. Answers how many keys were examined.
+   * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max}; an
+   * entry extended meanwhile is queued again. Answers how many keys were examined.
    */
   public int sweep(long nowMillis, int max) {
     List<String> due = expiring.pollDue(nowMillis, max);

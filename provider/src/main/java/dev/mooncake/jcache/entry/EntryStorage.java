@@ -1,15 +1,15 @@
 package dev.mooncake.jcache.entry;
 
-import dev.mooncake.jcache.codec.Codec;
-import dev.mooncake.jcache.codec.TypedCodec;
-import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.time.Ticker;
-import dev.mooncake.jcache.lane.Lane;
-import dev.mooncake.jcache.lane.Lanes;
-import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.lane.Lane;
+import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,9 +30,12 @@ import javax.cache.CacheException;
 public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
   private static final int MIN_READ_BUFFER = 4096;
+
   private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.SIZE;
+
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
+
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
 
@@ -51,8 +54,13 @@ public final class EntryStorage {
    * @param operationTimeout how long a mutation retries transient answers (-703, -706) and dropped
    *     puts before it fails ({@code operation_timeout_ms})
    */
-  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec,
-      Ticker ticker, Duration operationTimeout) {
+  public EntryStorage(
+      String cacheName,
+      ObjectStore store,
+      Lanes lanes,
+      Codec codec,
+      Ticker ticker,
+      Duration operationTimeout) {
     this.cacheName = cacheName;
     this.store = store;
     this.buffers = store.buffers();
@@ -128,11 +136,16 @@ public final class EntryStorage {
       }
       ByteBuffer[] targets = transfer.buffers();
       long[] results = new long[keys.length];
-      lanes.runChunked(Lane.RETRIEVE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
-        long[] chunk = store.batchGetInto(
-            Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(targets, from, to));
-        System.arraycopy(chunk, 0, results, from, to - from);
-      });
+      lanes.runChunked(
+          Lane.RETRIEVE,
+          keys.length,
+          MIN_BATCH_CHUNK,
+          (from, to) -> {
+            long[] chunk =
+                store.batchGetInto(
+                    Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(targets, from, to));
+            System.arraycopy(chunk, 0, results, from, to - from);
+          });
       for (int i = 0; i < keys.length; i++) {
         if (results[i] >= 0) {
           found[i] = decode(keys[i], targets[i], results[i]);
@@ -145,9 +158,9 @@ public final class EntryStorage {
   }
 
   /**
-   * The transfer buffers of one batch call. Small batches take one pool buffer cut into slices
-   * (one acquire and one release instead of one per key: profiled, the per-key pool traffic cost
-   * more than the copies of a 64 × 1 KiB getAll); larger ones take a buffer per key.
+   * The transfer buffers of one batch call. Small batches take one pool buffer cut into slices (one
+   * acquire and one release instead of one per key: profiled, the per-key pool traffic cost more
+   * than the copies of a 64 × 1 KiB getAll); larger ones take a buffer per key.
    */
   private final class Transfer implements AutoCloseable {
     private static final long MAX_SHARED = 4L << 20;
@@ -213,8 +226,8 @@ public final class EntryStorage {
   }
 
   /**
-   * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read
-   * the old entry). Answers whether something was removed.
+   * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read the
+   * old entry). Answers whether something was removed.
    */
   boolean replace(String key, Object value, long expireAt, KeyLocks.Held held) {
     boolean existed = deleteNow(key, held);
@@ -237,8 +250,7 @@ public final class EntryStorage {
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
    * @param held the key's lock, asked before each mutation of the key
    */
-  record Write(
-      String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {}
+  record Write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {}
 
   /**
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
@@ -269,11 +281,16 @@ public final class EntryStorage {
         write.held().ensureHeld();
       }
       int[] results = new int[keys.length];
-      lanes.runChunked(Lane.STORE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
-        int[] chunk = store.batchPut(
-            Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(values, from, to));
-        System.arraycopy(chunk, 0, results, from, to - from);
-      });
+      lanes.runChunked(
+          Lane.STORE,
+          keys.length,
+          MIN_BATCH_CHUNK,
+          (from, to) -> {
+            int[] chunk =
+                store.batchPut(
+                    Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(values, from, to));
+            System.arraycopy(chunk, 0, results, from, to - from);
+          });
       List<Integer> toCheck = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
         if (results[i] == 0 && replaced[i]) {
@@ -294,8 +311,8 @@ public final class EntryStorage {
     putBytes(key, entry.format(), entry.payload(), expireAt, false, held);
   }
 
-  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent,
-      KeyLocks.Held held) {
+  private void putBytes(
+      String key, byte format, byte[] payload, long expireAt, boolean absent, KeyLocks.Held held) {
     ByteBuffer buffer = headed(format, payload, expireAt);
     try {
       boolean removed = !absent && deleteNow(key, held);
@@ -307,12 +324,12 @@ public final class EntryStorage {
 
   /**
    * Puts {@code value}; after a remove ({@code replacing}), checks that the store now holds an
-   * object of the value's size. Mooncake has been seen to answer OK to a put that followed a
-   * remove and store nothing (readers then saw the key absent for seconds): such a put, and an
-   * answer that the key is still busy (-703, -706), is retried with remove then put until {@code
-   * operation_timeout_ms} has passed; then the failure names the cache, the key and the status.
-   * A put on a key known to be absent is not checked: a create is not dropped that way, and the
-   * check would cost every create a round trip.
+   * object of the value's size. Mooncake has been seen to answer OK to a put that followed a remove
+   * and store nothing (readers then saw the key absent for seconds): such a put, and an answer that
+   * the key is still busy (-703, -706), is retried with remove then put until {@code
+   * operation_timeout_ms} has passed; then the failure names the cache, the key and the status. A
+   * put on a key known to be absent is not checked: a create is not dropped that way, and the check
+   * would cost every create a round trip.
    */
   private void putChecked(String key, ByteBuffer value, boolean replacing, KeyLocks.Held held) {
     long deadline = ticker.nanos() + timeoutNanos;
@@ -328,11 +345,20 @@ public final class EntryStorage {
           return;
         }
         if (ticker.nanos() - deadline >= 0) {
-          throw new CacheException("put on cache '" + cacheName + "' was dropped for store key '"
-              + key + "': the store answered OK but holds "
-              + (size < 0 ? StoreStatus.describe(size) : size + " bytes instead of "
-                  + value.remaining()) + ", still after " + retriesFor() + " ("
-              + store.describe() + ")");
+          throw new CacheException(
+              "put on cache '"
+                  + cacheName
+                  + "' was dropped for store key '"
+                  + key
+                  + "': the store answered OK but holds "
+                  + (size < 0
+                      ? StoreStatus.describe(size)
+                      : size + " bytes instead of " + value.remaining())
+                  + ", still after "
+                  + retriesFor()
+                  + " ("
+                  + store.describe()
+                  + ")");
         }
       } else if (!isTransient(result)) {
         throw failure("put", key, result);
@@ -376,7 +402,8 @@ public final class EntryStorage {
   }
 
   private String retriesFor() {
-    return "retries for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+    return "retries for "
+        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
         + " ms (operation_timeout_ms)";
   }
 
@@ -389,8 +416,11 @@ public final class EntryStorage {
       String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
-      throw new IllegalArgumentException("a zero-copy value needs " + ValueHeader.SIZE
-          + " free bytes before its position for the header; its position is " + value.position());
+      throw new IllegalArgumentException(
+          "a zero-copy value needs "
+              + ValueHeader.SIZE
+              + " free bytes before its position for the header; its position is "
+              + value.position());
     }
     ValueHeader.write(value, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
     ByteBuffer whole = value.duplicate().position(start);
@@ -400,8 +430,8 @@ public final class EntryStorage {
 
   /**
    * Zero-copy read into {@code destination} at its position (header first). Answers the entry's
-   * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit frame the
-   * payload. No byte is copied in Java.
+   * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit
+   * frame the payload. No byte is copied in Java.
    */
   long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
@@ -413,15 +443,28 @@ public final class EntryStorage {
     if (length < 0) {
       long size = store.getSize(key);
       if (size > destination.remaining()) {
-        throw new CacheException("get on cache '" + cacheName + "': the value of '" + key
-            + "' needs " + size + " bytes, the destination has " + destination.remaining());
+        throw new CacheException(
+            "get on cache '"
+                + cacheName
+                + "': the value of '"
+                + key
+                + "' needs "
+                + size
+                + " bytes, the destination has "
+                + destination.remaining());
       }
       throw failure("get", key, length);
     }
     ValueHeader.check(destination, start, length, key);
     if (ValueHeader.format(destination, start) != TypedCodec.BYTES_FORMAT) {
-      throw new CacheException("get on cache '" + cacheName + "': the value of '" + key
-          + "' is not a byte[] (format " + ValueHeader.format(destination, start) + ")");
+      throw new CacheException(
+          "get on cache '"
+              + cacheName
+              + "': the value of '"
+              + key
+              + "' is not a byte[] (format "
+              + ValueHeader.format(destination, start)
+              + ")");
     }
     long expireAt = ValueHeader.expireAt(destination, start);
     destination.limit(start + (int) length).position(start + ValueHeader.SIZE);
@@ -458,9 +501,9 @@ public final class EntryStorage {
   }
 
   /**
-   * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is
-   * retried until {@code operation_timeout_ms} has passed: another JVM's write of the key is
-   * about to land, and callers must not see that as an error.
+   * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is retried
+   * until {@code operation_timeout_ms} has passed: another JVM's write of the key is about to land,
+   * and callers must not see that as an error.
    */
   private boolean deleteNow(String key, KeyLocks.Held held) {
     long deadline = 0;
@@ -514,8 +557,14 @@ public final class EntryStorage {
   private int checkedSize(long needed, String key) {
     if (needed > buffers.maxBufferSize() || needed > Integer.MAX_VALUE - 8) {
       throw new CacheException(
-          "get on cache '" + cacheName + "' failed: stored object '" + key + "' has " + needed
-              + " bytes, more than the largest transfer buffer (" + buffers.maxBufferSize()
+          "get on cache '"
+              + cacheName
+              + "' failed: stored object '"
+              + key
+              + "' has "
+              + needed
+              + " bytes, more than the largest transfer buffer ("
+              + buffers.maxBufferSize()
               + " bytes, local_buffer_size)");
     }
     return (int) needed;
@@ -523,14 +572,31 @@ public final class EntryStorage {
 
   private CacheException failure(String operation, String key, long code) {
     return new CacheException(
-        operation + " on cache '" + cacheName + "' failed for store key '" + key + "': "
-            + StoreStatus.describe(code) + " (" + store.describe() + ")");
+        operation
+            + " on cache '"
+            + cacheName
+            + "' failed for store key '"
+            + key
+            + "': "
+            + StoreStatus.describe(code)
+            + " ("
+            + store.describe()
+            + ")");
   }
 
   private CacheException failure(String operation, String key, long code, String after) {
     return new CacheException(
-        operation + " on cache '" + cacheName + "' failed for store key '" + key + "': "
-            + StoreStatus.describe(code) + ", still after " + after + " (" + store.describe()
+        operation
+            + " on cache '"
+            + cacheName
+            + "' failed for store key '"
+            + key
+            + "': "
+            + StoreStatus.describe(code)
+            + ", still after "
+            + after
+            + " ("
+            + store.describe()
             + ")");
   }
 }

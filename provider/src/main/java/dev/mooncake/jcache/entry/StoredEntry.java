@@ -5,8 +5,8 @@ import dev.mooncake.jcache.codec.TypedCodec;
 import java.nio.ByteBuffer;
 
 /**
- * A value read from the store: its expiry time and its payload, decoded on first use (a
- * conditional operation or an expiry check often needs only the header).
+ * A value read from the store: its expiry time and its payload, decoded on first use (a conditional
+ * operation or an expiry check often needs only the header).
  */
 public final class StoredEntry {
   private final byte format;
@@ -63,12 +63,11 @@ public final class StoredEntry {
   }
 
   /**
-   * The same entry for another reader (a near cache keeps one and hands out others): it shares
-   * the payload, except a byte[] payload, which {@link #copyOfValue} may hand out as the value.
+   * The same entry for another reader (a near cache keeps one and hands out others): it shares the
+   * payload, except a byte[] payload, which {@link #copyOfValue} may hand out as the value.
    */
   public StoredEntry forAnotherReader() {
-    return new StoredEntry(format, expireAt,
-        format == TypedCodec.BYTES_FORMAT ? payload.clone() : payload, codec);
+    return new StoredEntry(
+        format, expireAt, format == TypedCodec.BYTES_FORMAT ? payload.clone() : payload, codec);
   }
-
 }

@@ -21,7 +21,8 @@ public final class ValueHeader {
   private ValueHeader() {}
 
   /** Writes a header at {@code buffer}'s absolute index {@code at}. */
-  public static void write(ByteBuffer buffer, int at, byte format, long expireAt, int payloadLength) {
+  public static void write(
+      ByteBuffer buffer, int at, byte format, long expireAt, int payloadLength) {
     buffer.put(at, MAGIC);
     buffer.put(at + 1, VERSION);
     buffer.put(at + 2, format);
@@ -30,7 +31,9 @@ public final class ValueHeader {
     buffer.putInt(at + 12, payloadLength);
   }
 
-  /** Checks the header at {@code at} against {@code totalLength} bytes read; names what is wrong. */
+  /**
+   * Checks the header at {@code at} against {@code totalLength} bytes read; names what is wrong.
+   */
   public static void check(ByteBuffer buffer, int at, long totalLength, String key) {
     if (totalLength < SIZE || buffer.get(at) != MAGIC) {
       throw new CacheException(
@@ -38,14 +41,22 @@ public final class ValueHeader {
     }
     if (buffer.get(at + 1) != VERSION) {
       throw new CacheException(
-          "stored object '" + key + "' has header layout " + buffer.get(at + 1)
-              + "; this provider reads layout " + VERSION);
+          "stored object '"
+              + key
+              + "' has header layout "
+              + buffer.get(at + 1)
+              + "; this provider reads layout "
+              + VERSION);
     }
     int payloadLength = buffer.getInt(at + 12);
     if (payloadLength != totalLength - SIZE) {
       throw new CacheException(
-          "stored object '" + key + "' is truncated: header says " + payloadLength
-              + " payload bytes, the store returned " + (totalLength - SIZE));
+          "stored object '"
+              + key
+              + "' is truncated: header says "
+              + payloadLength
+              + " payload bytes, the store returned "
+              + (totalLength - SIZE));
     }
   }
 

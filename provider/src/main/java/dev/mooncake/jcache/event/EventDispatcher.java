@@ -126,19 +126,25 @@ public final class EventDispatcher<K, V> {
         continue;
       }
       EntryEvent<K, V> delivered = event;
-      CompletableFuture<Void> future = registration.queues.compute(key, (k, queue) ->
-          queue == null
-              ? CompletableFuture.runAsync(() -> registration.deliver(delivered), executor)
-              : queue.handleAsync((ignored, error) -> {
-                  registration.deliver(delivered);
-                  return null;
-                }, executor));
-      future.whenComplete((ignored, error) -> {
-        registration.queues.remove(key, future);
-        if (error != null && !registration.configuration.isSynchronous()) {
-          LOG.warn("asynchronous cache entry listener failed", error);
-        }
-      });
+      CompletableFuture<Void> future =
+          registration.queues.compute(
+              key,
+              (k, queue) ->
+                  queue == null
+                      ? CompletableFuture.runAsync(() -> registration.deliver(delivered), executor)
+                      : queue.handleAsync(
+                          (ignored, error) -> {
+                            registration.deliver(delivered);
+                            return null;
+                          },
+                          executor));
+      future.whenComplete(
+          (ignored, error) -> {
+            registration.queues.remove(key, future);
+            if (error != null && !registration.configuration.isSynchronous()) {
+              LOG.warn("asynchronous cache entry listener failed", error);
+            }
+          });
       if (registration.configuration.isSynchronous()) {
         pending.get().add(future);
       }

@@ -30,13 +30,15 @@ public final class ExpirySweeper implements AutoCloseable {
   /** Sweeps every {@code intervalMillis} of real time, asking {@code ticker} what time it is. */
   public ExpirySweeper(String threadName, long intervalMillis, Ticker ticker) {
     this.ticker = ticker;
-    this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, threadName);
-      thread.setDaemon(true);
-      return thread;
-    });
-    timer.scheduleWithFixedDelay(this::sweepNow, intervalMillis, intervalMillis,
-        TimeUnit.MILLISECONDS);
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, threadName);
+              thread.setDaemon(true);
+              return thread;
+            });
+    timer.scheduleWithFixedDelay(
+        this::sweepNow, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
   }
 
   public void register(Sweepable cache) {

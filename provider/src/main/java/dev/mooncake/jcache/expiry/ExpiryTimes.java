@@ -7,18 +7,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns an {@link ExpiryPolicy}'s durations into absolute expiry times (epoch millis) as stored in
- * the value header. The sentinels that travel in place of an expiry time are all defined here. A policy that throws is logged and treated as "no change" (the spec leaves the
- * entry's expiry as it was; for a creation, eternal).
+ * the value header. The sentinels that travel in place of an expiry time are all defined here. A
+ * policy that throws is logged and treated as "no change" (the spec leaves the entry's expiry as it
+ * was; for a creation, eternal).
  */
 public final class ExpiryTimes {
   /** The entry never expires. */
   public static final long ETERNAL = Long.MAX_VALUE;
+
   /** Keep the entry's current expiry time. */
   public static final long UNCHANGED = Long.MIN_VALUE;
+
   /** The entry is expired as of now (Duration.ZERO). */
   public static final long EXPIRED_NOW = 0L;
+
   /** A creation that expires at once: the entry is not stored at all. */
   public static final long NOT_STORED = Long.MIN_VALUE + 1;
+
   /** No entry: what a zero-copy read answers instead of an expiry time for a missing key. */
   public static final long ABSENT = Long.MIN_VALUE + 2;
 

@@ -13,7 +13,9 @@ import javax.cache.integration.CacheWriterException;
 public final class WriterCalls<K, V> {
   private final CacheWriter<? super K, ? super V> writer;
 
-  /** @param writer the writer, or null when write-through is off */
+  /**
+   * @param writer the writer, or null when write-through is off
+   */
   public WriterCalls(CacheWriter<? super K, ? super V> writer) {
     this.writer = writer;
   }

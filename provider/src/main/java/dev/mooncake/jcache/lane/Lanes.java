@@ -21,9 +21,9 @@ import java.util.function.Supplier;
 
 /**
  * Worker lanes for store calls, as LMCache runs Mooncake: a lane named in {@code per_op_workers}
- * gets its own fixed pool of that many threads; the other lanes share one pool of
- * {@code num_workers} threads. A slow kind of call (say, large retrieves) then cannot starve
- * another (small puts).
+ * gets its own fixed pool of that many threads; the other lanes share one pool of {@code
+ * num_workers} threads. A slow kind of call (say, large retrieves) then cannot starve another
+ * (small puts).
  *
  * <p>Single synchronous calls run on the caller's thread unless {@code single_calls_on_lanes} is
  * set: the caller waits anyway, so a hop would only add a context switch. Batches and asynchronous
@@ -54,11 +54,15 @@ public final class Lanes implements AutoCloseable {
   }
 
   /**
-   * @param batchesOnLanes whether {@link #runChunked} splits batches across the lane's threads
-   *     (for a store with round trips to overlap) or runs them on the caller's thread
+   * @param batchesOnLanes whether {@link #runChunked} splits batches across the lane's threads (for
+   *     a store with round trips to overlap) or runs them on the caller's thread
    */
-  public Lanes(int numWorkers, Map<Lane, Integer> perOpWorkers, boolean singleCallsOnLanes,
-      boolean batchesOnLanes, String name) {
+  public Lanes(
+      int numWorkers,
+      Map<Lane, Integer> perOpWorkers,
+      boolean singleCallsOnLanes,
+      boolean batchesOnLanes,
+      String name) {
     if (numWorkers <= 0) {
       throw new IllegalArgumentException("num_workers must be > 0, got " + numWorkers);
     }
@@ -119,8 +123,8 @@ public final class Lanes implements AutoCloseable {
   }
 
   /**
-   * Runs one synchronous store call: on the caller's thread, or on the lane when
-   * {@code single_calls_on_lanes} is set. Whatever the call throws is thrown as is.
+   * Runs one synchronous store call: on the caller's thread, or on the lane when {@code
+   * single_calls_on_lanes} is set. Whatever the call throws is thrown as is.
    */
   public <T> T call(Lane lane, Supplier<T> call) {
     ensureOpen();
@@ -131,8 +135,8 @@ public final class Lanes implements AutoCloseable {
   }
 
   /**
-   * {@link #call} for calls answering a status code or a length: no boxing on the caller's
-   * thread (a boxed {@code Long} per get showed in allocation profiles).
+   * {@link #call} for calls answering a status code or a length: no boxing on the caller's thread
+   * (a boxed {@code Long} per get showed in allocation profiles).
    */
   public long callLong(Lane lane, LongSupplier call) {
     ensureOpen();
@@ -153,11 +157,11 @@ public final class Lanes implements AutoCloseable {
   }
 
   /**
-   * Runs {@code task} over {@code [0, count)} split into contiguous chunks of at least
-   * {@code minChunk} items, at most one per thread of the lane's pool, on that pool, and waits for
-   * all of them. For batch calls: each chunk is one store batch call filling its part of the
-   * results. The first failure is thrown as is, after every chunk has ended. Without
-   * {@code batchesOnLanes}, the whole task runs on the caller's thread instead.
+   * Runs {@code task} over {@code [0, count)} split into contiguous chunks of at least {@code
+   * minChunk} items, at most one per thread of the lane's pool, on that pool, and waits for all of
+   * them. For batch calls: each chunk is one store batch call filling its part of the results. The
+   * first failure is thrown as is, after every chunk has ended. Without {@code batchesOnLanes}, the
+   * whole task runs on the caller's thread instead.
    */
   public void runChunked(Lane lane, int count, int minChunk, ChunkTask task) {
     ensureOpen();

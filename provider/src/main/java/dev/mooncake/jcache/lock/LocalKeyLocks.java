@@ -7,9 +7,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Per-key locks for one JVM. A lock exists only while some thread holds or waits for it (counted
- * references), so memory stays proportional to the keys in use, not the keys ever seen. Read
- * stamps come from striped counters: each stripe counts lock acquisitions and current holders of
- * the keys hashed to it, so a reader can tell cheaply whether a writer may have overlapped it.
+ * references), so memory stays proportional to the keys in use, not the keys ever seen. Read stamps
+ * come from striped counters: each stripe counts lock acquisitions and current holders of the keys
+ * hashed to it, so a reader can tell cheaply whether a writer may have overlapped it.
  */
 public final class LocalKeyLocks implements KeyLocks {
   private static final int STRIPES = 4096; // a power of two
@@ -25,11 +25,14 @@ public final class LocalKeyLocks implements KeyLocks {
     // Announce before taking the lock, so a reader's stamp sees any writer that may follow.
     holders.incrementAndGet(stripe);
     acquisitions.incrementAndGet(stripe);
-    Entry entry = locks.compute(key, (k, existing) -> {
-      Entry e = existing == null ? new Entry() : existing;
-      e.users++;
-      return e;
-    });
+    Entry entry =
+        locks.compute(
+            key,
+            (k, existing) -> {
+              Entry e = existing == null ? new Entry() : existing;
+              e.users++;
+              return e;
+            });
     entry.lock.lock();
     return () -> release(key, entry, stripe);
   }

@@ -103,8 +103,9 @@ public final class CacheStatistics implements CacheStatisticsMXBean {
   @Override
   public void clear() {
     for (LongAdder adder :
-        new LongAdder[] {hits, misses, puts, removals, evictions, getTimeNanos, putTimeNanos,
-            removeTimeNanos}) {
+        new LongAdder[] {
+          hits, misses, puts, removals, evictions, getTimeNanos, putTimeNanos, removeTimeNanos
+        }) {
       adder.reset();
     }
   }

@@ -28,8 +28,13 @@ public final class JmxRegistration {
   /** {@code javax.cache:type=CacheStatistics,CacheManager=<uri>,Cache=<name>}, made JMX-safe. */
   public static ObjectName objectName(String managerUri, String cacheName, Type type) {
     try {
-      return new ObjectName("javax.cache:type=" + type.typeName
-          + ",CacheManager=" + safe(managerUri) + ",Cache=" + safe(cacheName));
+      return new ObjectName(
+          "javax.cache:type="
+              + type.typeName
+              + ",CacheManager="
+              + safe(managerUri)
+              + ",Cache="
+              + safe(cacheName));
     } catch (JMException e) {
       throw new CacheException("invalid MBean name for cache " + cacheName, e);
     }

@@ -5,8 +5,8 @@ import java.util.function.Function;
 import javax.cache.processor.MutableEntry;
 
 /**
- * The {@link MutableEntry} an entry processor works on. It records the dominant {@link Action};
- * the cache applies that action to the store afterwards, inside the same key lock.
+ * The {@link MutableEntry} an entry processor works on. It records the dominant {@link Action}; the
+ * cache applies that action to the store afterwards, inside the same key lock.
  */
 public final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   private final K key;

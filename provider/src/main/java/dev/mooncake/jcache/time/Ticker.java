@@ -3,9 +3,9 @@ package dev.mooncake.jcache.time;
 import java.util.Properties;
 
 /**
- * The provider's one source of time, in the spirit of Caffeine's {@code Ticker}: expiry times,
- * the expiry sweeper, the in-process store's read leases and the entry layer's retry deadlines all
- * read it, so a test can inject a fake one and advance time instead of sleeping.
+ * The provider's one source of time, in the spirit of Caffeine's {@code Ticker}: expiry times, the
+ * expiry sweeper, the in-process store's read leases and the entry layer's retry deadlines all read
+ * it, so a test can inject a fake one and advance time instead of sleeping.
  *
  * <p>Inject one through the provider properties of {@code getCacheManager(uri, loader,
  * properties)}: {@code properties.put(Ticker.PROPERTY, ticker)}.
@@ -15,8 +15,8 @@ public interface Ticker {
   String PROPERTY = "mooncake.jcache.ticker";
 
   /**
-   * Wall-clock time in epoch milliseconds: what expiry times stored in values are measured in
-   * (they are shared with other JVMs, so they cannot be monotonic nanos).
+   * Wall-clock time in epoch milliseconds: what expiry times stored in values are measured in (they
+   * are shared with other JVMs, so they cannot be monotonic nanos).
    */
   long epochMillis();
 
@@ -37,8 +37,13 @@ public interface Ticker {
     if (given instanceof Ticker ticker) {
       return ticker;
     }
-    throw new IllegalArgumentException("provider property " + PROPERTY + " must be a "
-        + Ticker.class.getName() + ", not " + given.getClass().getName());
+    throw new IllegalArgumentException(
+        "provider property "
+            + PROPERTY
+            + " must be a "
+            + Ticker.class.getName()
+            + ", not "
+            + given.getClass().getName());
   }
 
   /** {@link System#currentTimeMillis()} and {@link System#nanoTime()}. */

@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A store double for the entry layer's failure paths: calls go to a real store underneath, unless
- * a scripted answer is queued for the operation ({@code put}, {@code remove}, {@code getInto},
- * {@code getSize}), in which case that answer is returned instead and the real store is not
- * touched ({@link #DROP} for a put: answer OK, store nothing, as a dropped Mooncake put does).
- * Every call is recorded, and each can move a fake ticker, so retry deadlines pass without sleeps.
+ * A store double for the entry layer's failure paths: calls go to a real store underneath, unless a
+ * scripted answer is queued for the operation ({@code put}, {@code remove}, {@code getInto}, {@code
+ * getSize}), in which case that answer is returned instead and the real store is not touched
+ * ({@link #DROP} for a put: answer OK, store nothing, as a dropped Mooncake put does). Every call
+ * is recorded, and each can move a fake ticker, so retry deadlines pass without sleeps.
  */
 public final class ScriptedStore implements ObjectStore {
   /** A scripted put answer: OK, but nothing is stored. */

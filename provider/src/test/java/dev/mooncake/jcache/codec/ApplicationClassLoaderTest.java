@@ -34,13 +34,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A cache manager created with an application's class loader (Spring DevTools' restart loader, an
- * application server's per-deployment loader) decodes values with that loader, whatever the
- * calling thread's context loader is. The value class is compiled here, at test time, into a
- * directory only a child class loader reads: the provider's own loader cannot see it.
+ * application server's per-deployment loader) decodes values with that loader, whatever the calling
+ * thread's context loader is. The value class is compiled here, at test time, into a directory only
+ * a child class loader reads: the provider's own loader cannot see it.
  */
 class ApplicationClassLoaderTest {
   private static final String PARCEL = "dev.mooncake.childonly.Parcel";
-  private static final String PARCEL_SOURCE = """
+  private static final String PARCEL_SOURCE =
+      """
       package dev.mooncake.childonly;
 
       public final class Parcel implements java.io.Serializable {
@@ -57,12 +58,14 @@ class ApplicationClassLoaderTest {
         }
       }
       """;
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       {"tenant_id": "loaders",
        "deserialization_allow_list": ["dev.mooncake.childonly.*"],
        "caches": {
          "parcels": {"key_type": "java.lang.String", "value_type": "%s"}}}
-      """.formatted(PARCEL);
+      """
+          .formatted(PARCEL);
 
   @TempDir Path dir;
   private final MooncakeCachingProvider provider = new MooncakeCachingProvider();
@@ -78,7 +81,9 @@ class ApplicationClassLoaderTest {
     child = new URLClassLoader("application", new URL[] {classes.toUri().toURL()}, parent);
     parcelClass = Class.forName(PARCEL, false, child);
     assertSame(child, parcelClass.getClassLoader());
-    assertThrows(ClassNotFoundException.class, () -> Class.forName(PARCEL, false, parent),
+    assertThrows(
+        ClassNotFoundException.class,
+        () -> Class.forName(PARCEL, false, parent),
         "the test is void if the provider's loader can see the class");
 
     configUri = dir.resolve("mooncake.json").toUri();
@@ -108,34 +113,38 @@ class ApplicationClassLoaderTest {
     assertSame(parcelClass, a.getClass());
     assertEquals("Parcel[first]", a.toString());
 
-    Map<String, Object> both = onThreadWithContextLoader(parent,
-        () -> parcels.getAll(Set.of("a", "b")));
+    Map<String, Object> both =
+        onThreadWithContextLoader(parent, () -> parcels.getAll(Set.of("a", "b")));
     assertSame(parcelClass, both.get("b").getClass());
     assertEquals("Parcel[second]", both.get("b").toString());
 
     Object old = onThreadWithContextLoader(parent, () -> parcels.getAndReplace("a", parcel("3")));
     assertEquals("Parcel[first]", old.toString());
 
-    Object seen = onThreadWithContextLoader(parent,
-        () -> parcels.invoke("b", (entry, args) -> entry.getValue()));
+    Object seen =
+        onThreadWithContextLoader(
+            parent, () -> parcels.invoke("b", (entry, args) -> entry.getValue()));
     assertSame(parcelClass, seen.getClass());
 
-    int entries = onThreadWithContextLoader(parent, () -> {
-      int n = 0;
-      for (Cache.Entry<String, Object> entry : parcels) {
-        assertSame(parcelClass, entry.getValue().getClass());
-        n++;
-      }
-      return n;
-    });
+    int entries =
+        onThreadWithContextLoader(
+            parent,
+            () -> {
+              int n = 0;
+              for (Cache.Entry<String, Object> entry : parcels) {
+                assertSame(parcelClass, entry.getValue().getClass());
+                n++;
+              }
+              return n;
+            });
     assertEquals(2, entries);
   }
 
   @Test
   void keysOfAChildOnlyTypeComeBackAsThatType() throws Exception {
     CacheManager manager = provider.getCacheManager(configUri, child);
-    Cache<Object, String> byParcel = manager.createCache("byParcel",
-        new MutableConfiguration<Object, String>());
+    Cache<Object, String> byParcel =
+        manager.createCache("byParcel", new MutableConfiguration<Object, String>());
     byParcel.put(parcel("key"), "value");
 
     Object key = onThreadWithContextLoader(parent, () -> byParcel.iterator().next().getKey());
@@ -146,8 +155,8 @@ class ApplicationClassLoaderTest {
 
   @Test
   void managerOnTheProvidersLoaderCannotResolveTheChildOnlyType() {
-    CacheException refused = assertThrows(CacheException.class,
-        () -> provider.getCacheManager(configUri, parent));
+    CacheException refused =
+        assertThrows(CacheException.class, () -> provider.getCacheManager(configUri, parent));
     assertTrue(String.valueOf(refused.getMessage()).contains(PARCEL), refused.getMessage());
   }
 
@@ -179,8 +188,9 @@ class ApplicationClassLoaderTest {
     Files.createDirectories(sourceFile.getParent());
     Files.writeString(sourceFile, source, StandardCharsets.UTF_8);
     ByteArrayOutputStream errors = new ByteArrayOutputStream();
-    int status = javac.run(null, null, errors, "--release", "17", "-d", classes.toString(),
-        sourceFile.toString());
+    int status =
+        javac.run(
+            null, null, errors, "--release", "17", "-d", classes.toString(), sourceFile.toString());
     assertEquals(0, status, "javac: " + errors.toString(StandardCharsets.UTF_8));
   }
 }

@@ -44,7 +44,8 @@ class ValueCodecsTest {
   @Test
   void stringAndBytesWriteOnlyTheirTypeAndNameTheRefusal() {
     assertEquals("text", roundTrip(codec("string"), typed, "text"));
-    assertArrayEquals(new byte[] {1, 2}, (byte[]) roundTrip(codec("bytes"), typed, new byte[] {1, 2}));
+    assertArrayEquals(
+        new byte[] {1, 2}, (byte[]) roundTrip(codec("bytes"), typed, new byte[] {1, 2}));
     ClassCastException e = assertThrows(ClassCastException.class, () -> codec("string").encode(7));
     assertTrue(e.getMessage().contains("cache 'c' has codec 'string'"), e.getMessage());
     assertTrue(e.getMessage().contains("not java.lang.Integer"), e.getMessage());

@@ -101,29 +101,47 @@ class CacheDefinitionsTest {
     public LoaderWithoutDefaultConstructor(String unused) {}
   }
 
-  private static CacheDefinition def(String keyType, String valueType, ExpirySettings expiry, String loader,
-      String writer, List<ListenerDefinition> listeners) {
-    return new CacheDefinition("users", keyType, valueType, expiry, true, true, true, true, loader, writer, listeners, "java");
+  private static CacheDefinition def(
+      String keyType,
+      String valueType,
+      ExpirySettings expiry,
+      String loader,
+      String writer,
+      List<ListenerDefinition> listeners) {
+    return new CacheDefinition(
+        "users", keyType, valueType, expiry, true, true, true, true, loader, writer, listeners,
+        "java");
   }
 
   // ---- toConfiguration ----
 
   @Test
   void unsetDefinitionGivesJCacheDefaults() {
-    assertEquals(new MutableConfiguration<>(), CacheDefinitions.toConfiguration(CacheDefinition.unset("c"), LOADER));
+    assertEquals(
+        new MutableConfiguration<>(),
+        CacheDefinitions.toConfiguration(CacheDefinition.unset("c"), LOADER));
   }
 
   @Test
   void everySettingIsTranslated() {
-    CacheDefinition def = def("java.lang.String", "java.lang.Long", new ExpirySettings("created", java.time.Duration.ofSeconds(10)),
-        PREFIX + "TestLoader", PREFIX + "TestWriter",
-        List.of(new ListenerDefinition(PREFIX + "TestListener", PREFIX + "TestFilter", true, true)));
+    CacheDefinition def =
+        def(
+            "java.lang.String",
+            "java.lang.Long",
+            new ExpirySettings("created", java.time.Duration.ofSeconds(10)),
+            PREFIX + "TestLoader",
+            PREFIX + "TestWriter",
+            List.of(
+                new ListenerDefinition(
+                    PREFIX + "TestListener", PREFIX + "TestFilter", true, true)));
 
     MutableConfiguration<Object, Object> config = CacheDefinitions.toConfiguration(def, LOADER);
 
     assertEquals(String.class, config.getKeyType());
     assertEquals(Long.class, config.getValueType());
-    assertEquals(CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 10_000)), config.getExpiryPolicyFactory());
+    assertEquals(
+        CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 10_000)),
+        config.getExpiryPolicyFactory());
     assertTrue(config.isStatisticsEnabled());
     assertTrue(config.isManagementEnabled());
     assertTrue(config.isReadThrough());
@@ -142,35 +160,57 @@ class CacheDefinitionsTest {
 
   @Test
   void aFactoryClassIsInstantiatedAsTheFactory() {
-    CacheDefinition def = def(null, null, null, PREFIX + "TestLoaderFactory", null,
-        List.of(new ListenerDefinition(PREFIX + "TestListener", null, false, false)));
+    CacheDefinition def =
+        def(
+            null,
+            null,
+            null,
+            PREFIX + "TestLoaderFactory",
+            null,
+            List.of(new ListenerDefinition(PREFIX + "TestListener", null, false, false)));
 
     MutableConfiguration<Object, Object> config = CacheDefinitions.toConfiguration(def, LOADER);
 
     assertInstanceOf(TestLoaderFactory.class, config.getCacheLoaderFactory());
-    assertNull(config.getCacheEntryListenerConfigurations().iterator().next().getCacheEntryEventFilterFactory());
+    assertNull(
+        config
+            .getCacheEntryListenerConfigurations()
+            .iterator()
+            .next()
+            .getCacheEntryEventFilterFactory());
   }
 
   @ParameterizedTest
   @CsvSource({"created", "accessed", "modified", "touched"})
   void expiryPolicies(String policy) {
-    CacheDefinition def = def(null, null, new ExpirySettings(policy, java.time.Duration.ofMillis(250)), null, null, List.of());
+    CacheDefinition def =
+        def(
+            null,
+            null,
+            new ExpirySettings(policy, java.time.Duration.ofMillis(250)),
+            null,
+            null,
+            List.of());
     Duration duration = new Duration(TimeUnit.MILLISECONDS, 250);
-    Factory<?> expected = switch (policy) {
-      case "created" -> CreatedExpiryPolicy.factoryOf(duration);
-      case "accessed" -> AccessedExpiryPolicy.factoryOf(duration);
-      case "modified" -> ModifiedExpiryPolicy.factoryOf(duration);
-      default -> TouchedExpiryPolicy.factoryOf(duration);
-    };
+    Factory<?> expected =
+        switch (policy) {
+          case "created" -> CreatedExpiryPolicy.factoryOf(duration);
+          case "accessed" -> AccessedExpiryPolicy.factoryOf(duration);
+          case "modified" -> ModifiedExpiryPolicy.factoryOf(duration);
+          default -> TouchedExpiryPolicy.factoryOf(duration);
+        };
 
     assertEquals(expected, CacheDefinitions.toConfiguration(def, LOADER).getExpiryPolicyFactory());
   }
 
   @Test
   void eternalExpiry() {
-    CacheDefinition def = def(null, null, new ExpirySettings("eternal", null), null, null, List.of());
+    CacheDefinition def =
+        def(null, null, new ExpirySettings("eternal", null), null, null, List.of());
 
-    assertEquals(EternalExpiryPolicy.factoryOf(), CacheDefinitions.toConfiguration(def, LOADER).getExpiryPolicyFactory());
+    assertEquals(
+        EternalExpiryPolicy.factoryOf(),
+        CacheDefinitions.toConfiguration(def, LOADER).getExpiryPolicyFactory());
   }
 
   @Test
@@ -185,9 +225,11 @@ class CacheDefinitionsTest {
 
   @Test
   void unknownClassNamesTheCacheAndKey() {
-    CacheDefinition def = def("java.lang.String", null, null, "com.acme.MissingLoader", null, List.of());
+    CacheDefinition def =
+        def("java.lang.String", null, null, "com.acme.MissingLoader", null, List.of());
 
-    ConfigException e = assertThrows(ConfigException.class, () -> CacheDefinitions.toConfiguration(def, LOADER));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> CacheDefinitions.toConfiguration(def, LOADER));
 
     assertTrue(e.getMessage().contains("cache 'users'"), e.getMessage());
     assertTrue(e.getMessage().contains("caches.users.loader"), e.getMessage());
@@ -196,30 +238,65 @@ class CacheDefinitionsTest {
 
   @Test
   void badClassesAreErrors() {
-    assertMessage(def("com.acme.Missing", null, null, null, null, List.of()), "caches.users.key_type", "not found");
-    assertMessage(def("int", null, null, null, null, List.of()), "caches.users.key_type", "primitive");
-    assertMessage(def(null, null, null, "java.lang.String", null, List.of()), "caches.users.loader",
+    assertMessage(
+        def("com.acme.Missing", null, null, null, null, List.of()),
+        "caches.users.key_type",
+        "not found");
+    assertMessage(
+        def("int", null, null, null, null, List.of()), "caches.users.key_type", "primitive");
+    assertMessage(
+        def(null, null, null, "java.lang.String", null, List.of()),
+        "caches.users.loader",
         "neither a javax.cache.configuration.Factory nor a javax.cache.integration.CacheLoader");
-    assertMessage(def(null, null, null, PREFIX + "AbstractLoader", null, List.of()), "caches.users.loader", "abstract");
-    assertMessage(def(null, null, null, PREFIX + "LoaderWithoutDefaultConstructor", null, List.of()),
-        "caches.users.loader", "no public no-argument constructor");
-    assertMessage(def(null, null, null, null, PREFIX + "TestLoader", List.of()), "caches.users.writer", "CacheWriter");
-    assertMessage(def(null, null, null, null, null, List.of(new ListenerDefinition(PREFIX + "TestFilter", null, false, false))),
-        "caches.users.listeners[0].factory", "CacheEntryListener");
-    assertMessage(def(null, null, null, null, null,
-            List.of(new ListenerDefinition(PREFIX + "TestListener", "com.acme.NoFilter", false, false))),
-        "caches.users.listeners[0].filter", "not found");
+    assertMessage(
+        def(null, null, null, PREFIX + "AbstractLoader", null, List.of()),
+        "caches.users.loader",
+        "abstract");
+    assertMessage(
+        def(null, null, null, PREFIX + "LoaderWithoutDefaultConstructor", null, List.of()),
+        "caches.users.loader",
+        "no public no-argument constructor");
+    assertMessage(
+        def(null, null, null, null, PREFIX + "TestLoader", List.of()),
+        "caches.users.writer",
+        "CacheWriter");
+    assertMessage(
+        def(
+            null,
+            null,
+            null,
+            null,
+            null,
+            List.of(new ListenerDefinition(PREFIX + "TestFilter", null, false, false))),
+        "caches.users.listeners[0].factory",
+        "CacheEntryListener");
+    assertMessage(
+        def(
+            null,
+            null,
+            null,
+            null,
+            null,
+            List.of(
+                new ListenerDefinition(
+                    PREFIX + "TestListener", "com.acme.NoFilter", false, false))),
+        "caches.users.listeners[0].filter",
+        "not found");
   }
 
   private static void assertMessage(CacheDefinition def, String key, String fragment) {
-    ConfigException e = assertThrows(ConfigException.class, () -> CacheDefinitions.toConfiguration(def, LOADER));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> CacheDefinitions.toConfiguration(def, LOADER));
     assertTrue(e.getMessage().contains(key) && e.getMessage().contains(fragment), e.getMessage());
   }
 
   @Test
   void classesVisibleOnlyToTheManagersLoaderStillInstantiate() throws Exception {
     Path sources = dir.resolve("src/acme");
-    ConfigTestSupport.write(dir, "src/acme/HiddenLoader.java", """
+    ConfigTestSupport.write(
+        dir,
+        "src/acme/HiddenLoader.java",
+        """
         package acme;
         public class HiddenLoader implements javax.cache.integration.CacheLoader<Object, Object> {
           public Object load(Object key) { return "hidden"; }
@@ -227,17 +304,29 @@ class CacheDefinitionsTest {
         }
         """);
     JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-    int status = compiler.run(null, null, null, "-d", dir.resolve("classes").toString(),
-        "-cp", System.getProperty("java.class.path"), sources.resolve("HiddenLoader.java").toString());
+    int status =
+        compiler.run(
+            null,
+            null,
+            null,
+            "-d",
+            dir.resolve("classes").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            sources.resolve("HiddenLoader.java").toString());
     assertEquals(0, status);
 
-    try (URLClassLoader managerLoader = new URLClassLoader(new URL[] {dir.resolve("classes").toUri().toURL()}, LOADER)) {
+    try (URLClassLoader managerLoader =
+        new URLClassLoader(new URL[] {dir.resolve("classes").toUri().toURL()}, LOADER)) {
       CacheDefinition def = def(null, null, null, "acme.HiddenLoader", null, List.of());
-      Factory<CacheLoader<Object, Object>> factory = CacheDefinitions.toConfiguration(def, managerLoader).getCacheLoaderFactory();
+      Factory<CacheLoader<Object, Object>> factory =
+          CacheDefinitions.toConfiguration(def, managerLoader).getCacheLoaderFactory();
 
-      // The thread's context loader cannot see the class; FactoryBuilder's ClassFactory would fail here.
+      // The thread's context loader cannot see the class; FactoryBuilder's ClassFactory would fail
+      // here.
       assertSame(LOADER, Thread.currentThread().getContextClassLoader());
-      assertThrows(RuntimeException.class, () -> FactoryBuilder.factoryOf("acme.HiddenLoader").create());
+      assertThrows(
+          RuntimeException.class, () -> FactoryBuilder.factoryOf("acme.HiddenLoader").create());
       assertEquals("hidden", factory.create().load("k"));
     } catch (IOException e) {
       throw new AssertionError(e);
@@ -247,16 +336,29 @@ class CacheDefinitionsTest {
   // ---- merge ----
 
   private static CacheDefinition fileDefinition() {
-    return new CacheDefinition("users", "java.lang.String", "java.lang.String",
-        new ExpirySettings("created", java.time.Duration.ofSeconds(10)), true, null, true, null,
-        PREFIX + "TestLoader", null, List.of(new ListenerDefinition(PREFIX + "TestListener", null, false, true)), "string");
+    return new CacheDefinition(
+        "users",
+        "java.lang.String",
+        "java.lang.String",
+        new ExpirySettings("created", java.time.Duration.ofSeconds(10)),
+        true,
+        null,
+        true,
+        null,
+        PREFIX + "TestLoader",
+        null,
+        List.of(new ListenerDefinition(PREFIX + "TestListener", null, false, true)),
+        "string");
   }
 
   @Test
   void mergeWithDefaultsKeepsTheFilesSettings() {
-    MutableConfiguration<String, String> merged = CacheDefinitions.merge(fileDefinition(), new MutableConfiguration<>(), LOADER);
+    MutableConfiguration<String, String> merged =
+        CacheDefinitions.merge(fileDefinition(), new MutableConfiguration<>(), LOADER);
 
-    assertEquals(CacheDefinitions.toConfiguration(fileDefinition(), LOADER).getExpiryPolicyFactory(), merged.getExpiryPolicyFactory());
+    assertEquals(
+        CacheDefinitions.toConfiguration(fileDefinition(), LOADER).getExpiryPolicyFactory(),
+        merged.getExpiryPolicyFactory());
     assertEquals(String.class, merged.getKeyType());
     assertEquals(String.class, merged.getValueType());
     assertTrue(merged.isStatisticsEnabled());
@@ -273,21 +375,25 @@ class CacheDefinitionsTest {
     Factory<CacheLoader<String, Long>> loader = () -> null;
     Factory<CacheWriter<? super String, ? super Long>> writer = () -> null;
     MutableCacheEntryListenerConfiguration<String, Long> passedListener =
-        new MutableCacheEntryListenerConfiguration<>(FactoryBuilder.factoryOf(TestListener.class), null, true, false);
-    MutableConfiguration<String, Long> passed = new MutableConfiguration<String, Long>()
-        .setTypes(String.class, Long.class)
-        .setExpiryPolicyFactory(AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE))
-        .setCacheLoaderFactory(loader)
-        .setCacheWriterFactory(writer)
-        .setWriteThrough(true)
-        .setManagementEnabled(true)
-        .setStoreByValue(false)
-        .addCacheEntryListenerConfiguration(passedListener);
+        new MutableCacheEntryListenerConfiguration<>(
+            FactoryBuilder.factoryOf(TestListener.class), null, true, false);
+    MutableConfiguration<String, Long> passed =
+        new MutableConfiguration<String, Long>()
+            .setTypes(String.class, Long.class)
+            .setExpiryPolicyFactory(AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE))
+            .setCacheLoaderFactory(loader)
+            .setCacheWriterFactory(writer)
+            .setWriteThrough(true)
+            .setManagementEnabled(true)
+            .setStoreByValue(false)
+            .addCacheEntryListenerConfiguration(passedListener);
 
-    MutableConfiguration<String, Long> merged = CacheDefinitions.merge(fileDefinition(), passed, LOADER);
+    MutableConfiguration<String, Long> merged =
+        CacheDefinitions.merge(fileDefinition(), passed, LOADER);
 
     assertEquals(Long.class, merged.getValueType());
-    assertEquals(AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE), merged.getExpiryPolicyFactory());
+    assertEquals(
+        AccessedExpiryPolicy.factoryOf(Duration.ONE_MINUTE), merged.getExpiryPolicyFactory());
     assertSame(loader, merged.getCacheLoaderFactory());
     assertSame(writer, merged.getCacheWriterFactory());
     assertTrue(merged.isWriteThrough());
@@ -295,43 +401,55 @@ class CacheDefinitionsTest {
     assertFalse(merged.isStoreByValue());
     assertTrue(merged.isReadThrough(), "a default false cannot turn off what the file turns on");
     assertTrue(merged.isStatisticsEnabled());
-    assertEquals(2, count(merged.getCacheEntryListenerConfigurations()), "the file's listener plus the passed one");
+    assertEquals(
+        2,
+        count(merged.getCacheEntryListenerConfigurations()),
+        "the file's listener plus the passed one");
   }
 
   @Test
   void passedTypesOverrideOneByOne() {
-    MutableConfiguration<Object, Integer> passed = new MutableConfiguration<Object, Integer>().setTypes(Object.class, Integer.class);
+    MutableConfiguration<Object, Integer> passed =
+        new MutableConfiguration<Object, Integer>().setTypes(Object.class, Integer.class);
 
-    MutableConfiguration<Object, Integer> merged = CacheDefinitions.merge(fileDefinition(), passed, LOADER);
+    MutableConfiguration<Object, Integer> merged =
+        CacheDefinitions.merge(fileDefinition(), passed, LOADER);
 
-    assertEquals(String.class, merged.getKeyType(), "the file's key type stays when the passed one is the default");
+    assertEquals(
+        String.class,
+        merged.getKeyType(),
+        "the file's key type stays when the passed one is the default");
     assertEquals(Integer.class, merged.getValueType());
   }
 
   @Test
   void aPlainConfigurationGivesOnlyTypesAndStoreByValue() {
-    Configuration<String, Integer> plain = new Configuration<>() {
-      @Override
-      public Class<String> getKeyType() {
-        return String.class;
-      }
+    Configuration<String, Integer> plain =
+        new Configuration<>() {
+          @Override
+          public Class<String> getKeyType() {
+            return String.class;
+          }
 
-      @Override
-      public Class<Integer> getValueType() {
-        return Integer.class;
-      }
+          @Override
+          public Class<Integer> getValueType() {
+            return Integer.class;
+          }
 
-      @Override
-      public boolean isStoreByValue() {
-        return false;
-      }
-    };
+          @Override
+          public boolean isStoreByValue() {
+            return false;
+          }
+        };
 
-    MutableConfiguration<String, Integer> merged = CacheDefinitions.merge(fileDefinition(), plain, LOADER);
+    MutableConfiguration<String, Integer> merged =
+        CacheDefinitions.merge(fileDefinition(), plain, LOADER);
 
     assertEquals(Integer.class, merged.getValueType());
     assertFalse(merged.isStoreByValue());
-    assertEquals(CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 10_000)), merged.getExpiryPolicyFactory());
+    assertEquals(
+        CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 10_000)),
+        merged.getExpiryPolicyFactory());
     assertTrue(merged.isStatisticsEnabled());
     assertTrue(merged.isReadThrough());
     assertInstanceOf(TestLoader.class, merged.getCacheLoaderFactory().create());
@@ -340,19 +458,27 @@ class CacheDefinitionsTest {
 
   @Test
   void mergeOfAnUndeclaredCacheIsThePassedConfiguration() {
-    MutableConfiguration<String, Long> passed = new MutableConfiguration<String, Long>()
-        .setTypes(String.class, Long.class).setStatisticsEnabled(true).setExpiryPolicyFactory(TouchedExpiryPolicy.factoryOf(Duration.ONE_HOUR));
+    MutableConfiguration<String, Long> passed =
+        new MutableConfiguration<String, Long>()
+            .setTypes(String.class, Long.class)
+            .setStatisticsEnabled(true)
+            .setExpiryPolicyFactory(TouchedExpiryPolicy.factoryOf(Duration.ONE_HOUR));
 
     assertEquals(passed, CacheDefinitions.merge(CacheDefinition.unset("x"), passed, LOADER));
   }
 
   @Test
   void theSameListenerRegistrationIsNotAddedTwice() {
-    MutableConfiguration<String, String> file = CacheDefinitions.merge(fileDefinition(), new MutableConfiguration<>(), LOADER);
+    MutableConfiguration<String, String> file =
+        CacheDefinitions.merge(fileDefinition(), new MutableConfiguration<>(), LOADER);
     MutableConfiguration<String, String> passed = new MutableConfiguration<String, String>();
     file.getCacheEntryListenerConfigurations().forEach(passed::addCacheEntryListenerConfiguration);
 
-    assertEquals(1, count(CacheDefinitions.merge(fileDefinition(), passed, LOADER).getCacheEntryListenerConfigurations()));
+    assertEquals(
+        1,
+        count(
+            CacheDefinitions.merge(fileDefinition(), passed, LOADER)
+                .getCacheEntryListenerConfigurations()));
   }
 
   private static int count(Iterable<?> items) {

@@ -1,11 +1,11 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.config.parse.ConfigWarnings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig.Backend;
+import dev.mooncake.jcache.config.parse.ConfigWarnings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -72,9 +72,15 @@ class ConfigUriTest {
     ConfigTestSupport.write(dir, "cp/conf/other.json", CONFIG.formatted("from-classpath-dir"));
     try (URLClassLoader loader = loaderOver(dir.resolve("cp"))) {
       ConfigWarnings warnings = new ConfigWarnings(m -> {});
-      assertEquals("from-classpath", ConfigLoader.load(URI.create("classpath:mooncake.json"), loader, warnings).tenantId());
-      assertEquals("from-classpath", ConfigLoader.load(URI.create("classpath:/mooncake.json"), loader, warnings).tenantId());
-      assertEquals("from-classpath-dir", ConfigLoader.load(URI.create("classpath:conf/other.json"), loader, warnings).tenantId());
+      assertEquals(
+          "from-classpath",
+          ConfigLoader.load(URI.create("classpath:mooncake.json"), loader, warnings).tenantId());
+      assertEquals(
+          "from-classpath",
+          ConfigLoader.load(URI.create("classpath:/mooncake.json"), loader, warnings).tenantId());
+      assertEquals(
+          "from-classpath-dir",
+          ConfigLoader.load(URI.create("classpath:conf/other.json"), loader, warnings).tenantId());
     }
   }
 
@@ -95,8 +101,10 @@ class ConfigUriTest {
   void missingClasspathResourceIsAnError() throws IOException {
     try (URLClassLoader loader = loaderOver(dir)) {
       URI uri = URI.create("classpath:nowhere.json");
-      ConfigException e = assertThrows(ConfigException.class,
-          () -> ConfigLoader.load(uri, loader, new ConfigWarnings(m -> {})));
+      ConfigException e =
+          assertThrows(
+              ConfigException.class,
+              () -> ConfigLoader.load(uri, loader, new ConfigWarnings(m -> {})));
       assertTrue(e.getMessage().contains("classpath:nowhere.json"), e.getMessage());
       assertTrue(e.getMessage().contains("not found"), e.getMessage());
     }
@@ -111,35 +119,56 @@ class ConfigUriTest {
 
   @Test
   void springBootLegacyNestedDirectory() throws IOException {
-    Path jar = jar(dir.resolve("app.jar"), Map.of("BOOT-INF/classes/mooncake.json", CONFIG.formatted("boot-classes")));
+    Path jar =
+        jar(
+            dir.resolve("app.jar"),
+            Map.of("BOOT-INF/classes/mooncake.json", CONFIG.formatted("boot-classes")));
 
-    assertEquals("boot-classes", tenant(URI.create("jar:" + jar.toUri() + "!/BOOT-INF/classes!/mooncake.json")));
+    assertEquals(
+        "boot-classes",
+        tenant(URI.create("jar:" + jar.toUri() + "!/BOOT-INF/classes!/mooncake.json")));
   }
 
   @Test
   void springBootNestedUris() throws IOException {
     byte[] innerJar = jarBytes(Map.of("mooncake.json", CONFIG.formatted("boot-lib")));
-    Path jar = jar(dir.resolve("my app.jar"), Map.of(
-        "BOOT-INF/classes/mooncake.json", CONFIG.formatted("boot-classes"),
-        "BOOT-INF/lib/conf.jar", innerJar));
+    Path jar =
+        jar(
+            dir.resolve("my app.jar"),
+            Map.of(
+                "BOOT-INF/classes/mooncake.json",
+                CONFIG.formatted("boot-classes"),
+                "BOOT-INF/lib/conf.jar",
+                innerJar));
     String outer = jar.toUri().getRawPath(); // percent-encoded: the name has a space
 
-    assertEquals("boot-classes", tenant(URI.create("jar:nested:" + outer + "/!BOOT-INF/classes/!/mooncake.json")));
-    assertEquals("boot-lib", tenant(URI.create("jar:nested:" + outer + "/!BOOT-INF/lib/conf.jar!/mooncake.json")));
-    assertEquals("boot-lib", tenant(URI.create("jar:" + jar.toUri() + "!/BOOT-INF/lib/conf.jar!/mooncake.json")));
+    assertEquals(
+        "boot-classes",
+        tenant(URI.create("jar:nested:" + outer + "/!BOOT-INF/classes/!/mooncake.json")));
+    assertEquals(
+        "boot-lib",
+        tenant(URI.create("jar:nested:" + outer + "/!BOOT-INF/lib/conf.jar!/mooncake.json")));
+    assertEquals(
+        "boot-lib",
+        tenant(URI.create("jar:" + jar.toUri() + "!/BOOT-INF/lib/conf.jar!/mooncake.json")));
   }
 
   @Test
   void missingJarEntryIsAnError() throws IOException {
     Path jar = jar(dir.resolve("app.jar"), Map.of("other.json", "{}"));
-    for (String spec : new String[] {
-        "jar:" + jar.toUri() + "!/mooncake.json",
-        "jar:" + jar.toUri() + "!/BOOT-INF/classes!/mooncake.json",
-        "jar:nested:" + jar.toUri().getRawPath() + "/!BOOT-INF/classes/!/mooncake.json",
-        "jar:" + dir.resolve("missing.jar").toUri() + "!/mooncake.json",
-        "jar:nested:" + dir.resolve("missing.jar").toUri().getRawPath() + "/!BOOT-INF/classes/!/mooncake.json"}) {
+    for (String spec :
+        new String[] {
+          "jar:" + jar.toUri() + "!/mooncake.json",
+          "jar:" + jar.toUri() + "!/BOOT-INF/classes!/mooncake.json",
+          "jar:nested:" + jar.toUri().getRawPath() + "/!BOOT-INF/classes/!/mooncake.json",
+          "jar:" + dir.resolve("missing.jar").toUri() + "!/mooncake.json",
+          "jar:nested:"
+              + dir.resolve("missing.jar").toUri().getRawPath()
+              + "/!BOOT-INF/classes/!/mooncake.json"
+        }) {
       URI uri = URI.create(spec);
-      ConfigException e = assertThrows(ConfigException.class, () -> ConfigTestSupport.load(uri), spec);
+      ConfigException e =
+          assertThrows(ConfigException.class, () -> ConfigTestSupport.load(uri), spec);
       assertTrue(e.getMessage().contains(spec), e.getMessage());
     }
   }
@@ -165,22 +194,28 @@ class ConfigUriTest {
 
   @Test
   void directoryIsAnError() {
-    ConfigException e = assertThrows(ConfigException.class, () -> ConfigTestSupport.load(dir.toUri()));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ConfigTestSupport.load(dir.toUri()));
 
     assertTrue(e.getMessage().contains("is a directory"), e.getMessage());
   }
 
   @Test
   void unsupportedSchemeIsAnError() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> ConfigTestSupport.load(URI.create("http://config.example/mooncake.json")));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> ConfigTestSupport.load(URI.create("http://config.example/mooncake.json")));
 
     assertTrue(e.getMessage().contains("unsupported URI scheme 'http'"), e.getMessage());
   }
 
   @Test
   void invalidJsonNamesTheSourceAndLocation() {
-    URI uri = ConfigTestSupport.write(dir, "broken.json", "{\n  \"mode\": \"embedded\",\n  \"protocol\" \"tcp\"\n}").toUri();
+    URI uri =
+        ConfigTestSupport.write(
+                dir, "broken.json", "{\n  \"mode\": \"embedded\",\n  \"protocol\" \"tcp\"\n}")
+            .toUri();
 
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigTestSupport.load(uri));
 
@@ -194,11 +229,18 @@ class ConfigUriTest {
     URI array = ConfigTestSupport.write(dir, "array.json", "[]").toUri();
     URI trailing = ConfigTestSupport.write(dir, "trailing.json", "{} {}").toUri();
 
-    assertTrue(assertThrows(ConfigException.class, () -> ConfigTestSupport.load(empty)).getMessage().contains("empty"));
-    assertTrue(assertThrows(ConfigException.class, () -> ConfigTestSupport.load(array)).getMessage()
-        .contains("top level must be a JSON object"));
-    assertTrue(assertThrows(ConfigException.class, () -> ConfigTestSupport.load(trailing)).getMessage()
-        .contains("invalid JSON"));
+    assertTrue(
+        assertThrows(ConfigException.class, () -> ConfigTestSupport.load(empty))
+            .getMessage()
+            .contains("empty"));
+    assertTrue(
+        assertThrows(ConfigException.class, () -> ConfigTestSupport.load(array))
+            .getMessage()
+            .contains("top level must be a JSON object"));
+    assertTrue(
+        assertThrows(ConfigException.class, () -> ConfigTestSupport.load(trailing))
+            .getMessage()
+            .contains("invalid JSON"));
   }
 
   @Test
@@ -221,7 +263,8 @@ class ConfigUriTest {
   }
 
   static URLClassLoader loaderOver(Path root) throws IOException {
-    return new URLClassLoader(new URL[] {root.toUri().toURL()}, ClassLoader.getPlatformClassLoader());
+    return new URLClassLoader(
+        new URL[] {root.toUri().toURL()}, ClassLoader.getPlatformClassLoader());
   }
 
   private static Path jar(Path path, Map<String, ?> entries) throws IOException {
@@ -236,7 +279,8 @@ class ConfigUriTest {
         jar.putNextEntry(new JarEntry(entry.getKey()));
         Object content = entry.getValue();
         OutputStream out = jar;
-        out.write(content instanceof byte[] b ? b : content.toString().getBytes(StandardCharsets.UTF_8));
+        out.write(
+            content instanceof byte[] b ? b : content.toString().getBytes(StandardCharsets.UTF_8));
         jar.closeEntry();
       }
     }

@@ -1,11 +1,11 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.config.source.DefaultConfigUri;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.mooncake.jcache.config.source.DefaultConfigUri;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLClassLoader;
@@ -37,9 +37,11 @@ class DefaultConfigUriTest {
   @Test
   void systemPropertyWinsOverEverything() throws IOException {
     try (URLClassLoader loader = loaderWithMooncakeJson()) {
-      URI uri = DefaultConfigUri.resolve(loader,
-          only(ConfigLoader.SYSTEM_PROPERTY, "classpath:tck-in-process.json"),
-          only(ConfigLoader.ENV_VARIABLE, "/etc/mooncake.json"));
+      URI uri =
+          DefaultConfigUri.resolve(
+              loader,
+              only(ConfigLoader.SYSTEM_PROPERTY, "classpath:tck-in-process.json"),
+              only(ConfigLoader.ENV_VARIABLE, "/etc/mooncake.json"));
 
       assertEquals(URI.create("classpath:tck-in-process.json"), uri);
     }
@@ -49,7 +51,9 @@ class DefaultConfigUriTest {
   void systemPropertyMayBeAPath() throws IOException {
     try (URLClassLoader loader = emptyLoader()) {
       Path path = dir.resolve("conf/mooncake.json");
-      URI uri = DefaultConfigUri.resolve(loader, only(ConfigLoader.SYSTEM_PROPERTY, path.toString()), NONE);
+      URI uri =
+          DefaultConfigUri.resolve(
+              loader, only(ConfigLoader.SYSTEM_PROPERTY, path.toString()), NONE);
 
       assertEquals(path.toUri(), uri);
     }
@@ -59,7 +63,8 @@ class DefaultConfigUriTest {
   void environmentComesNextAsAFileUri() throws IOException {
     try (URLClassLoader loader = loaderWithMooncakeJson()) {
       Path path = dir.resolve("vllm/mooncake.json");
-      URI uri = DefaultConfigUri.resolve(loader, NONE, only(ConfigLoader.ENV_VARIABLE, path.toString()));
+      URI uri =
+          DefaultConfigUri.resolve(loader, NONE, only(ConfigLoader.ENV_VARIABLE, path.toString()));
 
       assertEquals(path.toUri(), uri);
       assertEquals("file", uri.getScheme());
@@ -69,7 +74,9 @@ class DefaultConfigUriTest {
   @Test
   void relativeEnvironmentPathBecomesAbsolute() throws IOException {
     try (URLClassLoader loader = emptyLoader()) {
-      URI uri = DefaultConfigUri.resolve(loader, NONE, only(ConfigLoader.ENV_VARIABLE, "conf/mooncake.json"));
+      URI uri =
+          DefaultConfigUri.resolve(
+              loader, NONE, only(ConfigLoader.ENV_VARIABLE, "conf/mooncake.json"));
 
       assertEquals(Path.of("conf/mooncake.json").toAbsolutePath().toUri(), uri);
     }
@@ -78,7 +85,11 @@ class DefaultConfigUriTest {
   @Test
   void blankValuesCountAsUnset() throws IOException {
     try (URLClassLoader loader = emptyLoader()) {
-      URI uri = DefaultConfigUri.resolve(loader, only(ConfigLoader.SYSTEM_PROPERTY, "  "), only(ConfigLoader.ENV_VARIABLE, ""));
+      URI uri =
+          DefaultConfigUri.resolve(
+              loader,
+              only(ConfigLoader.SYSTEM_PROPERTY, "  "),
+              only(ConfigLoader.ENV_VARIABLE, ""));
 
       assertEquals(ConfigLoader.BUILT_IN_URI, uri);
     }
@@ -87,7 +98,8 @@ class DefaultConfigUriTest {
   @Test
   void classpathResourceComesNext() throws IOException {
     try (URLClassLoader loader = loaderWithMooncakeJson()) {
-      assertEquals(URI.create("classpath:mooncake.json"), DefaultConfigUri.resolve(loader, NONE, NONE));
+      assertEquals(
+          URI.create("classpath:mooncake.json"), DefaultConfigUri.resolve(loader, NONE, NONE));
     }
   }
 
@@ -101,7 +113,9 @@ class DefaultConfigUriTest {
   @Test
   void aMissingFileFromTheEnvironmentIsNotSkipped() throws IOException {
     try (URLClassLoader loader = loaderWithMooncakeJson()) {
-      URI uri = DefaultConfigUri.resolve(loader, NONE, only(ConfigLoader.ENV_VARIABLE, dir.resolve("gone.json").toString()));
+      URI uri =
+          DefaultConfigUri.resolve(
+              loader, NONE, only(ConfigLoader.ENV_VARIABLE, dir.resolve("gone.json").toString()));
 
       ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(uri, loader));
       assertTrue(e.getMessage().contains("gone.json"), e.getMessage());
@@ -110,28 +124,39 @@ class DefaultConfigUriTest {
 
   @Test
   void invalidUriInTheSystemPropertyIsAnError() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> DefaultConfigUri.resolve(null, only(ConfigLoader.SYSTEM_PROPERTY, "classpath:my config.json"), NONE));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                DefaultConfigUri.resolve(
+                    null, only(ConfigLoader.SYSTEM_PROPERTY, "classpath:my config.json"), NONE));
 
     assertTrue(e.getMessage().contains(ConfigLoader.SYSTEM_PROPERTY), e.getMessage());
   }
 
   @Test
   void publicOverloadTakesTheEnvironment() throws IOException {
-    assumeTrue(System.getProperty(ConfigLoader.SYSTEM_PROPERTY) == null, "system property set outside the test");
+    assumeTrue(
+        System.getProperty(ConfigLoader.SYSTEM_PROPERTY) == null,
+        "system property set outside the test");
     try (URLClassLoader loader = emptyLoader()) {
       Path path = dir.resolve("env.json");
-      assertEquals(path.toUri(), ConfigLoader.defaultUri(loader, only(ConfigLoader.ENV_VARIABLE, path.toString())));
+      assertEquals(
+          path.toUri(),
+          ConfigLoader.defaultUri(loader, only(ConfigLoader.ENV_VARIABLE, path.toString())));
       assertEquals(ConfigLoader.BUILT_IN_URI, ConfigLoader.defaultUri(loader, NONE));
     }
   }
 
   @Test
   void publicOverloadReadsTheSystemProperty() throws IOException {
-    assumeTrue(System.getProperty(ConfigLoader.SYSTEM_PROPERTY) == null, "system property set outside the test");
+    assumeTrue(
+        System.getProperty(ConfigLoader.SYSTEM_PROPERTY) == null,
+        "system property set outside the test");
     System.setProperty(ConfigLoader.SYSTEM_PROPERTY, "classpath:from-property.json");
     try (URLClassLoader loader = emptyLoader()) {
-      assertEquals(URI.create("classpath:from-property.json"),
+      assertEquals(
+          URI.create("classpath:from-property.json"),
           ConfigLoader.defaultUri(loader, only(ConfigLoader.ENV_VARIABLE, "/etc/mooncake.json")));
     } finally {
       System.clearProperty(ConfigLoader.SYSTEM_PROPERTY);

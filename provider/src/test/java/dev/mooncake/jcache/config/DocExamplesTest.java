@@ -88,7 +88,9 @@ class DocExamplesTest {
 
     assertEquals(4, files.size(), files::toString);
     for (Path file : files) {
-      assertTrue(guide.contains(normalize(Files.readString(file))), () -> file + " differs from its copy in the guide");
+      assertTrue(
+          guide.contains(normalize(Files.readString(file))),
+          () -> file + " differs from its copy in the guide");
     }
   }
 
@@ -109,7 +111,8 @@ class DocExamplesTest {
   void everyKeyIsDocumented() throws IOException {
     String guide = Files.readString(GUIDE);
     List<String> keys = new ArrayList<>();
-    collectKeys(new ObjectMapper().readTree(ConfigTestSupport.json(ConfigTestSupport.ALL_KEYS)), keys);
+    collectKeys(
+        new ObjectMapper().readTree(ConfigTestSupport.json(ConfigTestSupport.ALL_KEYS)), keys);
 
     for (String key : keys) {
       assertTrue(guide.contains(key), () -> "key '" + key + "' is not in docs/configuration.md");

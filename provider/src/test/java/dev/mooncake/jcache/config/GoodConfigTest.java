@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.config.parse.Protocols;
 import static dev.mooncake.jcache.config.ConfigTestSupport.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +13,7 @@ import dev.mooncake.jcache.config.MooncakeConfig.Backend;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
+import dev.mooncake.jcache.config.parse.Protocols;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,11 +59,15 @@ class GoodConfigTest {
   @Test
   void nativeLogDefaultsToWarningThroughSlf4jAndReadsEachDestination() {
     assertEquals(new MooncakeConfig.NativeLog("WARNING", "slf4j"), parse("{}").nativeLog());
-    assertEquals(new MooncakeConfig.NativeLog("ERROR", "stderr"),
+    assertEquals(
+        new MooncakeConfig.NativeLog("ERROR", "stderr"),
         parse("{'native_log':{'level':'error','destination':'STDERR'}}").nativeLog());
-    assertEquals(new MooncakeConfig.NativeLog("INFO", "/var/log/app/mooncake"),
-        parse("{'native_log':{'level':'INFO','destination':' /var/log/app/mooncake '}}").nativeLog());
-    assertEquals(new MooncakeConfig.NativeLog("TRACE", "slf4j"),
+    assertEquals(
+        new MooncakeConfig.NativeLog("INFO", "/var/log/app/mooncake"),
+        parse("{'native_log':{'level':'INFO','destination':' /var/log/app/mooncake '}}")
+            .nativeLog());
+    assertEquals(
+        new MooncakeConfig.NativeLog("TRACE", "slf4j"),
         parse("{'native_log':{'level':'TRACE'}}").nativeLog());
   }
 
@@ -79,10 +83,13 @@ class GoodConfigTest {
 
   @Test
   void mooncakeEmbeddedOverTcpWithP2pHandshake() {
-    MooncakeConfig config = parse("{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051',"
-        + "'local_hostname':'127.0.0.1','protocol':'tcp','global_segment_size':'512MB','local_buffer_size':'128 mb'}");
+    MooncakeConfig config =
+        parse(
+            "{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051',"
+                + "'local_hostname':'127.0.0.1','protocol':'tcp','global_segment_size':'512MB','local_buffer_size':'128 mb'}");
 
-    assertEquals(Backend.MOONCAKE, config.backend(), "a master address selects the mooncake backend");
+    assertEquals(
+        Backend.MOONCAKE, config.backend(), "a master address selects the mooncake backend");
     assertEquals(Mode.EMBEDDED, config.mode());
     assertEquals("P2PHANDSHAKE", config.metadataServer());
     assertEquals("127.0.0.1:50051", config.masterServerAddress());
@@ -95,7 +102,8 @@ class GoodConfigTest {
 
   @Test
   void mooncakeBackendDefaultsToVllmSizes() {
-    MooncakeConfig config = parse("{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051'}");
+    MooncakeConfig config =
+        parse("{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051'}");
 
     assertEquals(4L << 30, config.globalSegmentSize());
     assertEquals(4L << 30, config.localBufferSize());
@@ -104,39 +112,49 @@ class GoodConfigTest {
 
   @Test
   void standaloneStoreContributesNothing() {
-    MooncakeConfig config = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
-        + "'master_server_address':'127.0.0.1:50051','local_buffer_size':'1GB'}");
+    MooncakeConfig config =
+        parse(
+            "{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
+                + "'master_server_address':'127.0.0.1:50051','local_buffer_size':'1GB'}");
 
     assertEquals(Mode.STANDALONE_STORE, config.mode());
     assertEquals(0, config.globalSegmentSize(), "defaults to 0 in standalone-store mode");
     assertEquals(1L << 30, config.localBufferSize());
 
-    MooncakeConfig explicitZero = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
-        + "'master_server_address':'127.0.0.1:50051','global_segment_size':0}");
+    MooncakeConfig explicitZero =
+        parse(
+            "{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
+                + "'master_server_address':'127.0.0.1:50051','global_segment_size':0}");
     assertEquals(0, explicitZero.globalSegmentSize());
   }
 
   @Test
   void rdmaWithADevice() {
-    MooncakeConfig config = parse("{'metadata_server':'etcd://10.0.0.5:2379','master_server_address':'10.0.0.5:50051',"
-        + "'local_hostname':'10.0.0.7','protocol':'rdma','device_name':'mlx5_0'}");
+    MooncakeConfig config =
+        parse(
+            "{'metadata_server':'etcd://10.0.0.5:2379','master_server_address':'10.0.0.5:50051',"
+                + "'local_hostname':'10.0.0.7','protocol':'rdma','device_name':'mlx5_0'}");
 
     assertEquals("rdma", config.protocol());
     assertEquals("mlx5_0", config.deviceName());
     assertEquals("etcd://10.0.0.5:2379", config.metadataServer());
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
 
-    MooncakeConfig devices = parse("{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051',"
-        + "'protocol':'rdma','rdma_devices':['mlx5_0','mlx5_1']}");
+    MooncakeConfig devices =
+        parse(
+            "{'metadata_server':'P2PHANDSHAKE','master_server_address':'127.0.0.1:50051',"
+                + "'protocol':'rdma','rdma_devices':['mlx5_0','mlx5_1']}");
     assertEquals("mlx5_0,mlx5_1", devices.deviceName(), "a device list joins with commas");
   }
 
   @Test
   void lmcacheStyleConfig() {
-    MooncakeConfig config = parse("{'type':'mooncake_store','num_workers':8,"
-        + "'per_op_workers':{'delete':2,'retrieve':16,'store':4},'local_hostname':'node01',"
-        + "'metadata_server':'http://localhost:8080/metadata','master_server_addr':'localhost:50051',"
-        + "'protocol':'tcp','local_buffer_size':'3221225472','global_segment_size':'3221225472'}");
+    MooncakeConfig config =
+        parse(
+            "{'type':'mooncake_store','num_workers':8,"
+                + "'per_op_workers':{'delete':2,'retrieve':16,'store':4},'local_hostname':'node01',"
+                + "'metadata_server':'http://localhost:8080/metadata','master_server_addr':'localhost:50051',"
+                + "'protocol':'tcp','local_buffer_size':'3221225472','global_segment_size':'3221225472'}");
 
     assertEquals(Backend.MOONCAKE, config.backend());
     assertEquals("localhost:50051", config.masterServerAddress(), "master_server_addr is an alias");
@@ -151,15 +169,17 @@ class GoodConfigTest {
 
   @Test
   void vllmStyleConfigWithOurKeys() {
-    MooncakeConfig config = parse("{'metadata_server':'redis://127.0.0.1:6379','master_server_address':'127.0.0.1:50051',"
-        + "'master_server_addr':'127.0.0.1:50051','global_segment_size':3221225472,'local_buffer_size':1073741824,"
-        + "'enable_offload':false,'abi':' V3 ','soft_pin_ttl':'90s',"
-        + "'etcd_tls':{'ca_file':'/tls/ca.pem','cert_file':'/tls/c.pem','key_file':'/tls/c.key'},"
-        + "'tenant_id':'  team-a  ','library':'/opt/mooncake/lib/libmooncake_store.so',"
-        + "'single_calls_on_lanes':true,'replica_num':2,'with_soft_pin':true,'with_hard_pin':false,"
-        + "'preferred_segments':['node01:12345'],'operation_timeout_ms':'5s',"
-        + "'eviction':{'high_watermark_ratio':0.8,'eviction_ratio':0.1},"
-        + "'deserialization_allow_list':['com.acme.Foo','com.acme.model.*','org.example.**'],'device_name':null}");
+    MooncakeConfig config =
+        parse(
+            "{'metadata_server':'redis://127.0.0.1:6379','master_server_address':'127.0.0.1:50051',"
+                + "'master_server_addr':'127.0.0.1:50051','global_segment_size':3221225472,'local_buffer_size':1073741824,"
+                + "'enable_offload':false,'abi':' V3 ','soft_pin_ttl':'90s',"
+                + "'etcd_tls':{'ca_file':'/tls/ca.pem','cert_file':'/tls/c.pem','key_file':'/tls/c.key'},"
+                + "'tenant_id':'  team-a  ','library':'/opt/mooncake/lib/libmooncake_store.so',"
+                + "'single_calls_on_lanes':true,'replica_num':2,'with_soft_pin':true,'with_hard_pin':false,"
+                + "'preferred_segments':['node01:12345'],'operation_timeout_ms':'5s',"
+                + "'eviction':{'high_watermark_ratio':0.8,'eviction_ratio':0.1},"
+                + "'deserialization_allow_list':['com.acme.Foo','com.acme.model.*','org.example.**'],'device_name':null}");
 
     assertEquals(
         new MooncakeConfig.NativeSettings(
@@ -173,47 +193,78 @@ class GoodConfigTest {
         config.replica());
     assertEquals(Duration.ofSeconds(5), config.operationTimeout());
     assertEquals(new EvictionSettings(0.8, 0.1), config.eviction());
-    assertEquals(List.of("com.acme.Foo", "com.acme.model.*", "org.example.**"), config.deserializationAllowList());
+    assertEquals(
+        List.of("com.acme.Foo", "com.acme.model.*", "org.example.**"),
+        config.deserializationAllowList());
     assertEquals("", config.deviceName(), "null reads as not set");
   }
 
   @Test
   void explicitInProcessBackendIgnoresTheMetadataServer() {
-    MooncakeConfig config = parse("{'backend':'in-process','metadata_server':'zk://whatever','master_server_address':'127.0.0.1:50051'}");
+    MooncakeConfig config =
+        parse(
+            "{'backend':'in-process','metadata_server':'zk://whatever','master_server_address':'127.0.0.1:50051'}");
 
     assertEquals(Backend.IN_PROCESS, config.backend());
   }
 
   @Test
   void cachesSection() {
-    MooncakeConfig config = parse("{'caches':{"
-        + "'users':{'key_type':'java.lang.String','value_type':'com.acme.User',"
-        + "  'expiry':{'policy':'accessed','duration':'5m'},'statistics':true,'management':false,"
-        + "  'read_through':true,'write_through':false,'loader':'com.acme.UserLoader','writer':'com.acme.UserWriter',"
-        + "  'listeners':[{'factory':'com.acme.AuditFactory','filter':'com.acme.OnlyAdmins','old_value_required':true,"
-        + "     'synchronous':true},{'listener':'com.acme.Logger'}],'codec':'java'},"
-        + "'sessions':{'expiry':{'policy':'created','duration':1500}},"
-        + "'forever':{'expiry':{'policy':'eternal'},'value_type':'byte[]','codec':'bytes'}}}");
+    MooncakeConfig config =
+        parse(
+            "{'caches':{"
+                + "'users':{'key_type':'java.lang.String','value_type':'com.acme.User',"
+                + "  'expiry':{'policy':'accessed','duration':'5m'},'statistics':true,'management':false,"
+                + "  'read_through':true,'write_through':false,'loader':'com.acme.UserLoader','writer':'com.acme.UserWriter',"
+                + "  'listeners':[{'factory':'com.acme.AuditFactory','filter':'com.acme.OnlyAdmins','old_value_required':true,"
+                + "     'synchronous':true},{'listener':'com.acme.Logger'}],'codec':'java'},"
+                + "'sessions':{'expiry':{'policy':'created','duration':1500}},"
+                + "'forever':{'expiry':{'policy':'eternal'},'value_type':'byte[]','codec':'bytes'}}}");
 
     CacheDefinition users = config.caches().get("users");
-    assertEquals(new CacheDefinition("users", "java.lang.String", "com.acme.User",
-        new ExpirySettings("accessed", Duration.ofMinutes(5)), true, false, true, false,
-        "com.acme.UserLoader", "com.acme.UserWriter",
-        List.of(new ListenerDefinition("com.acme.AuditFactory", "com.acme.OnlyAdmins", true, true),
-            new ListenerDefinition("com.acme.Logger", null, false, false)),
-        "java"), users);
-    assertEquals(new ExpirySettings("created", Duration.ofMillis(1500)), config.caches().get("sessions").expiry());
+    assertEquals(
+        new CacheDefinition(
+            "users",
+            "java.lang.String",
+            "com.acme.User",
+            new ExpirySettings("accessed", Duration.ofMinutes(5)),
+            true,
+            false,
+            true,
+            false,
+            "com.acme.UserLoader",
+            "com.acme.UserWriter",
+            List.of(
+                new ListenerDefinition("com.acme.AuditFactory", "com.acme.OnlyAdmins", true, true),
+                new ListenerDefinition("com.acme.Logger", null, false, false)),
+            "java"),
+        users);
+    assertEquals(
+        new ExpirySettings("created", Duration.ofMillis(1500)),
+        config.caches().get("sessions").expiry());
     assertEquals(new ExpirySettings("eternal", null), config.caches().get("forever").expiry());
-    assertEquals(List.of("users", "sessions", "forever"), List.copyOf(config.caches().keySet()), "file order is kept");
+    assertEquals(
+        List.of("users", "sessions", "forever"),
+        List.copyOf(config.caches().keySet()),
+        "file order is kept");
     assertEquals(null, config.caches().get("other"));
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
   }
 
   @Test
   void metadataServerForms() {
-    for (String server : List.of("P2PHANDSHAKE", "http://127.0.0.1:8080/metadata", "https://meta.example:443/m",
-        "http://meta/metadata", "etcd://127.0.0.1:2379", "127.0.0.1:2379", "redis://[::1]:6379", " P2PHANDSHAKE ")) {
-      MooncakeConfig config = parse("{'metadata_server':'" + server + "','master_server_address':'127.0.0.1:50051'}");
+    for (String server :
+        List.of(
+            "P2PHANDSHAKE",
+            "http://127.0.0.1:8080/metadata",
+            "https://meta.example:443/m",
+            "http://meta/metadata",
+            "etcd://127.0.0.1:2379",
+            "127.0.0.1:2379",
+            "redis://[::1]:6379",
+            " P2PHANDSHAKE ")) {
+      MooncakeConfig config =
+          parse("{'metadata_server':'" + server + "','master_server_address':'127.0.0.1:50051'}");
       assertEquals(server.strip(), config.metadataServer());
     }
   }
@@ -244,9 +295,29 @@ class GoodConfigTest {
   }
 
   private static MooncakeConfig withSource(MooncakeConfig c, String source) {
-    return new MooncakeConfig(source, c.backend(), c.mode(), c.metadataServer(), c.masterServerAddress(), c.protocol(),
-        c.deviceName(), c.localHostname(), c.globalSegmentSize(), c.localBufferSize(), c.nativeSettings(), c.tenantId(),
-        c.library(), c.numWorkers(), c.perOpWorkers(), c.singleCallsOnLanes(), c.replica(), c.operationTimeout(),
-        c.eviction(), c.deserializationAllowList(), c.caches(), c.strict(), c.consistency());
+    return new MooncakeConfig(
+        source,
+        c.backend(),
+        c.mode(),
+        c.metadataServer(),
+        c.masterServerAddress(),
+        c.protocol(),
+        c.deviceName(),
+        c.localHostname(),
+        c.globalSegmentSize(),
+        c.localBufferSize(),
+        c.nativeSettings(),
+        c.tenantId(),
+        c.library(),
+        c.numWorkers(),
+        c.perOpWorkers(),
+        c.singleCallsOnLanes(),
+        c.replica(),
+        c.operationTimeout(),
+        c.eviction(),
+        c.deserializationAllowList(),
+        c.caches(),
+        c.strict(),
+        c.consistency());
   }
 }

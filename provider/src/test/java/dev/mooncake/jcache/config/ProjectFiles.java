@@ -14,6 +14,7 @@ final class ProjectFiles {
         return candidate;
       }
     }
-    throw new IllegalStateException(relativePath + " not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        relativePath + " not found above " + Path.of("").toAbsolutePath());
   }
 }

@@ -17,14 +17,24 @@ class UnknownKeyTest {
 
   @Test
   void unknownKeysAreWarnedAboutByName() {
-    parse("{'protocoll':'tcp','caches':{'users':{'colour':'blue','expiry':{'policy':'eternal','ttl':5}}}}", "a.json");
+    parse(
+        "{'protocoll':'tcp','caches':{'users':{'colour':'blue','expiry':{'policy':'eternal','ttl':5}}}}",
+        "a.json");
 
     assertEquals(3, warnings.messages.size(), warnings.messages::toString);
-    assertTrue(warnings.messages.stream()
-            .anyMatch(m -> m.contains("a.json: protocoll: unknown key ignored (did you mean 'protocol'?)")),
+    assertTrue(
+        warnings.messages.stream()
+            .anyMatch(
+                m ->
+                    m.contains(
+                        "a.json: protocoll: unknown key ignored (did you mean 'protocol'?)")),
         warnings.messages::toString);
-    assertTrue(warnings.messages.stream().anyMatch(m -> m.contains("caches.users.colour")), warnings.messages::toString);
-    assertTrue(warnings.messages.stream().anyMatch(m -> m.contains("caches.users.expiry.ttl")), warnings.messages::toString);
+    assertTrue(
+        warnings.messages.stream().anyMatch(m -> m.contains("caches.users.colour")),
+        warnings.messages::toString);
+    assertTrue(
+        warnings.messages.stream().anyMatch(m -> m.contains("caches.users.expiry.ttl")),
+        warnings.messages::toString);
   }
 
   @Test
@@ -38,11 +48,15 @@ class UnknownKeyTest {
 
   @Test
   void strictMakesUnknownKeysErrors() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> parse("{'strict':true,'metadata_sever':'P2PHANDSHAKE'}", "strict.json"));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> parse("{'strict':true,'metadata_sever':'P2PHANDSHAKE'}", "strict.json"));
 
     assertTrue(e.getMessage().contains("strict.json"), e.getMessage());
-    assertTrue(e.getMessage().contains("metadata_sever: unknown key (did you mean 'metadata_server'?)"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("metadata_sever: unknown key (did you mean 'metadata_server'?)"),
+        e.getMessage());
     assertTrue(warnings.messages.isEmpty());
   }
 

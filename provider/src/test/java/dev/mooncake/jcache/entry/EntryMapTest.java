@@ -35,28 +35,41 @@ class EntryMapTest {
   private final ScriptedStore store =
       new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
   private final Lanes lanes = new Lanes(1, Map.of(), false, false, "map-test");
-  private final EntryStorage storage = new EntryStorage("orders", store, lanes,
-      new TypedCodec(new SerializationCodec(new DeserializationFilter(List.of()),
-          getClass().getClassLoader())), ticker, Duration.ofSeconds(1));
+  private final EntryStorage storage =
+      new EntryStorage(
+          "orders",
+          store,
+          lanes,
+          new TypedCodec(
+              new SerializationCodec(
+                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
+          ticker,
+          Duration.ofSeconds(1));
   private final GuardedLocks locks = new GuardedLocks();
   private final List<String> events = new ArrayList<>();
-  private final EntryMap<String> map = new EntryMap<>(storage, locks, ticker, k -> k,
-      new EntryMap.Listener<>() {
-        @Override
-        public void written(String key, Object value, StoredEntry previous, boolean unread) {
-          events.add((previous == null && !unread ? "created " : "written ") + key + "=" + value);
-        }
+  private final EntryMap<String> map =
+      new EntryMap<>(
+          storage,
+          locks,
+          ticker,
+          k -> k,
+          new EntryMap.Listener<>() {
+            @Override
+            public void written(String key, Object value, StoredEntry previous, boolean unread) {
+              events.add(
+                  (previous == null && !unread ? "created " : "written ") + key + "=" + value);
+            }
 
-        @Override
-        public void removed(String key, StoredEntry previous) {
-          events.add("removed " + key + "=" + previous.value());
-        }
+            @Override
+            public void removed(String key, StoredEntry previous) {
+              events.add("removed " + key + "=" + previous.value());
+            }
 
-        @Override
-        public void expired(String key, StoredEntry entry) {
-          events.add("expired " + key + "=" + entry.value());
-        }
-      });
+            @Override
+            public void expired(String key, StoredEntry entry) {
+              events.add("expired " + key + "=" + entry.value());
+            }
+          });
 
   /** Local locks whose held locks count ensureHeld calls, and can be told they were lost. */
   static final class GuardedLocks implements KeyLocks {
@@ -123,7 +136,8 @@ class EntryMapTest {
     assertEquals(1, locks.ensured);
     locks.lost = true;
     long puts = store.count("put");
-    assertThrows(CacheException.class,
+    assertThrows(
+        CacheException.class,
         () -> map.compute("k", "k", current -> Decision.write("v2", ExpiryTimes.ETERNAL)));
     assertThrows(CacheException.class, () -> map.compute("k", "k", current -> Decision.REMOVE));
     assertEquals(puts, store.count("put"), "a write went out after the lock was lost");
@@ -187,15 +201,18 @@ class EntryMapTest {
     long now = ticker.epochMillis();
     map.compute("a", "a", current -> Decision.write("old", now + 10));
     ticker.advanceMillis(10);
-    int stored = map.putAll(List.of(new EntryMap.Put<>("a", "a", "new"),
-            new EntryMap.Put<>("b", "b", "skipped")), false,
-        current -> ExpiryTimes.ETERNAL);
+    int stored =
+        map.putAll(
+            List.of(new EntryMap.Put<>("a", "a", "new"), new EntryMap.Put<>("b", "b", "skipped")),
+            false,
+            current -> ExpiryTimes.ETERNAL);
     assertEquals(2, stored);
-    assertEquals(List.of("created a=old", "expired a=old", "created a=new", "created b=skipped"),
-        events);
+    assertEquals(
+        List.of("created a=old", "expired a=old", "created a=new", "created b=skipped"), events);
     events.clear();
-    int none = map.putAll(List.of(new EntryMap.Put<>("c", "c", "x")), false,
-        current -> ExpiryTimes.NOT_STORED);
+    int none =
+        map.putAll(
+            List.of(new EntryMap.Put<>("c", "c", "x")), false, current -> ExpiryTimes.NOT_STORED);
     assertEquals(0, none);
     assertEquals(List.of(), events);
   }

@@ -27,23 +27,30 @@ import org.junit.jupiter.api.Test;
 /**
  * The entry layer's answers to a store that is busy or misbehaves, on a scripted store over the
  * in-process one: transient codes on the remove/put path are retried within the operation timeout
- * (time advanced by the store double, never slept), a put the store drops is detected and
- * repeated, a too-small read buffer is grown, and a final failure names cache, key and status.
+ * (time advanced by the store double, never slept), a put the store drops is detected and repeated,
+ * a too-small read buffer is grown, and a final failure names cache, key and status.
  */
 class EntryStorageTest {
   private static final int NOT_READY = StoreStatus.REPLICA_IS_NOT_READY.code();
   private static final int HAS_LEASE = StoreStatus.OBJECT_HAS_LEASE.code();
 
   /** A lock that is always held (local locks cannot be lost). */
-  private static final KeyLocks.Held NO_LOCK = () -> { };
+  private static final KeyLocks.Held NO_LOCK = () -> {};
 
   private final FakeTicker ticker = new FakeTicker();
   private final ScriptedStore store =
       new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
   private final Lanes lanes = new Lanes(1, Map.of(), false, false, "entry-test");
-  private final EntryStorage storage = new EntryStorage("orders", store, lanes,
-      new TypedCodec(new SerializationCodec(new DeserializationFilter(List.of()),
-          getClass().getClassLoader())), ticker, Duration.ofMillis(500));
+  private final EntryStorage storage =
+      new EntryStorage(
+          "orders",
+          store,
+          lanes,
+          new TypedCodec(
+              new SerializationCodec(
+                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
+          ticker,
+          Duration.ofMillis(500));
 
   @AfterEach
   void close() {
@@ -71,8 +78,10 @@ class EntryStorageTest {
     long[] busy = new long[1000];
     java.util.Arrays.fill(busy, NOT_READY);
     store.script("remove", busy).advancing(ticker, 50);
-    CacheException e = assertThrows(CacheException.class,
-        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
     assertTrue(e.getMessage().contains("remove on cache 'orders'"), e.getMessage());
     assertTrue(e.getMessage().contains("store key 'k'"), e.getMessage());
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
@@ -86,20 +95,24 @@ class EntryStorageTest {
   void aLockLostWhileRetryingStopsTheRetriesBeforeTheNextMutation() {
     storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("remove", NOT_READY, NOT_READY, NOT_READY, NOT_READY);
-    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
-    KeyLocks.Held losing = new KeyLocks.Held() {
-      @Override
-      public void ensureHeld() {
-        if (asked.incrementAndGet() > 2) {
-          throw new CacheException("lease on 'k' lost");
-        }
-      }
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    KeyLocks.Held losing =
+        new KeyLocks.Held() {
+          @Override
+          public void ensureHeld() {
+            if (asked.incrementAndGet() > 2) {
+              throw new CacheException("lease on 'k' lost");
+            }
+          }
 
-      @Override
-      public void close() {}
-    };
-    CacheException e = assertThrows(CacheException.class,
-        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, losing));
+          @Override
+          public void close() {}
+        };
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, losing));
     assertEquals("lease on 'k' lost", e.getMessage());
     assertEquals(2, store.count("remove"), "a mutation went out after the lock was lost");
     assertEquals(1, store.count("put"));
@@ -119,7 +132,8 @@ class EntryStorageTest {
     store.script("put", ScriptedStore.DROP); // answers OK, stores nothing
     storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
     assertEquals("new", read("k"), "the dropped put left the key absent");
-    assertEquals(List.of("remove", "put", "getSize", "remove", "put", "getSize"),
+    assertEquals(
+        List.of("remove", "put", "getSize", "remove", "put", "getSize"),
         store.calls().subList(1, 7));
   }
 
@@ -129,9 +143,12 @@ class EntryStorageTest {
     long[] drops = new long[1000];
     java.util.Arrays.fill(drops, ScriptedStore.DROP);
     store.script("put", drops).advancing(ticker, 50);
-    CacheException e = assertThrows(CacheException.class,
-        () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
-    assertTrue(e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+    assertTrue(
+        e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
         e.getMessage());
     assertTrue(e.getMessage().contains("-704 OBJECT_NOT_FOUND"), e.getMessage());
   }
@@ -160,9 +177,10 @@ class EntryStorageTest {
   void aBatchPutDroppedAfterARemoveIsRepeated() {
     storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("batchIsExist", 0); // the store lost what it answered OK for
-    storage.writeAll(List.of(
-        new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false, NO_LOCK),
-        new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)));
+    storage.writeAll(
+        List.of(
+            new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false, NO_LOCK),
+            new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)));
     assertEquals("new-a", read("a"));
     assertEquals("new-b", read("b"));
     assertEquals(1, store.count("batchIsExist"), "only replaced keys are checked, in one call");

@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /** Store keys: the hand-built base64url must be exactly the JDK's, and decode back. */
 class KeyNamespaceTest {
-  private final Codec codec = new TypedCodec(
-      new SerializationCodec(new DeserializationFilter(List.of()), getClass().getClassLoader()));
+  private final Codec codec =
+      new TypedCodec(
+          new SerializationCodec(
+              new DeserializationFilter(List.of()), getClass().getClassLoader()));
   private final KeyNamespace keys = new KeyNamespace("tenant-1", "users", codec);
 
   /** What storeKey must produce, built the slow, obvious way. */
@@ -28,8 +30,11 @@ class KeyNamespaceTest {
     tagged[0] = encoded.format();
     System.arraycopy(encoded.bytes(), 0, tagged, 1, encoded.bytes().length);
     Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
-    return "mcj/" + encoder.encodeToString("tenant-1".getBytes(StandardCharsets.UTF_8)) + "/"
-        + encoder.encodeToString("users".getBytes(StandardCharsets.UTF_8)) + "/"
+    return "mcj/"
+        + encoder.encodeToString("tenant-1".getBytes(StandardCharsets.UTF_8))
+        + "/"
+        + encoder.encodeToString("users".getBytes(StandardCharsets.UTF_8))
+        + "/"
         + encoder.encodeToString(tagged);
   }
 

@@ -40,10 +40,12 @@ class ValueHeaderTest {
   @Test
   void anObjectWithoutHeaderIsForeign() {
     ByteBuffer foreign = ByteBuffer.wrap("plain text, no header".getBytes());
-    assertMessage(() -> ValueHeader.check(foreign, 0, foreign.capacity(), "k"),
+    assertMessage(
+        () -> ValueHeader.check(foreign, 0, foreign.capacity(), "k"),
         "'k' was not written by this provider");
     ByteBuffer tooShort = headed(0, (byte) 1, 0, 0);
-    assertMessage(() -> ValueHeader.check(tooShort, 0, ValueHeader.SIZE - 1, "k"),
+    assertMessage(
+        () -> ValueHeader.check(tooShort, 0, ValueHeader.SIZE - 1, "k"),
         "not written by this provider");
   }
 
@@ -51,14 +53,16 @@ class ValueHeaderTest {
   void anotherLayoutVersionIsNamed() {
     ByteBuffer buffer = headed(0, (byte) 1, 0, 0);
     buffer.put(1, (byte) 9);
-    assertMessage(() -> ValueHeader.check(buffer, 0, ValueHeader.SIZE, "k"),
+    assertMessage(
+        () -> ValueHeader.check(buffer, 0, ValueHeader.SIZE, "k"),
         "header layout 9; this provider reads layout 1");
   }
 
   @Test
   void aTruncatedValueIsNamedWithBothLengths() {
     ByteBuffer buffer = headed(0, (byte) 1, 0, 10);
-    assertMessage(() -> ValueHeader.check(buffer, 0, ValueHeader.SIZE + 4, "k"),
+    assertMessage(
+        () -> ValueHeader.check(buffer, 0, ValueHeader.SIZE + 4, "k"),
         "truncated: header says 10 payload bytes, the store returned 4");
   }
 

@@ -34,10 +34,15 @@ import org.junit.jupiter.api.Test;
 class EventDispatcherTest {
   /** The events' source: a cache that answers nothing (the dispatcher only names it). */
   @SuppressWarnings("unchecked")
-  private static final Cache<String, String> CACHE = (Cache<String, String>) Proxy.newProxyInstance(
-      EventDispatcherTest.class.getClassLoader(), new Class<?>[] {Cache.class},
-      (proxy, method, args) -> method.getReturnType() == boolean.class ? Boolean.FALSE
-          : method.getName().equals("toString") ? "cache" : null);
+  private static final Cache<String, String> CACHE =
+      (Cache<String, String>)
+          Proxy.newProxyInstance(
+              EventDispatcherTest.class.getClassLoader(),
+              new Class<?>[] {Cache.class},
+              (proxy, method, args) ->
+                  method.getReturnType() == boolean.class
+                      ? Boolean.FALSE
+                      : method.getName().equals("toString") ? "cache" : null);
 
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   private final EventDispatcher<String, String> dispatcher = new EventDispatcher<>(executor);
@@ -48,8 +53,9 @@ class EventDispatcherTest {
   }
 
   /** Records what it hears; optionally blocks on a gate first, or fails. */
-  static final class Recorder implements CacheEntryCreatedListener<String, String>,
-      CacheEntryUpdatedListener<String, String> {
+  static final class Recorder
+      implements CacheEntryCreatedListener<String, String>,
+          CacheEntryUpdatedListener<String, String> {
     final List<String> heard = Collections.synchronizedList(new ArrayList<>());
     volatile CountDownLatch gate;
     volatile RuntimeException failure;
@@ -77,8 +83,13 @@ class EventDispatcherTest {
         throw failure;
       }
       for (CacheEntryEvent<? extends String, ? extends String> e : events) {
-        heard.add(e.getEventType() + " " + e.getKey() + "=" + e.getValue()
-            + (e.isOldValueAvailable() ? " was " + e.getOldValue() : ""));
+        heard.add(
+            e.getEventType()
+                + " "
+                + e.getKey()
+                + "="
+                + e.getValue()
+                + (e.isOldValueAvailable() ? " was " + e.getOldValue() : ""));
         received.countDown();
       }
     }
@@ -86,11 +97,14 @@ class EventDispatcherTest {
 
   private MutableCacheEntryListenerConfiguration<String, String> register(
       CacheEntryListener<String, String> listener,
-      CacheEntryEventFilter<String, String> filter, boolean synchronous) {
+      CacheEntryEventFilter<String, String> filter,
+      boolean synchronous) {
     MutableCacheEntryListenerConfiguration<String, String> configuration =
-        new MutableCacheEntryListenerConfiguration<>(new FactoryBuilder.SingletonFactory<>(listener),
+        new MutableCacheEntryListenerConfiguration<>(
+            new FactoryBuilder.SingletonFactory<>(listener),
             filter == null ? null : new FactoryBuilder.SingletonFactory<>(filter),
-            true, synchronous);
+            true,
+            synchronous);
     dispatcher.register(configuration);
     return configuration;
   }

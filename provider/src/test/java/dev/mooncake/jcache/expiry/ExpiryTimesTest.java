@@ -18,8 +18,13 @@ class ExpiryTimesTest {
 
   @Test
   void theSentinelsAreDistinct() {
-    long[] all = {ExpiryTimes.ETERNAL, ExpiryTimes.UNCHANGED, ExpiryTimes.EXPIRED_NOW,
-        ExpiryTimes.NOT_STORED, ExpiryTimes.ABSENT};
+    long[] all = {
+      ExpiryTimes.ETERNAL,
+      ExpiryTimes.UNCHANGED,
+      ExpiryTimes.EXPIRED_NOW,
+      ExpiryTimes.NOT_STORED,
+      ExpiryTimes.ABSENT
+    };
     for (int i = 0; i < all.length; i++) {
       for (int j = i + 1; j < all.length; j++) {
         assertEquals(false, all[i] == all[j], i + " and " + j + " are the same value");
@@ -57,29 +62,31 @@ class ExpiryTimesTest {
 
   @Test
   void aFiniteDurationNeverReadsAsEternal() {
-    ExpiryTimes huge = new ExpiryTimes(
-        new CreatedExpiryPolicy(new Duration(TimeUnit.DAYS, Long.MAX_VALUE / 1000)));
+    ExpiryTimes huge =
+        new ExpiryTimes(
+            new CreatedExpiryPolicy(new Duration(TimeUnit.DAYS, Long.MAX_VALUE / 1000)));
     assertEquals(ExpiryTimes.ETERNAL - 1, huge.forCreation(NOW));
   }
 
   @Test
   void aPolicyThatThrowsKeepsTheEntryAsItIsAndACreationEternal() {
-    ExpiryPolicy failing = new ExpiryPolicy() {
-      @Override
-      public Duration getExpiryForCreation() {
-        throw new IllegalStateException("boom");
-      }
+    ExpiryPolicy failing =
+        new ExpiryPolicy() {
+          @Override
+          public Duration getExpiryForCreation() {
+            throw new IllegalStateException("boom");
+          }
 
-      @Override
-      public Duration getExpiryForAccess() {
-        throw new IllegalStateException("boom");
-      }
+          @Override
+          public Duration getExpiryForAccess() {
+            throw new IllegalStateException("boom");
+          }
 
-      @Override
-      public Duration getExpiryForUpdate() {
-        throw new IllegalStateException("boom");
-      }
-    };
+          @Override
+          public Duration getExpiryForUpdate() {
+            throw new IllegalStateException("boom");
+          }
+        };
     ExpiryTimes times = new ExpiryTimes(failing);
     assertEquals(ExpiryTimes.ETERNAL, times.forCreation(NOW), "a creation is then eternal");
     assertEquals(ExpiryTimes.UNCHANGED, times.forUpdate(NOW));

@@ -30,7 +30,8 @@ class LanesTest {
     assertEquals(dev.mooncake.jcache.config.MooncakeConfig.LANES, keys);
   }
 
-  private static final Map<Lane, Integer> RETRIEVE_2_STORE_1 = Map.of(Lane.RETRIEVE, 2, Lane.STORE, 1);
+  private static final Map<Lane, Integer> RETRIEVE_2_STORE_1 =
+      Map.of(Lane.RETRIEVE, 2, Lane.STORE, 1);
 
   private static String threadName() {
     return Thread.currentThread().getName();
@@ -39,12 +40,21 @@ class LanesTest {
   @Test
   void dedicatedLanesRunOnTheirOwnThreadsTheOthersShareOnePool() throws Exception {
     try (Lanes lanes = new Lanes(3, RETRIEVE_2_STORE_1, false, "cm1")) {
-      assertTrue(lanes.submit(Lane.RETRIEVE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
-          .startsWith("mooncake-cm1-retrieve-"));
-      assertTrue(lanes.submit(Lane.STORE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
-          .startsWith("mooncake-cm1-store-"));
-      assertTrue(lanes.submit(Lane.DELETE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
-          .startsWith("mooncake-cm1-shared-"));
+      assertTrue(
+          lanes
+              .submit(Lane.RETRIEVE, LanesTest::threadName)
+              .get(5, TimeUnit.SECONDS)
+              .startsWith("mooncake-cm1-retrieve-"));
+      assertTrue(
+          lanes
+              .submit(Lane.STORE, LanesTest::threadName)
+              .get(5, TimeUnit.SECONDS)
+              .startsWith("mooncake-cm1-store-"));
+      assertTrue(
+          lanes
+              .submit(Lane.DELETE, LanesTest::threadName)
+              .get(5, TimeUnit.SECONDS)
+              .startsWith("mooncake-cm1-shared-"));
       assertTrue(lanes.submit(Lane.RETRIEVE, () -> Thread.currentThread().isDaemon()).get());
 
       assertEquals("mooncake-cm1-retrieve-", lanes.threadNamePrefix(Lane.RETRIEVE));
@@ -105,7 +115,8 @@ class LanesTest {
   @Test
   void singleCallsHopOntoTheLaneWhenConfigured() {
     try (Lanes lanes = new Lanes(2, RETRIEVE_2_STORE_1, true, "h")) {
-      assertTrue(lanes.call(Lane.RETRIEVE, LanesTest::threadName).startsWith("mooncake-h-retrieve-"));
+      assertTrue(
+          lanes.call(Lane.RETRIEVE, LanesTest::threadName).startsWith("mooncake-h-retrieve-"));
       assertTrue(lanes.call(Lane.STORE, LanesTest::threadName).startsWith("mooncake-h-store-"));
       assertTrue(lanes.call(Lane.DELETE, LanesTest::threadName).startsWith("mooncake-h-shared-"));
     }
@@ -118,16 +129,24 @@ class LanesTest {
       IllegalArgumentException caught =
           assertThrows(
               IllegalArgumentException.class,
-              () -> lanes.call(Lane.RETRIEVE, () -> {
-                throw thrown;
-              }));
+              () ->
+                  lanes.call(
+                      Lane.RETRIEVE,
+                      () -> {
+                        throw thrown;
+                      }));
       assertSame(thrown, caught);
       AssertionError error = new AssertionError("bad");
       assertSame(
           error,
-          assertThrows(AssertionError.class, () -> lanes.call(Lane.RETRIEVE, () -> {
-            throw error;
-          })));
+          assertThrows(
+              AssertionError.class,
+              () ->
+                  lanes.call(
+                      Lane.RETRIEVE,
+                      () -> {
+                        throw error;
+                      })));
     }
   }
 
@@ -143,14 +162,20 @@ class LanesTest {
       assertEquals(threads[0], threads[1]);
       int[] seen = new int[4];
       lanes
-          .submit(Lane.STORE, () -> {
-            lanes.runChunked(Lane.STORE, 4, 1, (from, to) -> {
-              for (int i = from; i < to; i++) {
-                seen[i]++;
-              }
-            });
-            return null;
-          })
+          .submit(
+              Lane.STORE,
+              () -> {
+                lanes.runChunked(
+                    Lane.STORE,
+                    4,
+                    1,
+                    (from, to) -> {
+                      for (int i = from; i < to; i++) {
+                        seen[i]++;
+                      }
+                    });
+                return null;
+              })
           .get(5, TimeUnit.SECONDS);
       assertArrayEquals(new int[] {1, 1, 1, 1}, seen);
     }
@@ -162,13 +187,17 @@ class LanesTest {
       AtomicIntegerArray seen = new AtomicIntegerArray(103);
       Set<String> threads = ConcurrentHashMap.newKeySet();
       List<int[]> chunks = new java.util.concurrent.CopyOnWriteArrayList<>();
-      lanes.runChunked(Lane.RETRIEVE, 103, 10, (from, to) -> {
-        threads.add(threadName());
-        chunks.add(new int[] {from, to});
-        for (int i = from; i < to; i++) {
-          seen.incrementAndGet(i);
-        }
-      });
+      lanes.runChunked(
+          Lane.RETRIEVE,
+          103,
+          10,
+          (from, to) -> {
+            threads.add(threadName());
+            chunks.add(new int[] {from, to});
+            for (int i = from; i < to; i++) {
+              seen.incrementAndGet(i);
+            }
+          });
       for (int i = 0; i < 103; i++) {
         assertEquals(1, seen.get(i), "item " + i);
       }
@@ -195,11 +224,15 @@ class LanesTest {
           assertThrows(
               IllegalStateException.class,
               () ->
-                  lanes.runChunked(Lane.DELETE, 40, 10, (from, to) -> {
-                    if (from == 0) {
-                      throw failure;
-                    }
-                  })));
+                  lanes.runChunked(
+                      Lane.DELETE,
+                      40,
+                      10,
+                      (from, to) -> {
+                        if (from == 0) {
+                          throw failure;
+                        }
+                      })));
     }
   }
 
@@ -226,10 +259,12 @@ class LanesTest {
     Lanes lanes = new Lanes(1, Map.of(), false, "s");
     CountDownLatch started = new CountDownLatch(1);
     CompletableFuture<String> running =
-        lanes.submit(Lane.RETRIEVE, () -> {
-          started.countDown();
-          return "finished";
-        });
+        lanes.submit(
+            Lane.RETRIEVE,
+            () -> {
+              started.countDown();
+              return "finished";
+            });
     assertTrue(started.await(5, TimeUnit.SECONDS));
     lanes.close();
     assertEquals("finished", running.get(5, TimeUnit.SECONDS));
@@ -241,8 +276,7 @@ class LanesTest {
     assertThrows(IllegalArgumentException.class, () -> new Lanes(0, Map.of(), false, "b"));
     IllegalArgumentException e =
         assertThrows(
-            IllegalArgumentException.class,
-            () -> new Lanes(2, Map.of(Lane.DELETE, 0), false, "b"));
+            IllegalArgumentException.class, () -> new Lanes(2, Map.of(Lane.DELETE, 0), false, "b"));
     assertTrue(e.getMessage().contains("per_op_workers.delete"), e.getMessage());
   }
 

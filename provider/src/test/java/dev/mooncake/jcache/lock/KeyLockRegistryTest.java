@@ -16,10 +16,13 @@ class KeyLockRegistryTest {
     Object other = new Object();
     AtomicInteger made = new AtomicInteger();
     int before = KeyLockRegistry.connections();
-    try (KeyLockRegistry.Lease first = KeyLockRegistry.acquire(connection, () -> {
-          made.incrementAndGet();
-          return new LocalKeyLocks();
-        });
+    try (KeyLockRegistry.Lease first =
+            KeyLockRegistry.acquire(
+                connection,
+                () -> {
+                  made.incrementAndGet();
+                  return new LocalKeyLocks();
+                });
         KeyLockRegistry.Lease second = KeyLockRegistry.acquire(connection, LocalKeyLocks::new);
         KeyLockRegistry.Lease third = KeyLockRegistry.acquire(other, LocalKeyLocks::new)) {
       assertSame(first.locks(), second.locks());

@@ -27,14 +27,16 @@ class LocalKeyLocksTest {
     CountDownLatch otherKeyLocked = new CountDownLatch(1);
     CountDownLatch sameKeyLocked = new CountDownLatch(1);
     try (KeyLocks.Held held = locks.lock("a")) {
-      Thread other = new Thread(() -> {
-        try (KeyLocks.Held b = locks.lock("b")) {
-          otherKeyLocked.countDown();
-        }
-        try (KeyLocks.Held a = locks.lock("a")) {
-          sameKeyLocked.countDown();
-        }
-      });
+      Thread other =
+          new Thread(
+              () -> {
+                try (KeyLocks.Held b = locks.lock("b")) {
+                  otherKeyLocked.countDown();
+                }
+                try (KeyLocks.Held a = locks.lock("a")) {
+                  sameKeyLocked.countDown();
+                }
+              });
       other.start();
       assertTrue(otherKeyLocked.await(5, TimeUnit.SECONDS), "an unrelated key waited");
       assertFalse(sameKeyLocked.await(200, TimeUnit.MILLISECONDS), "two holders of one key");

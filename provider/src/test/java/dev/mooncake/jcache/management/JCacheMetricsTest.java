@@ -27,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Micrometer's {@link JCacheMetrics} (what Spring Boot binds JCache caches with) does not ask the
- * cache for its statistics: it builds the spec's object name itself,
- * {@code javax.cache:type=CacheStatistics,CacheManager=<URI with ':' made '.'>,Cache=<name>},
- * and reads the attributes from every MBean server {@code MBeanServerFactory} knows, reporting 0
- * when it finds none. Our registration must match it for the URIs users pass.
+ * cache for its statistics: it builds the spec's object name itself, {@code
+ * javax.cache:type=CacheStatistics,CacheManager=<URI with ':' made '.'>,Cache=<name>}, and reads
+ * the attributes from every MBean server {@code MBeanServerFactory} knows, reporting 0 when it
+ * finds none. Our registration must match it for the URIs users pass.
  */
 class JCacheMetricsTest {
   private final MooncakeCachingProvider provider = new MooncakeCachingProvider();
@@ -67,32 +67,47 @@ class JCacheMetricsTest {
 
   private void assertMicrometerCountsTraffic(URI uri) throws Exception {
     CacheManager manager = provider.getCacheManager(uri, getClass().getClassLoader());
-    Cache<String, String> cache = manager.createCache("metered",
-        new MutableConfiguration<String, String>()
-            .setTypes(String.class, String.class)
-            .setStatisticsEnabled(true));
+    Cache<String, String> cache =
+        manager.createCache(
+            "metered",
+            new MutableConfiguration<String, String>()
+                .setTypes(String.class, String.class)
+                .setStatisticsEnabled(true));
     // The name exactly as JCacheMetrics (Micrometer 1.x) builds it.
-    ObjectName micrometersName = new ObjectName("javax.cache:type=CacheStatistics,CacheManager="
-        + manager.getURI().toString().replace(':', '.') + ",Cache=" + cache.getName());
+    ObjectName micrometersName =
+        new ObjectName(
+            "javax.cache:type=CacheStatistics,CacheManager="
+                + manager.getURI().toString().replace(':', '.')
+                + ",Cache="
+                + cache.getName());
     List<MBeanServer> servers = MBeanServerFactory.findMBeanServer(null);
-    assertTrue(servers.stream().anyMatch(s -> s.isRegistered(micrometersName)),
+    assertTrue(
+        servers.stream().anyMatch(s -> s.isRegistered(micrometersName)),
         micrometersName + " is not registered in any MBean server Micrometer looks in");
 
     MeterRegistry registry = new SimpleMeterRegistry();
     JCacheMetrics.monitor(registry, cache);
-    cache.get("a");      // miss
+    cache.get("a"); // miss
     cache.put("a", "1");
     cache.put("b", "2");
-    cache.get("a");      // hit
-    cache.get("b");      // hit
-    cache.get("c");      // miss
+    cache.get("a"); // hit
+    cache.get("b"); // hit
+    cache.get("c"); // miss
     cache.remove("a");
 
     assertEquals(2.0, count(registry, "cache.gets", "result", "hit"));
     assertEquals(2.0, count(registry, "cache.gets", "result", "miss"));
     assertEquals(2.0, count(registry, "cache.puts"));
-    assertEquals(1.0, registry.get("cache.removals").tag("cache", "metered").meter().measure()
-        .iterator().next().getValue());
+    assertEquals(
+        1.0,
+        registry
+            .get("cache.removals")
+            .tag("cache", "metered")
+            .meter()
+            .measure()
+            .iterator()
+            .next()
+            .getValue());
   }
 
   private static double count(MeterRegistry registry, String name, String... tags) {

@@ -12,19 +12,25 @@ final class RealMooncake {
 
   /** Skips the calling test, saying why, unless a real Mooncake is available here. */
   static void assumeAvailable() {
-    boolean configured = System.getenv("MOONCAKE_STORE_LIBRARY") != null
-        && System.getenv("MOONCAKE_MASTER") != null;
-    assumeTrue(configured, "skipped: real-Mooncake tests need MOONCAKE_STORE_LIBRARY (the path of"
-        + " libmooncake_store.so) and MOONCAKE_MASTER (the mooncake_master binary)");
-    assumeTrue(System.getenv("MCJ_IN_NETNS") != null, "skipped: real-Mooncake tests run only"
-        + " inside a private network namespace with a master on loopback: mvn verify"
-        + " -Preal-mooncake (test-support/netns/bin/java)");
+    boolean configured =
+        System.getenv("MOONCAKE_STORE_LIBRARY") != null && System.getenv("MOONCAKE_MASTER") != null;
+    assumeTrue(
+        configured,
+        "skipped: real-Mooncake tests need MOONCAKE_STORE_LIBRARY (the path of"
+            + " libmooncake_store.so) and MOONCAKE_MASTER (the mooncake_master binary)");
+    assumeTrue(
+        System.getenv("MCJ_IN_NETNS") != null,
+        "skipped: real-Mooncake tests run only"
+            + " inside a private network namespace with a master on loopback: mvn verify"
+            + " -Preal-mooncake (test-support/netns/bin/java)");
   }
 
   /** A config file for the loopback cluster that test-support/netns/bin/java starts. */
   static Path config(Path dir, String tenant) throws IOException {
     Path file = dir.resolve("mooncake-" + tenant + ".json");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         {
           "backend": "mooncake",
           "mode": "embedded",
@@ -37,7 +43,8 @@ final class RealMooncake {
           "operation_timeout_ms": 10000,
           "tenant_id": "%s"
         }
-        """.formatted(tenant));
+        """
+            .formatted(tenant));
     return file;
   }
 }

@@ -10,21 +10,24 @@ import javax.cache.Caching;
 import javax.cache.configuration.MutableConfiguration;
 
 /**
- * A second JVM for the real-Mooncake tests. {@code peer <config>}: answers {@code get k},
- * {@code put k v}, {@code remove k} lines on stdin with {@code OK <value>}. {@code hold <config>}:
- * opens the store, prints READY and waits (for a signal). {@code exit <config>}: opens the store
- * and calls System.exit(3). Every mode prints HOOK-RAN from a shutdown hook.
+ * A second JVM for the real-Mooncake tests. {@code peer <config>}: answers {@code get k}, {@code
+ * put k v}, {@code remove k} lines on stdin with {@code OK <value>}. {@code hold <config>}: opens
+ * the store, prints READY and waits (for a signal). {@code exit <config>}: opens the store and
+ * calls System.exit(3). Every mode prints HOOK-RAN from a shutdown hook.
  */
 public final class RealMooncakePeer {
   public static void main(String[] args) throws Exception {
     String mode = args[0];
     Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("HOOK-RAN")));
-    CacheManager manager = Caching.getCachingProvider()
-        .getCacheManager(Path.of(args[1]).toUri(), RealMooncakePeer.class.getClassLoader());
+    CacheManager manager =
+        Caching.getCachingProvider()
+            .getCacheManager(Path.of(args[1]).toUri(), RealMooncakePeer.class.getClassLoader());
     Cache<String, String> cache = manager.getCache("shared", String.class, String.class);
     if (cache == null) {
-      cache = manager.createCache("shared",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      cache =
+          manager.createCache(
+              "shared",
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
     }
     System.out.println("READY");
     System.out.flush();
@@ -36,19 +39,21 @@ public final class RealMooncakePeer {
   }
 
   private static void serve(Cache<String, String> cache) throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
       String[] parts = line.split(" ", 3);
-      String answer = switch (parts[0]) {
-        case "get" -> String.valueOf(cache.get(parts[1]));
-        case "put" -> {
-          cache.put(parts[1], parts[2]);
-          yield "done";
-        }
-        case "remove" -> String.valueOf(cache.remove(parts[1]));
-        default -> "unknown command " + parts[0];
-      };
+      String answer =
+          switch (parts[0]) {
+            case "get" -> String.valueOf(cache.get(parts[1]));
+            case "put" -> {
+              cache.put(parts[1], parts[2]);
+              yield "done";
+            }
+            case "remove" -> String.valueOf(cache.remove(parts[1]));
+            default -> "unknown command " + parts[0];
+          };
       System.out.println("OK " + answer);
       System.out.flush();
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -19,15 +20,14 @@ import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.MutableConfiguration;
-import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Against a real Mooncake master on loopback (profile real-mooncake; skipped with the reason
- * otherwise): the provider's operations, two JVMs seeing each other's changes, and a JVM holding
- * an open store that still stops and runs its shutdown hooks on SIGINT, SIGTERM and exit.
+ * otherwise): the provider's operations, two JVMs seeing each other's changes, and a JVM holding an
+ * open store that still stops and runs its shutdown hooks on SIGINT, SIGTERM and exit.
  */
 class RealMooncakeTest {
   @TempDir Path dir;
@@ -42,10 +42,12 @@ class RealMooncakeTest {
   @Test
   void cacheOperationsOnARealCluster() {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
-    try (CacheManager manager = provider.getCacheManager(config.toUri(),
-        getClass().getClassLoader())) {
-      Cache<String, String> cache = manager.createCache("ops",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    try (CacheManager manager =
+        provider.getCacheManager(config.toUri(), getClass().getClassLoader())) {
+      Cache<String, String> cache =
+          manager.createCache(
+              "ops",
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
       cache.put("a", "1");
       assertEquals("1", cache.get("a"));
       cache.put("a", "2");
@@ -66,10 +68,12 @@ class RealMooncakeTest {
   void managersOpenAndCloseRepeatedly() {
     for (int round = 0; round < 8; round++) {
       MooncakeCachingProvider provider = new MooncakeCachingProvider();
-      try (CacheManager manager = provider.getCacheManager(config.toUri(),
-          getClass().getClassLoader())) {
-        Cache<String, String> cache = manager.createCache("round",
-            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      try (CacheManager manager =
+          provider.getCacheManager(config.toUri(), getClass().getClassLoader())) {
+        Cache<String, String> cache =
+            manager.createCache(
+                "round",
+                new MutableConfiguration<String, String>().setTypes(String.class, String.class));
         cache.put("k", "v" + round);
         assertEquals("v" + round, cache.get("k"));
         manager.destroyCache("round");
@@ -81,14 +85,18 @@ class RealMooncakeTest {
   @Test
   void twoManagersInOneJvmLiveSideBySide() throws Exception {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
-    ClassLoader other = new java.net.URLClassLoader(new java.net.URL[0],
-        getClass().getClassLoader());
+    ClassLoader other =
+        new java.net.URLClassLoader(new java.net.URL[0], getClass().getClassLoader());
     CacheManager first = provider.getCacheManager(config.toUri(), getClass().getClassLoader());
     CacheManager second = provider.getCacheManager(config.toUri(), other);
-    Cache<String, String> a = first.createCache("side",
-        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
-    Cache<String, String> b = second.createCache("side",
-        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> a =
+        first.createCache(
+            "side",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    Cache<String, String> b =
+        second.createCache(
+            "side",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
     a.put("k", "from-first");
     assertEquals("from-first", b.get("k"), "same tenant and cache: one namespace");
     first.close();
@@ -103,14 +111,17 @@ class RealMooncakeTest {
   void twoJvmsSeeEachOthersChanges() throws Exception {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
     Process peer = startPeer("peer");
-    try (CacheManager manager = provider.getCacheManager(config.toUri(),
-        getClass().getClassLoader());
+    try (CacheManager manager =
+            provider.getCacheManager(config.toUri(), getClass().getClassLoader());
         PrintWriter toPeer = new PrintWriter(peer.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromPeer = new BufferedReader(
-            new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
+        BufferedReader fromPeer =
+            new BufferedReader(
+                new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
       awaitLine(fromPeer, "READY");
-      Cache<String, String> cache = manager.createCache("shared",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      Cache<String, String> cache =
+          manager.createCache(
+              "shared",
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
 
       cache.put("k", "one");
       assertEquals("OK one", ask(toPeer, fromPeer, "get k"), "the peer did not see the put");
@@ -129,13 +140,18 @@ class RealMooncakeTest {
   @Test
   void anUnreachableMasterFailsWithinTheTimeoutNamingIt() throws Exception {
     Path nowhere = dir.resolve("nowhere.json");
-    java.nio.file.Files.writeString(nowhere, java.nio.file.Files.readString(config)
-        .replace("127.0.0.1:50051", "127.0.0.1:50999")
-        .replace("\"operation_timeout_ms\": 10000", "\"operation_timeout_ms\": 3000"));
+    java.nio.file.Files.writeString(
+        nowhere,
+        java.nio.file.Files.readString(config)
+            .replace("127.0.0.1:50051", "127.0.0.1:50999")
+            .replace("\"operation_timeout_ms\": 10000", "\"operation_timeout_ms\": 3000"));
     long start = System.nanoTime();
-    javax.cache.CacheException error = org.junit.jupiter.api.Assertions.assertThrows(
-        javax.cache.CacheException.class, () -> new MooncakeCachingProvider()
-            .getCacheManager(nowhere.toUri(), getClass().getClassLoader()));
+    javax.cache.CacheException error =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            javax.cache.CacheException.class,
+            () ->
+                new MooncakeCachingProvider()
+                    .getCacheManager(nowhere.toUri(), getClass().getClassLoader()));
     long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
     assertTrue(seconds < 60, "failing took " + seconds + " s");
     assertTrue(error.getMessage().contains("127.0.0.1:50999"), error.getMessage());
@@ -144,26 +160,30 @@ class RealMooncakeTest {
   @Test
   void aHungMasterMakesCallsFailInsteadOfHanging() throws Exception {
     String masterPid = System.getenv("MCJ_MASTER_PID");
-    org.junit.jupiter.api.Assumptions.assumeTrue(masterPid != null,
-        "the wrapper did not say which process the master is");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        masterPid != null, "the wrapper did not say which process the master is");
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
-    try (CacheManager manager = provider.getCacheManager(config.toUri(),
-        getClass().getClassLoader())) {
-      Cache<String, String> cache = manager.createCache("hung",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    try (CacheManager manager =
+        provider.getCacheManager(config.toUri(), getClass().getClassLoader())) {
+      Cache<String, String> cache =
+          manager.createCache(
+              "hung",
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
       cache.put("k", "v");
       java.util.concurrent.ExecutorService caller =
           java.util.concurrent.Executors.newSingleThreadExecutor();
       signal("STOP", masterPid);
       try {
-        java.util.concurrent.Future<String> outcome = caller.submit(() -> {
-          try {
-            cache.put("k2", "v2");
-            return "answered: " + cache.get("k2");
-          } catch (javax.cache.CacheException e) {
-            return "failed: " + e.getMessage();
-          }
-        });
+        java.util.concurrent.Future<String> outcome =
+            caller.submit(
+                () -> {
+                  try {
+                    cache.put("k2", "v2");
+                    return "answered: " + cache.get("k2");
+                  } catch (javax.cache.CacheException e) {
+                    return "failed: " + e.getMessage();
+                  }
+                });
         String result = outcome.get(90, TimeUnit.SECONDS); // throws TimeoutException: a hang
         assertTrue(result.startsWith("failed: "), "a call to a hung master " + result);
       } finally {
@@ -198,11 +218,11 @@ class RealMooncakeTest {
 
   private void assertSignalStops(String signal, int exitCode) throws Exception {
     Process peer = startPeer("hold");
-    BufferedReader out = new BufferedReader(
-        new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
     awaitLine(out, "READY");
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(peer.pid()))
-        .inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(peer.pid())).inheritIO().start();
     assertEquals(0, kill.waitFor());
     boolean stopped = peer.waitFor(60, TimeUnit.SECONDS);
     List<String> rest = new ArrayList<>();
@@ -216,17 +236,21 @@ class RealMooncakeTest {
   }
 
   private Process startPeer(String mode) throws Exception {
-    String classPath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", classPath, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        RealMooncakePeer.class.getName(), mode, config.toString())
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            classPath,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            RealMooncakePeer.class.getName(),
+            mode,
+            config.toString())
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }
 
-  private static String ask(PrintWriter to, BufferedReader from, String command)
-      throws Exception {
+  private static String ask(PrintWriter to, BufferedReader from, String command) throws Exception {
     to.println(command);
     return from.readLine();
   }
@@ -242,8 +266,9 @@ class RealMooncakeTest {
 
   private static List<String> drain(Process process) throws Exception {
     List<String> lines = new ArrayList<>();
-    try (BufferedReader in = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = in.readLine()) != null; ) {
         lines.add(line);
       }

@@ -1,32 +1,32 @@
 package dev.mooncake.jcache.backend.inprocess;
 
-import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Mooncake Store's semantics inside this JVM: a bounded, evicting, off-heap segment with
- * Mooncake's create-only puts, read leases and result codes, so that the cache runs unchanged on
- * either store. Memory and eviction live in {@link ObjectTable}, object lifetime in {@link Slot},
- * staging buffers in {@link StagingBuffers}; this class holds the per-call rules.
+ * Mooncake Store's semantics inside this JVM: a bounded, evicting, off-heap segment with Mooncake's
+ * create-only puts, read leases and result codes, so that the cache runs unchanged on either store.
+ * Memory and eviction live in {@link ObjectTable}, object lifetime in {@link Slot}, staging buffers
+ * in {@link StagingBuffers}; this class holds the per-call rules.
  *
  * <p>Where Mooncake's behaviour is not spelled out by {@link ObjectStore}, we follow its master:
  * {@link #isExist} answers 0 for an object still being written; {@link #remove} of such an object
- * answers REPLICA_IS_NOT_READY (even with force); {@link #removeByRegex} skips
- * objects being written and, without force, objects under a lease. Regexes are
- * {@link java.util.regex} (Mooncake uses ECMAScript; the common subset behaves alike).
+ * answers REPLICA_IS_NOT_READY (even with force); {@link #removeByRegex} skips objects being
+ * written and, without force, objects under a lease. Regexes are {@link java.util.regex} (Mooncake
+ * uses ECMAScript; the common subset behaves alike).
  *
  * <p>After {@link #close()} every store call throws a {@link StoreException}. Two exceptions, on
- * purpose: {@link #describe()} still answers (it names the store in messages), and
- * {@link #buffers()} still returns the pool, so buffers still handed out can be released (and
- * freed); the pool's {@code acquire} throws.
+ * purpose: {@link #describe()} still answers (it names the store in messages), and {@link
+ * #buffers()} still returns the pool, so buffers still handed out can be released (and freed); the
+ * pool's {@code acquire} throws.
  */
 public final class InProcessStore implements ObjectStore {
   /** Mooncake master's {@code --default_kv_lease_ttl}. */
@@ -247,9 +247,7 @@ public final class InProcessStore implements ObjectStore {
     long now = clock.nanos();
     long count = 0;
     for (Slot slot : table.slots()) {
-      if (!slot.isReady()
-          || !pattern.matcher(slot.key).find()
-          || (!force && slot.leaseHeld(now))) {
+      if (!slot.isReady() || !pattern.matcher(slot.key).find() || (!force && slot.leaseHeld(now))) {
         continue;
       }
       if (table.unlink(slot)) {

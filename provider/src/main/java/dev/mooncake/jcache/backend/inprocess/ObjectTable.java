@@ -18,32 +18,31 @@ import org.slf4j.LoggerFactory;
  * from {@link SegmentMemory}, which keeps the buffers of gone objects for reuse. We chose this over
  * one big arena with an allocator of our own: nothing is reserved up front (the default segment is
  * 4 GiB), an object of any size can still take memory freed by other classes (idle buffers are
- * freed when fresh memory is needed), and the JVM's direct memory accounting
- * ({@code BufferPoolMXBean "direct"}) sees exactly what we hold. Reuse makes a replace allocate
- * nothing; the first fill of the segment still pays {@code allocateDirect} once per object.
+ * freed when fresh memory is needed), and the JVM's direct memory accounting ({@code
+ * BufferPoolMXBean "direct"}) sees exactly what we hold. Reuse makes a replace allocate nothing;
+ * the first fill of the segment still pays {@code allocateDirect} once per object.
  *
  * <p><b>Budget.</b> {@link #usedBytes()} counts the footprints (size-class capacities) of linked
- * objects and of puts that have reserved space, as Mooncake's master counts its allocator's
- * blocks. Linked objects plus idle buffers stay within the capacity. Memory of an object unlinked
- * while a read still copies from it comes back when that read ends, so the JVM may briefly hold a
- * little more than the capacity.
+ * objects and of puts that have reserved space, as Mooncake's master counts its allocator's blocks.
+ * Linked objects plus idle buffers stay within the capacity. Memory of an object unlinked while a
+ * read still copies from it comes back when that read ends, so the JVM may briefly hold a little
+ * more than the capacity.
  *
  * <p><b>Eviction</b> follows Mooncake's master: once a put would take usage past the high
  * watermark, one pass evicts the objects with the oldest lease (reads renew it; a put counts as a
  * use) until usage is back under the watermark with {@code evictionRatio × capacity} to spare;
  * soft-pinned objects go only when unpinned ones do not suffice; hard-pinned objects and objects
- * still being written never go. Unlike Mooncake, an unexpired lease does not protect an object
- * from eviction: Mooncake needs the lease to keep a remote reader's transfer valid, here the
- * reference count does that, so the in-process store answers NO_AVAILABLE_HANDLE only when
- * nothing at all can be evicted. Eviction runs synchronously in the put that needs it (Mooncake's
- * runs on a master thread), under one lock that only puts needing space take; reads never do.
+ * still being written never go. Unlike Mooncake, an unexpired lease does not protect an object from
+ * eviction: Mooncake needs the lease to keep a remote reader's transfer valid, here the reference
+ * count does that, so the in-process store answers NO_AVAILABLE_HANDLE only when nothing at all can
+ * be evicted. Eviction runs synchronously in the put that needs it (Mooncake's runs on a master
+ * thread), under one lock that only puts needing space take; reads never do.
  */
 final class ObjectTable {
   private static final Logger LOG = LoggerFactory.getLogger(ObjectTable.class);
 
   private static final Comparator<Candidate> EVICTION_ORDER =
-      Comparator.comparing((Candidate c) -> c.slot.pin)
-          .thenComparingLong(c -> c.leaseUntil);
+      Comparator.comparing((Candidate c) -> c.slot.pin).thenComparingLong(c -> c.leaseUntil);
 
   private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
   private final SegmentMemory memory;
@@ -79,8 +78,8 @@ final class ObjectTable {
   }
 
   /**
-   * Unlinks a slot: true for the one caller that removed it from the map, which then marks it
-   * gone, returns its bytes to the budget and drops the owner reference.
+   * Unlinks a slot: true for the one caller that removed it from the map, which then marks it gone,
+   * returns its bytes to the budget and drops the owner reference.
    */
   boolean unlink(Slot slot) {
     if (!slots.remove(slot.key, slot)) {
@@ -193,8 +192,8 @@ final class ObjectTable {
   }
 
   /**
-   * Unlinks every slot, those still being written included (their writer frees them), and frees
-   * the idle memory; memory still read is freed when its reader lets go.
+   * Unlinks every slot, those still being written included (their writer frees them), and frees the
+   * idle memory; memory still read is freed when its reader lets go.
    */
   long close() {
     memory.close();

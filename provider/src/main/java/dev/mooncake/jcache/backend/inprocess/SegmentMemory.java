@@ -5,13 +5,12 @@ import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The direct memory behind the in-process segment's objects. Buffers come in
- * {@link SizeClasses size classes}; a buffer whose object is gone goes back to an idle list of its
- * class instead of to the allocator, and the next put of a similar size takes it. In steady state
- * (a replace frees one buffer and needs one of the same class) a put allocates nothing: no
- * {@code malloc}, no zeroing, no first-touch page faults, no {@code Cleaner}. Those cost more than
- * the copy itself for large values (profiled: a write-heavy mix of 1 MiB values spent most of its
- * time in them).
+ * The direct memory behind the in-process segment's objects. Buffers come in {@link SizeClasses
+ * size classes}; a buffer whose object is gone goes back to an idle list of its class instead of to
+ * the allocator, and the next put of a similar size takes it. In steady state (a replace frees one
+ * buffer and needs one of the same class) a put allocates nothing: no {@code malloc}, no zeroing,
+ * no first-touch page faults, no {@code Cleaner}. Those cost more than the copy itself for large
+ * values (profiled: a write-heavy mix of 1 MiB values spent most of its time in them).
  *
  * <p>Idle buffers are bounded twice: by {@code idleLimit} (so a cache that shrinks gives memory
  * back to the system) and, through {@link ObjectTable}, by the segment: linked objects plus idle
@@ -20,8 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class SegmentMemory {
   private final long idleLimit;
+
   @SuppressWarnings("unchecked")
   private final ArrayDeque<ByteBuffer>[] idle = new ArrayDeque[SizeClasses.COUNT];
+
   private final AtomicLong idleBytes = new AtomicLong();
   private volatile boolean closed;
 

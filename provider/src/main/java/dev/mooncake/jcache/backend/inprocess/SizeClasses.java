@@ -1,16 +1,18 @@
 package dev.mooncake.jcache.backend.inprocess;
 
 /**
- * The sizes the in-process segment allocates: a value's size rounded up to a step of one eighth
- * of its power of two (at least 16 bytes), as Mooncake's offset allocator bins sizes. Rounding
- * wastes at most 12.5 % (16 bytes for small values) and lets a freed buffer serve the next value
- * of a similar size, which is what makes {@link SegmentMemory} reuse work.
+ * The sizes the in-process segment allocates: a value's size rounded up to a step of one eighth of
+ * its power of two (at least 16 bytes), as Mooncake's offset allocator bins sizes. Rounding wastes
+ * at most 12.5 % (16 bytes for small values) and lets a freed buffer serve the next value of a
+ * similar size, which is what makes {@link SegmentMemory} reuse work.
  */
 final class SizeClasses {
   /** Classes 1..199 cover capacities 16 bytes .. 2 GiB; 0 is unused. */
   static final int COUNT = 200;
+
   /** Sizes whose rounded capacity would not fit an int are allocated as they are, not pooled. */
   static final int UNPOOLED = -1;
+
   private static final int MAX_CAPACITY = Integer.MAX_VALUE - 8;
 
   private SizeClasses() {}

@@ -7,14 +7,14 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 /**
  * One stored object: its off-heap bytes and the little state Mooncake keeps per object.
  *
- * <p><b>Lifetime.</b> The memory is reference counted. The table holds one reference while the
- * slot is linked (the <em>owner</em> reference); the writer holds one while it copies the value in;
+ * <p><b>Lifetime.</b> The memory is reference counted. The table holds one reference while the slot
+ * is linked (the <em>owner</em> reference); the writer holds one while it copies the value in;
  * every reader holds one while it copies the value out. Whoever drops the count to zero frees the
  * memory (gives it back to {@link SegmentMemory}), so a remove or an eviction racing a read never
- * reuses bytes the read still copies: the read finishes on intact memory and the last one out
- * gives it back, microseconds later. A reader that
- * finds the count already at zero (or the slot unlinked) treats the object as absent, exactly as
- * if it had looked a moment later. Readers take no lock: acquiring is one CAS on this slot.
+ * reuses bytes the read still copies: the read finishes on intact memory and the last one out gives
+ * it back, microseconds later. A reader that finds the count already at zero (or the slot unlinked)
+ * treats the object as absent, exactly as if it had looked a moment later. Readers take no lock:
+ * acquiring is one CAS on this slot.
  *
  * <p><b>States.</b> {@code WRITING} while the put copies in (reads answer REPLICA_IS_NOT_READY),
  * then {@code READY}, then {@code GONE} once unlinked. Only the thread that removes the slot from
@@ -29,19 +29,22 @@ final class Slot {
       AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
 
   final String key;
+
   /** The value's bytes; the memory may be larger (its size class). */
   final int size;
+
   final Pin pin;
   private final ByteBuffer memory;
   private final SegmentMemory owner;
   private final AtomicInteger refs = new AtomicInteger(2); // owner + writer
   private volatile int state = WRITING;
+
   /** System.nanoTime() until which a read lease holds; also the eviction order (oldest first). */
   private volatile long leaseUntil;
 
   /**
-   * A slot being written: the caller holds the writer reference and must {@link #release} it.
-   * The memory goes back to {@code owner} when the last reference is dropped.
+   * A slot being written: the caller holds the writer reference and must {@link #release} it. The
+   * memory goes back to {@code owner} when the last reference is dropped.
    */
   Slot(String key, ByteBuffer memory, int size, SegmentMemory owner, Pin pin, long now) {
     if (size > memory.capacity()) {

@@ -13,27 +13,28 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Pooled direct staging buffers, the in-process stand-in for Mooncake's registered local buffer.
  *
- * <p>Capacities are rounded up to a power of two (at least {@link #MIN_CAPACITY}, at most
- * {@link #maxBufferSize()}), and released buffers wait, per capacity, for the next acquire of that
- * class: a put or get in steady state allocates nothing. Everything allocated, idle or handed out,
- * stays within {@code local_buffer_size}; an acquire that would pass it first frees idle buffers
- * of other classes, then waits for a release up to the configured time, then fails naming the
- * sizes.
+ * <p>Capacities are rounded up to a power of two (at least {@link #MIN_CAPACITY}, at most {@link
+ * #maxBufferSize()}), and released buffers wait, per capacity, for the next acquire of that class:
+ * a put or get in steady state allocates nothing. Everything allocated, idle or handed out, stays
+ * within {@code local_buffer_size}; an acquire that would pass it first frees idle buffers of other
+ * classes, then waits for a release up to the configured time, then fails naming the sizes.
  *
  * <p>Every single-key get and put takes a buffer and gives it back, so the common case takes no
  * lock: per class, a few idle buffers wait in lock-free slots ({@link #FAST_SLOTS}), and acquire
- * and release are one compare-and-set each (a lock and an identity set of handed-out buffers
- * here cost a fifth of a small get, profiled). The lock guards the rest: allocation accounting,
- * more idle buffers than the slots hold, waiting, freeing, closing. Releases are checked without
- * an identity set: a buffer released twice while idle in a fast slot, a buffer of a size this
- * pool never hands out, a heap buffer or a release with nothing handed out are caught; a buffer
- * released twice while idle in the locked lists and a foreign direct buffer of a pool size
- * released while others are out may not be.
+ * and release are one compare-and-set each (a lock and an identity set of handed-out buffers here
+ * cost a fifth of a small get, profiled). The lock guards the rest: allocation accounting, more
+ * idle buffers than the slots hold, waiting, freeing, closing. Releases are checked without an
+ * identity set: a buffer released twice while idle in a fast slot, a buffer of a size this pool
+ * never hands out, a heap buffer or a release with nothing handed out are caught; a buffer released
+ * twice while idle in the locked lists and a foreign direct buffer of a pool size released while
+ * others are out may not be.
  */
 final class StagingBuffers implements BufferPool {
   static final int MIN_CAPACITY = 4096;
+
   /** Lock-free idle slots per capacity class. */
   static final int FAST_SLOTS = 8;
+
   private static final int CLASSES = 33;
 
   private final long bound;
@@ -41,6 +42,7 @@ final class StagingBuffers implements BufferPool {
   private final long waitNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
+
   /**
    * Idle buffers by capacity class (index: ceil(log2(capacity)); classes are powers of two, the
    * capped largest one is alone in its slot), most recently released on top. An array, not a map:
@@ -48,16 +50,22 @@ final class StagingBuffers implements BufferPool {
    */
   @SuppressWarnings("unchecked")
   private final ArrayDeque<ByteBuffer>[] idle = new ArrayDeque[CLASSES];
+
   /** The lock-free idle slots: class c owns [c * FAST_SLOTS, (c + 1) * FAST_SLOTS). */
   private final AtomicReferenceArray<ByteBuffer> fast =
       new AtomicReferenceArray<>(CLASSES * FAST_SLOTS);
+
   private final AtomicInteger handedOut = new AtomicInteger();
+
   /** Acquires waiting for a release: releases then take the locked path to wake them. */
   private volatile int waiters;
+
   /** Bytes allocated and not freed: idle buffers, handed-out ones and allocations under way. */
   private long allocatedBytes;
+
   /** Bytes in {@link #idle} (not in the fast slots). */
   private long idleBytes;
+
   private volatile boolean closed;
 
   StagingBuffers(long localBufferSize, long waitMillis) {
@@ -200,8 +208,8 @@ final class StagingBuffers implements BufferPool {
           released.awaitNanos(left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new StoreException("interrupted waiting for a staging buffer of " + minCapacity
-              + " bytes", e);
+          throw new StoreException(
+              "interrupted waiting for a staging buffer of " + minCapacity + " bytes", e);
         }
       }
     } finally {
@@ -221,8 +229,8 @@ final class StagingBuffers implements BufferPool {
   }
 
   /**
-   * Frees idle buffers, largest first, until {@code needed} bytes are gone or none is left.
-   * Holds the lock.
+   * Frees idle buffers, largest first, until {@code needed} bytes are gone or none is left. Holds
+   * the lock.
    */
   private void freeIdle(long needed) {
     long freed = 0;
@@ -312,7 +320,8 @@ final class StagingBuffers implements BufferPool {
 
   /** The class of a buffer being released; throws for buffers this pool cannot have handed out. */
   private int checkReleased(ByteBuffer buffer) {
-    if (buffer == null || !buffer.isDirect()
+    if (buffer == null
+        || !buffer.isDirect()
         || capacityFor(buffer.capacity()) != buffer.capacity()) {
       throw new IllegalArgumentException("buffer was not acquired from this pool");
     }

@@ -1,5 +1,11 @@
 package dev.mooncake.jcache.backend.mooncake;
 
+import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.CallerMemory;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.OwnSegment;
+import dev.mooncake.jcache.backend.StoreException;
+import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
@@ -10,12 +16,6 @@ import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
 import dev.mooncake.jcache.nativebridge.StoreAbi;
-import dev.mooncake.jcache.backend.BufferPool;
-import dev.mooncake.jcache.backend.CallerMemory;
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.StoreException;
-import dev.mooncake.jcache.backend.StoreStatus;
-import dev.mooncake.jcache.backend.OwnSegment;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
@@ -23,12 +23,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,24 +36,24 @@ import org.slf4j.LoggerFactory;
 /**
  * The store on a Mooncake cluster, over the JNI bridge ({@code dev.mooncake.jcache.nativebridge}).
  *
- * <p>Open: loads {@code libmooncake_store.so} (config {@code library}, else
- * {@code $MOONCAKE_STORE_LIBRARY}, else the soname), sets {@code MC_RPC_TIMEOUT_MS} and
- * {@code MC_RPC_CONNECT_TIMEOUT_MS} from the operation timeout unless set, creates and sets up a
- * client, checks the master's health, then maps ONE transfer region of {@code local_buffer_size}
- * bytes outside the Java heap, registers it once, and carves {@link #buffers()} out of it.
- * Failures are {@link StoreException}s naming what failed, the path or address, and the code.
+ * <p>Open: loads {@code libmooncake_store.so} (config {@code library}, else {@code
+ * $MOONCAKE_STORE_LIBRARY}, else the soname), sets {@code MC_RPC_TIMEOUT_MS} and {@code
+ * MC_RPC_CONNECT_TIMEOUT_MS} from the operation timeout unless set, creates and sets up a client,
+ * checks the master's health, then maps ONE transfer region of {@code local_buffer_size} bytes
+ * outside the Java heap, registers it once, and carves {@link #buffers()} out of it. Failures are
+ * {@link StoreException}s naming what failed, the path or address, and the code.
  *
  * <p>Placement: every put carries the config's replicate settings. Unless the config names
- * preferred segments, a store in {@code embedded} mode prefers its own segment (the name
- * {@code get_hostname} answers, {@code host:port}), so what this JVM writes lives in the memory
- * this JVM contributes. The price: when this JVM closes the store or exits, every object in its
- * segment is gone for every client, and objects of other clients written here too. In
- * {@code standalone-store} mode this JVM contributes nothing and Mooncake places objects.
+ * preferred segments, a store in {@code embedded} mode prefers its own segment (the name {@code
+ * get_hostname} answers, {@code host:port}), so what this JVM writes lives in the memory this JVM
+ * contributes. The price: when this JVM closes the store or exits, every object in its segment is
+ * gone for every client, and objects of other clients written here too. In {@code standalone-store}
+ * mode this JVM contributes nothing and Mooncake places objects.
  *
  * <p>Buffers: values and destinations inside the region go to Mooncake as they are. Heap buffers
  * are copied through a region buffer. A direct buffer outside the region goes as it is over TCP
- * (which does not check), and over RDMA is registered for the call's duration (see
- * {@link #registerForCall}).
+ * (which does not check), and over RDMA is registered for the call's duration (see {@link
+ * #registerForCall}).
  *
  * <p>Close (idempotent; also run by a JVM shutdown hook, before Mooncake's own atexit teardown):
  * refuses new calls, waits for calls in flight, unregisters the region, destroys the client; the
@@ -67,8 +67,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private final NativeRegion region;
   private final RegionBufferPool pool;
   private final ReplicaConfig replica;
+
   /** Hard pin in this client's own segment (cluster locks); null when it contributes none. */
   private final ReplicaConfig pinnedHere;
+
   private final String segment;
   private final boolean registrationNeeded;
   private final String description;
@@ -100,27 +102,36 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   /**
    * Runs Mooncake's setup, but waits at most the operation timeout for it: against an unreachable
-   * master Mooncake retries for much longer than MC_RPC_TIMEOUT_MS says. On time-out the client
-   * is handed to the setup thread, which closes it when setup finally returns (closing it now
-   * would wait for the call in flight).
+   * master Mooncake retries for much longer than MC_RPC_TIMEOUT_MS says. On time-out the client is
+   * handed to the setup thread, which closes it when setup finally returns (closing it now would
+   * wait for the call in flight).
    */
-  private static int setupWithin(MooncakeClient client, MooncakeConfig config, long contributed,
-      long timeoutMs, String where, List<AutoCloseable> opened) {
+  private static int setupWithin(
+      MooncakeClient client,
+      MooncakeConfig config,
+      long contributed,
+      long timeoutMs,
+      String where,
+      List<AutoCloseable> opened) {
     CompletableFuture<Integer> setup = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      try {
-        setup.complete(client.setup(
-            config.localHostname(),
-            config.metadataServer(),
-            contributed,
-            config.localBufferSize(),
-            config.protocol(),
-            config.deviceName() == null ? "" : config.deviceName(),
-            config.masterServerAddress()));
-      } catch (RuntimeException | Error e) {
-        setup.completeExceptionally(e);
-      }
-    }, "mooncake-setup");
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                setup.complete(
+                    client.setup(
+                        config.localHostname(),
+                        config.metadataServer(),
+                        contributed,
+                        config.localBufferSize(),
+                        config.protocol(),
+                        config.deviceName() == null ? "" : config.deviceName(),
+                        config.masterServerAddress()));
+              } catch (RuntimeException | Error e) {
+                setup.completeExceptionally(e);
+              }
+            },
+            "mooncake-setup");
     thread.setDaemon(true);
     thread.start();
     try {
@@ -128,9 +139,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     } catch (TimeoutException e) {
       opened.remove(client);
       setup.whenComplete((code, error) -> client.close());
-      throw new StoreException("the Mooncake master at " + config.masterServerAddress()
-          + " did not complete setup within " + timeoutMs + " ms (operation_timeout_ms): is it"
-          + " running and reachable? " + where);
+      throw new StoreException(
+          "the Mooncake master at "
+              + config.masterServerAddress()
+              + " did not complete setup within "
+              + timeoutMs
+              + " ms (operation_timeout_ms): is it"
+              + " running and reachable? "
+              + where);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       opened.remove(client);
@@ -211,16 +227,24 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
       restored |= client.signalsRestored();
       if (restored != 0) {
-        LOG.info("Mooncake changed the handlers of signals {}; the JVM's were put back", signals(restored));
+        LOG.info(
+            "Mooncake changed the handlers of signals {}; the JVM's were put back",
+            signals(restored));
       }
       if (code != 0) {
-        throw new StoreException("Mooncake setup against " + where + " failed: " + StoreStatus.describe(code));
+        throw new StoreException(
+            "Mooncake setup against " + where + " failed: " + StoreStatus.describe(code));
       }
       int health = client.healthCheck();
       if (health != 0) {
         throw new StoreException(
-            "the Mooncake master at " + master + " is not healthy: health_check answered "
-                + StoreStatus.describe(health) + " (" + where + ")");
+            "the Mooncake master at "
+                + master
+                + " is not healthy: health_check answered "
+                + StoreStatus.describe(health)
+                + " ("
+                + where
+                + ")");
       }
       String segment;
       try {
@@ -253,7 +277,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
                 + ") with Mooncake failed: "
                 + StoreStatus.describe(registered);
         if (rdma) {
-          throw new StoreException(message + "; RDMA cannot transfer unregistered memory (" + where + ")");
+          throw new StoreException(
+              message + "; RDMA cannot transfer unregistered memory (" + where + ")");
         }
         LOG.warn("{}; TCP does not need it, going on", message);
       }
@@ -279,7 +304,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
               + config.protocol()
               + ", segment "
               + segment
-              + (contributed > 0 ? " contributing " + contributed + " bytes" : " contributing nothing")
+              + (contributed > 0
+                  ? " contributing " + contributed + " bytes"
+                  : " contributing nothing")
               + ", region "
               + region.size()
               + " bytes, "
@@ -288,8 +315,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
               + library.path()
               + ")";
       MooncakeStore store =
-          new MooncakeStore(config, client, region, pool, replica, pinnedHere, segment, rdma,
-              description);
+          new MooncakeStore(
+              config, client, region, pool, replica, pinnedHere, segment, rdma, description);
       try {
         Runtime.getRuntime().addShutdownHook(store.shutdownHook);
       } catch (IllegalStateException shuttingDown) {
@@ -384,8 +411,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   /**
    * A key as Mooncake takes it, or null when Mooncake would refuse it (null, empty, or holding a
-   * NUL, which C would cut short). Per-key failures are statuses, never exceptions (the
-   * ObjectStore contract): callers answer INVALID_PARAMS for a null here.
+   * NUL, which C would cut short). Per-key failures are statuses, never exceptions (the ObjectStore
+   * contract): callers answer INVALID_PARAMS for a null here.
    */
   private static byte[] key(String key) {
     if (key == null || key.isEmpty() || key.indexOf('\0') >= 0) {
@@ -417,8 +444,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   /**
    * The one place where a call is made on the client: refused once the store is closed, and the
    * bridge's "handle closed" ({@link ClosedHandleException}, a call racing with close) turned into
-   * a {@link StoreException} naming this store. Anything else the bridge throws (a bad argument,
-   * a released region, a full handle table) goes up as it is.
+   * a {@link StoreException} naming this store. Anything else the bridge throws (a bad argument, a
+   * released region, a full handle table) goes up as it is.
    */
   private <T> T call(ClientCall<T> call) {
     ensureOpen();
@@ -530,11 +557,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int) callLong(() -> {
-      try (Transfer transfer = new Transfer(value, true)) {
-        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
-      }
-    });
+    return (int)
+        callLong(
+            () -> {
+              try (Transfer transfer = new Transfer(value, true)) {
+                return client.putFrom(
+                    k, transfer.buffer, transfer.offset, transfer.length, replica);
+              }
+            });
   }
 
   /** This client's segment, or null when it contributes none (standalone-store, size 0). */
@@ -546,19 +576,27 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   @Override
   public int putPinnedInOwnSegment(String key, ByteBuffer value) {
     if (pinnedHere == null) {
-      throw new StoreException("this client contributes no segment of its own (mode "
-          + config.mode().configValue() + ", global_segment_size " + config.globalSegmentSize()
-          + "): nothing can be placed in it (" + description + ")");
+      throw new StoreException(
+          "this client contributes no segment of its own (mode "
+              + config.mode().configValue()
+              + ", global_segment_size "
+              + config.globalSegmentSize()
+              + "): nothing can be placed in it ("
+              + description
+              + ")");
     }
     byte[] k = key(key);
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int) callLong(() -> {
-      try (Transfer transfer = new Transfer(value, true)) {
-        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
-      }
-    });
+    return (int)
+        callLong(
+            () -> {
+              try (Transfer transfer = new Transfer(value, true)) {
+                return client.putFrom(
+                    k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
+              }
+            });
   }
 
   @Override
@@ -567,13 +605,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
-    return callLong(() -> {
-      try (Transfer transfer = new Transfer(destination, false)) {
-        long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
-        transfer.deliver(destination, result);
-        return result;
-      }
-    });
+    return callLong(
+        () -> {
+          try (Transfer transfer = new Transfer(destination, false)) {
+            long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
+            transfer.deliver(destination, result);
+            return result;
+          }
+        });
   }
 
   private static void checkBatch(String[] keys, Object[] buffers) {
@@ -599,8 +638,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       for (int i = 0; i < keys.length; i++) {
         byte[] k = key(keys[i]);
         ByteBuffer buffer = buffers == null ? null : buffers[i];
-        boolean usable = buffers == null || (buffer != null
-            && (destinations ? !buffer.isReadOnly() : buffer.hasRemaining()));
+        boolean usable =
+            buffers == null
+                || (buffer != null
+                    && (destinations ? !buffer.isReadOnly() : buffer.hasRemaining()));
         if (k != null && usable) {
           positions[valid] = i;
           encoded[valid++] = k;
@@ -634,16 +675,23 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(values);
     int[] answered = new int[selected.length];
-    call(() -> {
-      try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
-        int overall = client.batchPutFrom(batch.keys, transfer.buffers, transfer.offsets,
-            transfer.lengths, replica, answered);
-        if (overall != 0) {
-          Arrays.fill(answered, overall);
-        }
-      }
-      return null;
-    });
+    call(
+        () -> {
+          try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
+            int overall =
+                client.batchPutFrom(
+                    batch.keys,
+                    transfer.buffers,
+                    transfer.offsets,
+                    transfer.lengths,
+                    replica,
+                    answered);
+            if (overall != 0) {
+              Arrays.fill(answered, overall);
+            }
+          }
+          return null;
+        });
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -661,20 +709,22 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(destinations);
     long[] answered = new long[selected.length];
-    call(() -> {
-      try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
-        int overall = client.batchGetInto(
-            batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
-        if (overall != 0) {
-          Arrays.fill(answered, overall);
-        } else {
-          for (int i = 0; i < selected.length; i++) {
-            transfer.transfers.get(i).deliver(selected[i], answered[i]);
+    call(
+        () -> {
+          try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
+            int overall =
+                client.batchGetInto(
+                    batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
+            if (overall != 0) {
+              Arrays.fill(answered, overall);
+            } else {
+              for (int i = 0; i < selected.length; i++) {
+                transfer.transfers.get(i).deliver(selected[i], answered[i]);
+              }
+            }
           }
-        }
-      }
-      return null;
-    });
+          return null;
+        });
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -697,13 +747,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return call(() -> results);
     }
     int[] answered = new int[batch.keys.length];
-    call(() -> {
-      int overall = client.batchIsExist(batch.keys, answered);
-      if (overall != 0) {
-        Arrays.fill(answered, overall);
-      }
-      return null;
-    });
+    call(
+        () -> {
+          int overall = client.batchIsExist(batch.keys, answered);
+          if (overall != 0) {
+            Arrays.fill(answered, overall);
+          }
+          return null;
+        });
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -802,7 +853,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       try {
         int code = client.unregisterBuffer(buffer, 0);
         if (code != 0) {
-          LOG.warn("unregistering a caller buffer at 0x{} answered {}", Long.toHexString(address), StoreStatus.describe(code));
+          LOG.warn(
+              "unregistering a caller buffer at 0x{} answered {}",
+              Long.toHexString(address),
+              StoreStatus.describe(code));
         }
       } catch (ClosedHandleException e) {
         // closed meanwhile: nothing left to unregister

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.backend.mooncake;
 
-import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.StoreException;
+import dev.mooncake.jcache.nativebridge.NativeRegion;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -14,9 +14,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Direct buffers carved out of one {@link NativeRegion}: first fit over a free list of
- * 64-byte-aligned blocks, coalesced on release. The region is split into chunks of at most
- * {@link #DEFAULT_CHUNK} bytes (a ByteBuffer's capacity is an int), and no buffer spans two chunks.
- * When no block fits, {@link #acquire} waits for releases up to the operation timeout, then throws
+ * 64-byte-aligned blocks, coalesced on release. The region is split into chunks of at most {@link
+ * #DEFAULT_CHUNK} bytes (a ByteBuffer's capacity is an int), and no buffer spans two chunks. When
+ * no block fits, {@link #acquire} waits for releases up to the operation timeout, then throws
  * {@link StoreException} naming the sizes. Every buffer handed out is a slice of a chunk view, so
  * the region's memory stays mapped while any of them is reachable (see {@link NativeRegion}).
  */

@@ -12,27 +12,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Mooncake client per process and connection, shared by every cache manager that names the
- * same cluster, as vLLM and LMCache use Mooncake: a client is a process-level resource (it mounts
- * a segment, starts transfer threads and opens listening ports), costly to set up, and Mooncake
- * has been seen to crash after many clients were created and destroyed in one process. A manager
- * holds a lease; when the last lease is closed the client lingers for
- * {@code mooncake.jcache.clientLingerMillis} (default 30 s, 0 = close at once) so that a manager
- * re-opened soon after (tests, context refreshes) finds it; a JVM shutdown hook closes what is left.
+ * One Mooncake client per process and connection, shared by every cache manager that names the same
+ * cluster, as vLLM and LMCache use Mooncake: a client is a process-level resource (it mounts a
+ * segment, starts transfer threads and opens listening ports), costly to set up, and Mooncake has
+ * been seen to crash after many clients were created and destroyed in one process. A manager holds
+ * a lease; when the last lease is closed the client lingers for {@code
+ * mooncake.jcache.clientLingerMillis} (default 30 s, 0 = close at once) so that a manager re-opened
+ * soon after (tests, context refreshes) finds it; a JVM shutdown hook closes what is left.
  */
 public final class SharedMooncakeStores {
   private static final Logger LOG = LoggerFactory.getLogger(SharedMooncakeStores.class);
   static final String LINGER_PROPERTY = "mooncake.jcache.clientLingerMillis";
 
   /** What makes two configs need the same client. */
-  record Connection(String library, String master, String metadata, String protocol,
-      String device, String localHostname, MooncakeConfig.Mode mode, long segment, long buffer,
-      MooncakeConfig.ReplicaSettings replica, long timeoutMillis,
+  record Connection(
+      String library,
+      String master,
+      String metadata,
+      String protocol,
+      String device,
+      String localHostname,
+      MooncakeConfig.Mode mode,
+      long segment,
+      long buffer,
+      MooncakeConfig.ReplicaSettings replica,
+      long timeoutMillis,
       MooncakeConfig.NativeSettings nativeSettings) {
     static Connection of(MooncakeConfig c) {
-      return new Connection(c.library(), c.masterServerAddress(), c.metadataServer(),
-          c.protocol(), c.deviceName(), c.localHostname(), c.mode(), c.globalSegmentSize(),
-          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis(), c.nativeSettings());
+      return new Connection(
+          c.library(),
+          c.masterServerAddress(),
+          c.metadataServer(),
+          c.protocol(),
+          c.deviceName(),
+          c.localHostname(),
+          c.mode(),
+          c.globalSegmentSize(),
+          c.localBufferSize(),
+          c.replica(),
+          c.operationTimeout().toMillis(),
+          c.nativeSettings());
     }
   }
 
@@ -48,11 +67,12 @@ public final class SharedMooncakeStores {
 
   private static final Map<Connection, Shared> STORES = new HashMap<>();
   private static final ScheduledExecutorService CLOSER =
-      Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "mooncake-client-linger");
-        thread.setDaemon(true);
-        return thread;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "mooncake-client-linger");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   private SharedMooncakeStores() {}
 
@@ -90,8 +110,8 @@ public final class SharedMooncakeStores {
         store.close();
         return;
       }
-      shared.pendingClose = CLOSER.schedule(() -> closeIfUnused(connection, store), linger,
-          TimeUnit.MILLISECONDS);
+      shared.pendingClose =
+          CLOSER.schedule(() -> closeIfUnused(connection, store), linger, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -19,8 +19,8 @@ import javax.cache.CacheException;
  * implementations, so the contract never imports them.
  *
  * <p>The locks belong to the connection, not to the manager: managers that share a store (the
- * Mooncake client is shared per cluster by every manager in the JVM, whatever its class loader)
- * get the same {@link KeyLocks} from the {@link KeyLockRegistry}, keyed by the store object.
+ * Mooncake client is shared per cluster by every manager in the JVM, whatever its class loader) get
+ * the same {@link KeyLocks} from the {@link KeyLockRegistry}, keyed by the store object.
  */
 public final class StoreConnection implements AutoCloseable {
   private final ObjectStore store;
@@ -42,8 +42,9 @@ public final class StoreConnection implements AutoCloseable {
         SharedMooncakeStores.Lease lease = SharedMooncakeStores.open(config);
         StoreConnection connection;
         try {
-          connection = new StoreConnection(
-              lease.store(), lease, () -> newLocks(config, lease.store(), ticker));
+          connection =
+              new StoreConnection(
+                  lease.store(), lease, () -> newLocks(config, lease.store(), ticker));
         } catch (RuntimeException e) {
           lease.close(); // making the locks failed: the shared client's lease goes back
           throw e;
@@ -67,13 +68,12 @@ public final class StoreConnection implements AutoCloseable {
   /**
    * The key locks the first manager on a Mooncake connection makes (later managers share them):
    * under {@code consistency: cluster} locks that reach every JVM of the cluster
-   * (docs/cluster-consistency.md), else this JVM's. Cluster leases run on real time
-   * ({@code System.nanoTime}), as Mooncake's {@code client_ttl} does, not on the ticker.
+   * (docs/cluster-consistency.md), else this JVM's. Cluster leases run on real time ({@code
+   * System.nanoTime}), as Mooncake's {@code client_ttl} does, not on the ticker.
    */
   private static KeyLocks newLocks(MooncakeConfig config, ObjectStore store, Ticker ticker) {
     return cluster(config)
-        ? ClusterLocking.locks(
-            store, config.consistency().lockLease(), config.operationTimeout())
+        ? ClusterLocking.locks(store, config.consistency().lockLease(), config.operationTimeout())
         : new LocalKeyLocks();
   }
 
@@ -85,10 +85,18 @@ public final class StoreConnection implements AutoCloseable {
   private void checkConsistency(MooncakeConfig config) {
     boolean cluster = cluster(config);
     if ((locks() instanceof ClusterKeyLocks) != cluster) {
-      throw new CacheException("another cache manager on " + store.describe() + " runs"
-          + " consistency \"" + (cluster ? "local" : "cluster") + "\"; this config ("
-          + config.source() + ") asks for \"" + (cluster ? "cluster" : "local") + "\". Managers"
-          + " sharing a Mooncake client share its locks: give them the same consistency");
+      throw new CacheException(
+          "another cache manager on "
+              + store.describe()
+              + " runs"
+              + " consistency \""
+              + (cluster ? "local" : "cluster")
+              + "\"; this config ("
+              + config.source()
+              + ") asks for \""
+              + (cluster ? "cluster" : "local")
+              + "\". Managers"
+              + " sharing a Mooncake client share its locks: give them the same consistency");
     }
   }
 

@@ -19,25 +19,39 @@ final class AllowListPatterns {
     }
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
-      if (c == ';' || c == '!' || c == '=' || Character.isWhitespace(c) || Character.isISOControl(c)) {
+      if (c == ';'
+          || c == '!'
+          || c == '='
+          || Character.isWhitespace(c)
+          || Character.isISOControl(c)) {
         throw new IllegalArgumentException(
-            "'" + pattern + "' contains '" + printable(c) + "', which would change the filter's"
+            "'"
+                + pattern
+                + "' contains '"
+                + printable(c)
+                + "', which would change the filter's"
                 + " meaning; give one class-name pattern per entry (com.acme.Foo, com.acme.*, com.acme.**)");
       }
     }
-    if (pattern.equals("*") || pattern.equals("**") || pattern.equals(".*") || pattern.equals(".**")) {
+    if (pattern.equals("*")
+        || pattern.equals("**")
+        || pattern.equals(".*")
+        || pattern.equals(".**")) {
       throw new IllegalArgumentException(
           "'" + pattern + "' would allow every class; list your packages instead (com.acme.**)");
     }
     try {
       ObjectInputFilter.Config.createFilter(pattern);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + pattern + "' is not a valid pattern: " + e.getMessage());
+      throw new IllegalArgumentException(
+          "'" + pattern + "' is not a valid pattern: " + e.getMessage());
     }
     return pattern;
   }
 
   private static String printable(char c) {
-    return Character.isWhitespace(c) || Character.isISOControl(c) ? String.format("U+%04X", (int) c) : String.valueOf(c);
+    return Character.isWhitespace(c) || Character.isISOControl(c)
+        ? String.format("U+%04X", (int) c)
+        : String.valueOf(c);
   }
 }

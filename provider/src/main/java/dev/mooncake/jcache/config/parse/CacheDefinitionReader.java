@@ -11,7 +11,8 @@ import java.util.Optional;
 
 /** Reads one entry of the {@code caches} section into a {@link CacheDefinition}. */
 final class CacheDefinitionReader {
-  static final List<String> EXPIRY_POLICIES = List.of("eternal", "created", "accessed", "modified", "touched");
+  static final List<String> EXPIRY_POLICIES =
+      List.of("eternal", "created", "accessed", "modified", "touched");
   static final List<String> CODECS = List.of("auto", "java", "string", "bytes");
 
   private CacheDefinitionReader() {}
@@ -35,13 +36,29 @@ final class CacheDefinitionReader {
         cache.object("near_cache").map(CacheDefinitionReader::near).orElse(null);
     cache.finish();
     return new CacheDefinition(
-        name, keyType, valueType, expiry, statistics, management, readThrough, writeThrough,
-        loader, writer, List.copyOf(listeners), codec, near);
+        name,
+        keyType,
+        valueType,
+        expiry,
+        statistics,
+        management,
+        readThrough,
+        writeThrough,
+        loader,
+        writer,
+        List.copyOf(listeners),
+        codec,
+        near);
   }
 
   private static NearCacheSettings near(ConfigObject near) {
-    long max = near.integer("max_entries").orElseThrow(() -> near.error("max_entries",
-        "is required: the most entries the near cache holds, e.g. 10000"));
+    long max =
+        near.integer("max_entries")
+            .orElseThrow(
+                () ->
+                    near.error(
+                        "max_entries",
+                        "is required: the most entries the near cache holds, e.g. 10000"));
     near.finish();
     if (max <= 0) {
       throw near.error("max_entries", "must be > 0, not " + max);
@@ -50,25 +67,39 @@ final class CacheDefinitionReader {
   }
 
   private static String className(ConfigObject object, String key) {
-    return object.string(key)
-        .map(v -> MooncakeConfigReader.check(object.context(), object.path(key), ClassNames::validate, v.strip()))
+    return object
+        .string(key)
+        .map(
+            v ->
+                MooncakeConfigReader.check(
+                    object.context(), object.path(key), ClassNames::validate, v.strip()))
         .orElse(null);
   }
 
   private static ExpirySettings expiry(ConfigObject expiry) {
-    String policy = expiry.string("policy")
-        .map(v -> oneOf(expiry, "policy", v, EXPIRY_POLICIES))
-        .orElseThrow(() -> expiry.error("policy", "is required; use one of " + String.join(", ", EXPIRY_POLICIES)));
+    String policy =
+        expiry
+            .string("policy")
+            .map(v -> oneOf(expiry, "policy", v, EXPIRY_POLICIES))
+            .orElseThrow(
+                () ->
+                    expiry.error(
+                        "policy", "is required; use one of " + String.join(", ", EXPIRY_POLICIES)));
     Optional<Long> millis = expiry.durationMillis("duration");
     expiry.finish();
     if (policy.equals("eternal")) {
       if (millis.isPresent()) {
-        throw expiry.error("duration", "an eternal policy takes no duration; remove it or choose another policy");
+        throw expiry.error(
+            "duration", "an eternal policy takes no duration; remove it or choose another policy");
       }
       return new ExpirySettings(policy, null);
     }
-    long duration = millis.orElseThrow(() -> expiry.error("duration",
-        "is required for policy '" + policy + "'; " + DurationParser.FORMS));
+    long duration =
+        millis.orElseThrow(
+            () ->
+                expiry.error(
+                    "duration",
+                    "is required for policy '" + policy + "'; " + DurationParser.FORMS));
     if (duration <= 0) {
       throw expiry.error("duration", "must be > 0 (for no expiry use policy \"eternal\")");
     }
@@ -82,20 +113,23 @@ final class CacheDefinitionReader {
       throw listener.error("listener", "give either factory or listener, not both");
     }
     if (factory == null && listenerClass == null) {
-      throw listener.error("factory",
+      throw listener.error(
+          "factory",
           "is required: the class name of a Factory<CacheEntryListener> (or give \"listener\": a listener class)");
     }
     String filter = className(listener, "filter");
     boolean oldValueRequired = listener.bool("old_value_required", false);
     boolean synchronous = listener.bool("synchronous", false);
     listener.finish();
-    return new ListenerDefinition(factory != null ? factory : listenerClass, filter, oldValueRequired, synchronous);
+    return new ListenerDefinition(
+        factory != null ? factory : listenerClass, filter, oldValueRequired, synchronous);
   }
 
   private static String oneOf(ConfigObject object, String key, String value, List<String> allowed) {
     String trimmed = value.strip();
     if (!allowed.contains(trimmed)) {
-      throw object.error(key, "unknown value '" + value + "'; use one of " + String.join(", ", allowed));
+      throw object.error(
+          key, "unknown value '" + value + "'; use one of " + String.join(", ", allowed));
     }
     return trimmed;
   }

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * the cache manager's class loader ({@code CacheDefinitions}).
  */
 final class ClassNames {
-  private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
+  private static final String IDENTIFIER =
+      "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
   private static final Pattern SOURCE_FORM =
       Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\[])*");
   private static final Pattern DESCRIPTOR_FORM =
@@ -20,7 +21,9 @@ final class ClassNames {
   static String validate(String name) {
     if (!SOURCE_FORM.matcher(name).matches() && !DESCRIPTOR_FORM.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          "'" + name + "' is not a class name (expected e.g. com.acme.Foo, com.acme.Outer$Inner or byte[])");
+          "'"
+              + name
+              + "' is not a class name (expected e.g. com.acme.Foo, com.acme.Outer$Inner or byte[])");
     }
     return name;
   }

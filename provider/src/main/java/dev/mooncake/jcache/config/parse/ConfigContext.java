@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.config.parse;
 
 import dev.mooncake.jcache.config.ConfigException;
+
 /**
  * What every part of the reader needs to report a problem: the config's source (for messages),
  * whether unknown keys are errors, and where warnings go.

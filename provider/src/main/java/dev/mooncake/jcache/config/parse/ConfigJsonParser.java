@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.config.parse;
 
-import dev.mooncake.jcache.config.ConfigException;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
@@ -8,9 +7,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mooncake.jcache.config.ConfigException;
 import java.io.IOException;
 
-/** Parses the bytes of a config file into a JSON object, with errors that name the source and place. */
+/**
+ * Parses the bytes of a config file into a JSON object, with errors that name the source and place.
+ */
 public final class ConfigJsonParser {
   private static final JsonMapper MAPPER =
       JsonMapper.builder()
@@ -32,16 +34,27 @@ public final class ConfigJsonParser {
       root = MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
       throw new ConfigException(
-          "Mooncake config " + source + ": invalid JSON" + where(e.getLocation()) + ": " + problem(e), e);
+          "Mooncake config "
+              + source
+              + ": invalid JSON"
+              + where(e.getLocation())
+              + ": "
+              + problem(e),
+          e);
     } catch (IOException e) {
-      throw new ConfigException("Mooncake config " + source + ": cannot read: " + e.getMessage(), e);
+      throw new ConfigException(
+          "Mooncake config " + source + ": cannot read: " + e.getMessage(), e);
     }
     if (root == null || root.isMissingNode()) {
-      throw new ConfigException("Mooncake config " + source + ": the file is empty; expected a JSON object");
+      throw new ConfigException(
+          "Mooncake config " + source + ": the file is empty; expected a JSON object");
     }
     if (!root.isObject()) {
       throw new ConfigException(
-          "Mooncake config " + source + ": the top level must be a JSON object, not " + ConfigObject.describe(root));
+          "Mooncake config "
+              + source
+              + ": the top level must be a JSON object, not "
+              + ConfigObject.describe(root));
     }
     return (ObjectNode) root;
   }

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.config.parse;
 
-import dev.mooncake.jcache.config.ConfigException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mooncake.jcache.config.ConfigException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -68,16 +68,19 @@ final class ConfigObject {
 
   /** A string, or a JSON array of strings joined with commas (device lists). */
   Optional<String> stringOrList(String key) {
-    return value(key).map(v -> v.isArray() ? String.join(",", strings(key, v)) : requireString(key, v));
+    return value(key)
+        .map(v -> v.isArray() ? String.join(",", strings(key, v)) : requireString(key, v));
   }
 
   Optional<Boolean> bool(String key) {
-    return value(key).map(v -> {
-      if (!v.isBoolean()) {
-        throw error(key, "must be a JSON boolean (true or false), not " + describe(v));
-      }
-      return v.booleanValue();
-    });
+    return value(key)
+        .map(
+            v -> {
+              if (!v.isBoolean()) {
+                throw error(key, "must be a JSON boolean (true or false), not " + describe(v));
+              }
+              return v.booleanValue();
+            });
   }
 
   boolean bool(String key, boolean defaultValue) {
@@ -91,59 +94,74 @@ final class ConfigObject {
 
   /** A number (NaN and infinities are refused). */
   Optional<Double> number(String key) {
-    return value(key).map(v -> {
-      if (!v.isNumber()) {
-        throw error(key, "must be a number, not " + describe(v));
-      }
-      double d = v.doubleValue();
-      if (Double.isNaN(d) || Double.isInfinite(d)) {
-        throw error(key, "must be a finite number, not " + v.asText());
-      }
-      return d;
-    });
+    return value(key)
+        .map(
+            v -> {
+              if (!v.isNumber()) {
+                throw error(key, "must be a number, not " + describe(v));
+              }
+              double d = v.doubleValue();
+              if (Double.isNaN(d) || Double.isInfinite(d)) {
+                throw error(key, "must be a finite number, not " + v.asText());
+              }
+              return d;
+            });
   }
 
   /** A byte size: a whole JSON number or a size string ({@link SizeParser}). */
   Optional<Long> size(String key) {
-    return value(key).map(v -> {
-      try {
-        if (v.isTextual()) {
-          return SizeParser.parse(v.textValue());
-        }
-        if (v.isNumber()) {
-          return SizeParser.fromNumber(finiteDecimal(key, v));
-        }
-      } catch (IllegalArgumentException e) {
-        throw error(key, e.getMessage());
-      }
-      throw error(key, "must be a size (a number of bytes or a string like \"4GB\"), not " + describe(v));
-    });
+    return value(key)
+        .map(
+            v -> {
+              try {
+                if (v.isTextual()) {
+                  return SizeParser.parse(v.textValue());
+                }
+                if (v.isNumber()) {
+                  return SizeParser.fromNumber(finiteDecimal(key, v));
+                }
+              } catch (IllegalArgumentException e) {
+                throw error(key, e.getMessage());
+              }
+              throw error(
+                  key,
+                  "must be a size (a number of bytes or a string like \"4GB\"), not "
+                      + describe(v));
+            });
   }
 
-  /** A duration in milliseconds: a whole JSON number or a duration string ({@link DurationParser}). */
+  /**
+   * A duration in milliseconds: a whole JSON number or a duration string ({@link DurationParser}).
+   */
   Optional<Long> durationMillis(String key) {
-    return value(key).map(v -> {
-      try {
-        if (v.isTextual()) {
-          return DurationParser.parseMillis(v.textValue());
-        }
-        if (v.isNumber()) {
-          return DurationParser.fromNumberMillis(finiteDecimal(key, v));
-        }
-      } catch (IllegalArgumentException e) {
-        throw error(key, e.getMessage());
-      }
-      throw error(key, "must be a duration (milliseconds or a string like \"10s\"), not " + describe(v));
-    });
+    return value(key)
+        .map(
+            v -> {
+              try {
+                if (v.isTextual()) {
+                  return DurationParser.parseMillis(v.textValue());
+                }
+                if (v.isNumber()) {
+                  return DurationParser.fromNumberMillis(finiteDecimal(key, v));
+                }
+              } catch (IllegalArgumentException e) {
+                throw error(key, e.getMessage());
+              }
+              throw error(
+                  key,
+                  "must be a duration (milliseconds or a string like \"10s\"), not " + describe(v));
+            });
   }
 
   Optional<ConfigObject> object(String key) {
-    return value(key).map(v -> {
-      if (!v.isObject()) {
-        throw error(key, "must be a JSON object, not " + describe(v));
-      }
-      return new ConfigObject((ObjectNode) v, path(key), context);
-    });
+    return value(key)
+        .map(
+            v -> {
+              if (!v.isObject()) {
+                throw error(key, "must be a JSON object, not " + describe(v));
+              }
+              return new ConfigObject((ObjectNode) v, path(key), context);
+            });
   }
 
   /** A JSON array of strings. */
@@ -153,24 +171,29 @@ final class ConfigObject {
 
   /** A JSON array of objects, each read through its own {@link ConfigObject}. */
   Optional<List<ConfigObject>> objectList(String key) {
-    return value(key).map(v -> {
-      if (!v.isArray()) {
-        throw error(key, "must be a JSON array, not " + describe(v));
-      }
-      List<ConfigObject> objects = new ArrayList<>();
-      for (int i = 0; i < v.size(); i++) {
-        JsonNode element = v.get(i);
-        String elementPath = path(key) + "[" + i + "]";
-        if (!element.isObject()) {
-          throw context.error(elementPath, "must be a JSON object, not " + describe(element));
-        }
-        objects.add(new ConfigObject((ObjectNode) element, elementPath, context));
-      }
-      return objects;
-    });
+    return value(key)
+        .map(
+            v -> {
+              if (!v.isArray()) {
+                throw error(key, "must be a JSON array, not " + describe(v));
+              }
+              List<ConfigObject> objects = new ArrayList<>();
+              for (int i = 0; i < v.size(); i++) {
+                JsonNode element = v.get(i);
+                String elementPath = path(key) + "[" + i + "]";
+                if (!element.isObject()) {
+                  throw context.error(
+                      elementPath, "must be a JSON object, not " + describe(element));
+                }
+                objects.add(new ConfigObject((ObjectNode) element, elementPath, context));
+              }
+              return objects;
+            });
   }
 
-  /** Every entry of this object, by key, marking them all known (for maps such as {@code caches}). */
+  /**
+   * Every entry of this object, by key, marking them all known (for maps such as {@code caches}).
+   */
   Map<String, JsonNode> entries() {
     Map<String, JsonNode> entries = new LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
@@ -222,7 +245,8 @@ final class ConfigObject {
     for (int i = 0; i < v.size(); i++) {
       JsonNode element = v.get(i);
       if (!element.isTextual()) {
-        throw context.error(path(key) + "[" + i + "]", "must be a string, not " + describe(element));
+        throw context.error(
+            path(key) + "[" + i + "]", "must be a string, not " + describe(element));
       }
       strings.add(element.textValue());
     }
@@ -244,7 +268,8 @@ final class ConfigObject {
     String best = null;
     int bestDistance = 3;
     for (String candidate : known) {
-      int distance = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+      int distance =
+          editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
       if (distance < bestDistance) {
         best = candidate;
         bestDistance = distance;

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * re-created from the same file (every test, every redeploy) should not repeat the same warning.
  */
 public final class ConfigWarnings {
-  private static final Logger LOG = LoggerFactory.getLogger("dev.mooncake.jcache.config.ConfigLoader");
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.mooncake.jcache.config.ConfigLoader");
 
   /** The warnings {@code ConfigLoader} gives: WARN through SLF4J. */
   public static final ConfigWarnings SHARED = new ConfigWarnings(LOG::warn);

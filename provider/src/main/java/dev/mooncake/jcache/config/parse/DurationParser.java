@@ -14,8 +14,7 @@ import java.util.regex.Pattern;
 public final class DurationParser {
   private static final Map<String, Long> UNIT_MILLIS =
       Map.of("", 1L, "ms", 1L, "s", 1_000L, "m", 60_000L, "h", 3_600_000L, "d", 86_400_000L);
-  private static final Pattern DURATION =
-      Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*([a-z]*)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*([a-z]*)");
   private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
   static final String FORMS =

@@ -9,8 +9,8 @@ import java.util.Set;
  * be checked before the store is set up: Mooncake answers an unknown scheme with {@code
  * LOG(FATAL)}, which aborts the whole process (the JVM included).
  *
- * <p>This is the one place these rules are written: the config reader applies them to the file,
- * and the Mooncake store applies them again to a config record built in code.
+ * <p>This is the one place these rules are written: the config reader applies them to the file, and
+ * the Mooncake store applies them again to a config record built in code.
  *
  * <p>Mooncake's rules: the exact string {@code P2PHANDSHAKE} selects peer-to-peer handshakes;
  * otherwise the text before {@code ://} is the plugin ({@code etcd}, {@code redis}, {@code http},
@@ -27,7 +27,9 @@ public final class MetadataServerValidator {
 
   private MetadataServerValidator() {}
 
-  /** Returns the trimmed value if Mooncake accepts it; else throws {@link IllegalArgumentException}. */
+  /**
+   * Returns the trimmed value if Mooncake accepts it; else throws {@link IllegalArgumentException}.
+   */
   public static String validate(String value) {
     String text = value.strip();
     if (text.isEmpty()) {
@@ -38,7 +40,9 @@ public final class MetadataServerValidator {
     }
     if (text.equalsIgnoreCase(P2P_HANDSHAKE)) {
       throw new IllegalArgumentException(
-          "'" + text + "' must be written P2PHANDSHAKE exactly (Mooncake compares it case-sensitively)");
+          "'"
+              + text
+              + "' must be written P2PHANDSHAKE exactly (Mooncake compares it case-sensitively)");
     }
     int separator = text.indexOf("://");
     if (separator < 0) {
@@ -53,8 +57,12 @@ public final class MetadataServerValidator {
       checkHttp(text);
     } else {
       throw new IllegalArgumentException(
-          "'" + text + "' has the unknown scheme '" + scheme
-              + "' (Mooncake would abort the process on it); " + FORMS);
+          "'"
+              + text
+              + "' has the unknown scheme '"
+              + scheme
+              + "' (Mooncake would abort the process on it); "
+              + FORMS);
     }
     return text;
   }

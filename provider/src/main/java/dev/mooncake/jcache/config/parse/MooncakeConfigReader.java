@@ -1,10 +1,10 @@
 package dev.mooncake.jcache.config.parse;
 
-import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.config.CacheDefinition;
-import dev.mooncake.jcache.config.ConfigException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mooncake.jcache.config.CacheDefinition;
+import dev.mooncake.jcache.config.ConfigException;
+import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.MooncakeConfig.Backend;
 import dev.mooncake.jcache.config.MooncakeConfig.Consistency;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
@@ -27,10 +27,13 @@ import java.util.function.Function;
 public final class MooncakeConfigReader {
   static final String DEFAULT_PROTOCOL = Protocols.TCP;
   static final String DEFAULT_LOCAL_HOSTNAME = "127.0.0.1";
+
   /** vLLM's default segment and buffer: what a real Mooncake deployment contributes per process. */
   static final long MOONCAKE_DEFAULT_SIZE = 4L << 30;
+
   /** The in-process store is a development and test store: small bounds, not 4 GiB of RAM each. */
   static final long IN_PROCESS_DEFAULT_SEGMENT = 256L << 20;
+
   static final long IN_PROCESS_DEFAULT_BUFFER = 64L << 20;
   static final int DEFAULT_NUM_WORKERS = 4;
   static final long DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
@@ -38,82 +41,111 @@ public final class MooncakeConfigReader {
   private MooncakeConfigReader() {}
 
   public static MooncakeConfig read(ObjectNode root, String source, ConfigWarnings warnings) {
-    ConfigObject config = new ConfigObject(root, "", new ConfigContext(source, readStrict(root, source), warnings));
+    ConfigObject config =
+        new ConfigObject(root, "", new ConfigContext(source, readStrict(root, source), warnings));
     config.value("strict");
     // LMCache's adapter keys: "type" names its adapter ("mooncake_store"); accepted, not used.
     config.value("type");
 
-    String master = aliased(config, "master_server_address", "master_server_addr", config::string).orElse("");
+    String master =
+        aliased(config, "master_server_address", "master_server_addr", config::string).orElse("");
     Backend backend =
-        config.string("backend").map(v -> backend(config, v)).orElse(master.isEmpty() ? Backend.IN_PROCESS : Backend.MOONCAKE);
+        config
+            .string("backend")
+            .map(v -> backend(config, v))
+            .orElse(master.isEmpty() ? Backend.IN_PROCESS : Backend.MOONCAKE);
     Mode mode = config.string("mode").map(v -> mode(config, v)).orElse(Mode.EMBEDDED);
     String metadataServer = config.string("metadata_server", "");
     Optional<String> explicitProtocol = config.string("protocol").map(String::strip);
     String protocol = explicitProtocol.orElse(DEFAULT_PROTOCOL);
     String device = aliased(config, "device_name", "rdma_devices", config::stringOrList).orElse("");
     Optional<String> localHostname = config.string("local_hostname").map(String::strip);
-    long globalSegmentSize = config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
+    long globalSegmentSize =
+        config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
     long localBufferSize = config.size("local_buffer_size").orElse(defaultBufferSize(backend));
     offload(config);
     MooncakeConfig.NativeSettings nativeSettings = nativeSettings(config);
-    MooncakeConfig.NativeLog nativeLog = config.object("native_log")
-        .map(MooncakeConfigReader::nativeLog).orElse(MooncakeConfig.NativeLog.DEFAULT);
-    String tenantId = check(config, "tenant_id", TenantIds::normalize, config.string("tenant_id", TenantIds.DEFAULT));
+    MooncakeConfig.NativeLog nativeLog =
+        config
+            .object("native_log")
+            .map(MooncakeConfigReader::nativeLog)
+            .orElse(MooncakeConfig.NativeLog.DEFAULT);
+    String tenantId =
+        check(
+            config,
+            "tenant_id",
+            TenantIds::normalize,
+            config.string("tenant_id", TenantIds.DEFAULT));
     String library = config.string("library").map(v -> library(config, v)).orElse(null);
-    int numWorkers = positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
-    Map<String, Integer> perOpWorkers = config.object("per_op_workers").map(MooncakeConfigReader::perOpWorkers).orElse(Map.of());
+    int numWorkers =
+        positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
+    Map<String, Integer> perOpWorkers =
+        config.object("per_op_workers").map(MooncakeConfigReader::perOpWorkers).orElse(Map.of());
     boolean singleCallsOnLanes = config.bool("single_calls_on_lanes", false);
     ReplicaSettings replica = replica(config);
-    long timeoutMillis = config.durationMillis("operation_timeout_ms").orElse(DEFAULT_OPERATION_TIMEOUT_MS);
+    long timeoutMillis =
+        config.durationMillis("operation_timeout_ms").orElse(DEFAULT_OPERATION_TIMEOUT_MS);
     if (timeoutMillis <= 0) {
       throw config.error("operation_timeout_ms", "must be > 0 milliseconds");
     }
-    EvictionSettings eviction = config.object("eviction").map(MooncakeConfigReader::eviction).orElse(EvictionSettings.DEFAULT);
+    EvictionSettings eviction =
+        config
+            .object("eviction")
+            .map(MooncakeConfigReader::eviction)
+            .orElse(EvictionSettings.DEFAULT);
     List<String> allowList = allowList(config);
     Consistency consistency = consistency(config, backend);
-    Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
-    String eventsEndpoint = config.string("events_endpoint")
-        .map(v -> check(config, "events_endpoint", EventsEndpoint::check, v.strip())).orElse(null);
+    Map<String, CacheDefinition> caches =
+        config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
+    String eventsEndpoint =
+        config
+            .string("events_endpoint")
+            .map(v -> check(config, "events_endpoint", EventsEndpoint::check, v.strip()))
+            .orElse(null);
     config.finish();
     if (eventsEndpoint == null) {
       for (CacheDefinition cache : caches.values()) {
         if (cache.nearCache() != null) {
-          throw config.context().error("caches." + cache.name() + ".near_cache",
-              "needs events_endpoint: a near cache is kept fresh by the master's KV events (start"
-                  + " mooncake_master with --enable_kv_events --kv_events_bind_endpoint=tcp://..."
-                  + " --kv_events_backend_id=..., and set events_endpoint to that address)");
+          throw config
+              .context()
+              .error(
+                  "caches." + cache.name() + ".near_cache",
+                  "needs events_endpoint: a near cache is kept fresh by the master's KV events (start"
+                      + " mooncake_master with --enable_kv_events --kv_events_bind_endpoint=tcp://..."
+                      + " --kv_events_backend_id=..., and set events_endpoint to that address)");
         }
       }
     }
 
     String hostname = localHostname.orElse(DEFAULT_LOCAL_HOSTNAME);
 
-    MooncakeConfig settings = new MooncakeConfig(
-        source,
-        backend,
-        mode,
-        metadataServer.strip(),
-        master,
-        protocol,
-        device.strip(),
-        hostname,
-        globalSegmentSize,
-        localBufferSize,
-        nativeSettings,
-        tenantId,
-        library,
-        numWorkers,
-        perOpWorkers,
-        singleCallsOnLanes,
-        replica,
-        Duration.ofMillis(timeoutMillis),
-        eviction,
-        allowList,
-        caches,
-        config.context().strict(),
-        consistency,
-        nativeLog,
-        eventsEndpoint);
+    MooncakeConfig settings =
+        new MooncakeConfig(
+            source,
+            backend,
+            mode,
+            metadataServer.strip(),
+            master,
+            protocol,
+            device.strip(),
+            hostname,
+            globalSegmentSize,
+            localBufferSize,
+            nativeSettings,
+            tenantId,
+            library,
+            numWorkers,
+            perOpWorkers,
+            singleCallsOnLanes,
+            replica,
+            Duration.ofMillis(timeoutMillis),
+            eviction,
+            allowList,
+            caches,
+            config.context().strict(),
+            consistency,
+            nativeLog,
+            eventsEndpoint);
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
     return settings;
@@ -125,8 +157,11 @@ public final class MooncakeConfigReader {
       return false;
     }
     if (!strict.isBoolean()) {
-      throw new ConfigException(ConfigContext.message(
-          source, "strict", "must be a JSON boolean (true or false), not " + ConfigObject.describe(strict)));
+      throw new ConfigException(
+          ConfigContext.message(
+              source,
+              "strict",
+              "must be a JSON boolean (true or false), not " + ConfigObject.describe(strict)));
     }
     return strict.booleanValue();
   }
@@ -137,8 +172,14 @@ public final class MooncakeConfigReader {
     Optional<String> primary = reader.apply(key).map(String::strip);
     Optional<String> secondary = reader.apply(alias).map(String::strip);
     if (primary.isPresent() && secondary.isPresent() && !primary.get().equals(secondary.get())) {
-      throw config.error(alias,
-          "'" + secondary.get() + "' conflicts with " + key + " '" + primary.get()
+      throw config.error(
+          alias,
+          "'"
+              + secondary.get()
+              + "' conflicts with "
+              + key
+              + " '"
+              + primary.get()
               + "'; they are two spellings of one setting: give one");
     }
     return primary.or(() -> secondary);
@@ -150,7 +191,8 @@ public final class MooncakeConfigReader {
         return backend;
       }
     }
-    throw config.error("backend", "unknown backend '" + value + "'; use \"in-process\" or \"mooncake\"");
+    throw config.error(
+        "backend", "unknown backend '" + value + "'; use \"in-process\" or \"mooncake\"");
   }
 
   private static Mode mode(ConfigObject config, String value) {
@@ -159,7 +201,8 @@ public final class MooncakeConfigReader {
         return mode;
       }
     }
-    throw config.error("mode", "unknown Mooncake mode '" + value + "'; use \"embedded\" or \"standalone-store\"");
+    throw config.error(
+        "mode", "unknown Mooncake mode '" + value + "'; use \"embedded\" or \"standalone-store\"");
   }
 
   private static long defaultSegmentSize(Backend backend, Mode mode) {
@@ -175,7 +218,9 @@ public final class MooncakeConfigReader {
 
   private static String library(ConfigObject config, String value) {
     if (value.isBlank()) {
-      throw config.error("library", "is empty; leave the key out to use $MOONCAKE_STORE_LIBRARY or the loader's search path");
+      throw config.error(
+          "library",
+          "is empty; leave the key out to use $MOONCAKE_STORE_LIBRARY or the loader's search path");
     }
     return value.strip();
   }
@@ -192,18 +237,22 @@ public final class MooncakeConfigReader {
     for (Map.Entry<String, JsonNode> entry : lanes.entries().entrySet()) {
       String lane = entry.getKey();
       if (lane.equals("lookup")) {
-        throw lanes.error(lane, "no call of this provider runs on a lookup lane (containsKey reads"
-            + " the entry, to see its expiry time), so a pool for it would never be used; remove"
-            + " the key, or give the workers to retrieve");
+        throw lanes.error(
+            lane,
+            "no call of this provider runs on a lookup lane (containsKey reads"
+                + " the entry, to see its expiry time), so a pool for it would never be used; remove"
+                + " the key, or give the workers to retrieve");
       }
       if (!MooncakeConfig.LANES.contains(lane)) {
-        throw lanes.error(lane, "unknown lane; per_op_workers takes only "
-            + String.join(", ", MooncakeConfig.LANES));
+        throw lanes.error(
+            lane,
+            "unknown lane; per_op_workers takes only " + String.join(", ", MooncakeConfig.LANES));
       }
       if (entry.getValue().isNull()) {
         continue;
       }
-      workers.put(lane, positive(lanes, entry.getKey(), lanes.toInt(entry.getKey(), entry.getValue())));
+      workers.put(
+          lane, positive(lanes, entry.getKey(), lanes.toInt(entry.getKey(), entry.getValue())));
     }
     return Collections.unmodifiableMap(workers);
   }
@@ -211,23 +260,30 @@ public final class MooncakeConfigReader {
   private static ReplicaSettings replica(ConfigObject config) {
     int replicaNum = config.integer("replica_num").orElse(1);
     if (replicaNum < 1) {
-      throw config.error("replica_num", "must be >= 1, not " + replicaNum + " (Mooncake rejects 0 replicas)");
+      throw config.error(
+          "replica_num", "must be >= 1, not " + replicaNum + " (Mooncake rejects 0 replicas)");
     }
     boolean softPin = config.bool("with_soft_pin", false);
     boolean hardPin = config.bool("with_hard_pin", false);
-    Duration softPinTtl = config.durationMillis("soft_pin_ttl").map(Duration::ofMillis).orElse(null);
+    Duration softPinTtl =
+        config.durationMillis("soft_pin_ttl").map(Duration::ofMillis).orElse(null);
     if (softPinTtl != null && softPinTtl.toMillis() <= 0) {
       throw config.error("soft_pin_ttl", "must be at least 1 ms, not " + softPinTtl.toMillis());
     }
     if (softPinTtl != null && !softPin) {
-      throw config.error("soft_pin_ttl", "needs with_soft_pin: true (Mooncake takes a TTL only for a soft pin)");
+      throw config.error(
+          "soft_pin_ttl", "needs with_soft_pin: true (Mooncake takes a TTL only for a soft pin)");
     }
     List<String> segments = config.stringList("preferred_segments").orElse(List.of());
     List<String> cleaned = new ArrayList<>();
     for (int i = 0; i < segments.size(); i++) {
       String segment = segments.get(i).strip();
       if (segment.isEmpty()) {
-        throw config.context().error(config.path("preferred_segments") + "[" + i + "]", "is empty; name a segment (a client's host name)");
+        throw config
+            .context()
+            .error(
+                config.path("preferred_segments") + "[" + i + "]",
+                "is empty; name a segment (a client's host name)");
       }
       cleaned.add(segment);
     }
@@ -237,43 +293,61 @@ public final class MooncakeConfigReader {
   /** vLLM's enable_offload asks for Mooncake's SSD tier, which the C ABI does not offer. */
   private static void offload(ConfigObject config) {
     if (config.bool("enable_offload", false)) {
-      throw config.error("enable_offload", "true is not supported: Mooncake's C ABI "
-          + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
-          + " remove the key or set it to false, and size the memory pool with"
-          + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
-          + " clients)");
+      throw config.error(
+          "enable_offload",
+          "true is not supported: Mooncake's C ABI "
+              + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
+              + " remove the key or set it to false, and size the memory pool with"
+              + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
+              + " clients)");
     }
   }
 
   private static MooncakeConfig.NativeSettings nativeSettings(ConfigObject config) {
-    String abi = config.string("abi").map(v -> v.strip().toLowerCase(java.util.Locale.ROOT)).orElse(null);
+    String abi =
+        config.string("abi").map(v -> v.strip().toLowerCase(java.util.Locale.ROOT)).orElse(null);
     if (abi != null && !List.of("v1", "v2", "v3").contains(abi)) {
-      throw config.error("abi", "must be v1, v2 or v3 (the replicate_config layout of the Mooncake"
-          + " library; see docs/native-bridge.md), not '" + abi + "'");
+      throw config.error(
+          "abi",
+          "must be v1, v2 or v3 (the replicate_config layout of the Mooncake"
+              + " library; see docs/native-bridge.md), not '"
+              + abi
+              + "'");
     }
-    MooncakeConfig.EtcdTls tls = config.object("etcd_tls").map(MooncakeConfigReader::etcdTls).orElse(null);
-    return abi == null && tls == null ? MooncakeConfig.NativeSettings.DEFAULT
+    MooncakeConfig.EtcdTls tls =
+        config.object("etcd_tls").map(MooncakeConfigReader::etcdTls).orElse(null);
+    return abi == null && tls == null
+        ? MooncakeConfig.NativeSettings.DEFAULT
         : new MooncakeConfig.NativeSettings(abi, tls);
   }
 
   private static MooncakeConfig.NativeLog nativeLog(ConfigObject log) {
-    String level = log.string("level", MooncakeConfig.NativeLog.DEFAULT.level()).strip()
-        .toUpperCase(java.util.Locale.ROOT);
-    String destination = log.string("destination", MooncakeConfig.NativeLog.DEFAULT.destination())
-        .strip();
+    String level =
+        log.string("level", MooncakeConfig.NativeLog.DEFAULT.level())
+            .strip()
+            .toUpperCase(java.util.Locale.ROOT);
+    String destination =
+        log.string("destination", MooncakeConfig.NativeLog.DEFAULT.destination()).strip();
     log.finish();
     if (!MooncakeConfig.NativeLog.LEVELS.contains(level)) {
-      throw log.error("level", "unknown Mooncake log level '" + level + "'; use "
-          + String.join(", ", MooncakeConfig.NativeLog.LEVELS)
-          + (level.equals("WARN") ? " (glog spells it WARNING)" : ""));
+      throw log.error(
+          "level",
+          "unknown Mooncake log level '"
+              + level
+              + "'; use "
+              + String.join(", ", MooncakeConfig.NativeLog.LEVELS)
+              + (level.equals("WARN") ? " (glog spells it WARNING)" : ""));
     }
     String lower = destination.toLowerCase(java.util.Locale.ROOT);
     if (lower.equals("slf4j") || lower.equals("stderr")) {
       destination = lower;
     } else if (!destination.startsWith("/")) {
-      throw log.error("destination", "must be \"slf4j\" (forward to the logger mooncake.native),"
-          + " \"stderr\" (Mooncake's own output) or an absolute directory path, not '"
-          + destination + "'");
+      throw log.error(
+          "destination",
+          "must be \"slf4j\" (forward to the logger mooncake.native),"
+              + " \"stderr\" (Mooncake's own output) or an absolute directory path, not '"
+              + destination
+              + "'");
     }
     return new MooncakeConfig.NativeLog(level, destination);
   }
@@ -287,25 +361,30 @@ public final class MooncakeConfigReader {
       throw tls.error("ca_file", "is required: the CA certificate that signs the etcd server's");
     }
     if (cert.isEmpty() != key.isEmpty()) {
-      throw tls.error(cert.isEmpty() ? "cert_file" : "key_file",
+      throw tls.error(
+          cert.isEmpty() ? "cert_file" : "key_file",
           "cert_file and key_file go together (the client certificate and its key)");
     }
     return new MooncakeConfig.EtcdTls(ca, cert, key);
   }
 
   /**
-   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms} and
-   * {@code client_ttl_ms}. The in-process store belongs to one JVM, so there local locks already
-   * reach every user: it always runs {@code local}. A Mooncake client without a segment of its own
-   * has nowhere to put locks that die with it: {@code cluster} is refused there.
+   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms} and {@code
+   * client_ttl_ms}. The in-process store belongs to one JVM, so there local locks already reach
+   * every user: it always runs {@code local}. A Mooncake client without a segment of its own has
+   * nowhere to put locks that die with it: {@code cluster} is refused there.
    */
   private static Consistency consistency(ConfigObject config, Backend backend) {
-    Consistency.Level level = config.string("consistency").map(v -> level(config, v))
-        .orElse(backend == Backend.MOONCAKE ? Consistency.Level.CLUSTER : Consistency.Level.LOCAL);
-    long ttl = config.durationMillis("client_ttl_ms")
-        .orElse(Consistency.DEFAULT_CLIENT_TTL.toMillis());
-    long lease = config.durationMillis("lock_lease_ms")
-        .orElse(Consistency.DEFAULT_LOCK_LEASE.toMillis());
+    Consistency.Level level =
+        config
+            .string("consistency")
+            .map(v -> level(config, v))
+            .orElse(
+                backend == Backend.MOONCAKE ? Consistency.Level.CLUSTER : Consistency.Level.LOCAL);
+    long ttl =
+        config.durationMillis("client_ttl_ms").orElse(Consistency.DEFAULT_CLIENT_TTL.toMillis());
+    long lease =
+        config.durationMillis("lock_lease_ms").orElse(Consistency.DEFAULT_LOCK_LEASE.toMillis());
     if (ttl <= 0) {
       throw config.error("client_ttl_ms", "must be > 0 milliseconds (the master's --client_ttl)");
     }
@@ -314,9 +393,15 @@ public final class MooncakeConfigReader {
     }
     long ping = Consistency.PING_INTERVAL.toMillis();
     if (lease >= ttl - ping) {
-      throw config.error("lock_lease_ms", lease + " ms must be below client_ttl_ms (" + ttl
-          + " ms) minus Mooncake's " + ping + " ms ping interval: a paused holder's lock can"
-          + " vanish that soon, and the lease must end first");
+      throw config.error(
+          "lock_lease_ms",
+          lease
+              + " ms must be below client_ttl_ms ("
+              + ttl
+              + " ms) minus Mooncake's "
+              + ping
+              + " ms ping interval: a paused holder's lock can"
+              + " vanish that soon, and the lease must end first");
     }
     if (backend == Backend.IN_PROCESS) {
       level = Consistency.Level.LOCAL;
@@ -330,12 +415,17 @@ public final class MooncakeConfigReader {
     long segment = settings.globalSegmentSize();
     Consistency.Level level = settings.consistency().level();
     if (level == Consistency.Level.CLUSTER && (mode == Mode.STANDALONE_STORE || segment == 0)) {
-      throw config.error("consistency", "\"cluster\" (the default for backend mooncake) needs a"
-          + " client that contributes a segment of its own (mode \"embedded\","
-          + " global_segment_size > 0): cluster locks live there, so that they go with a holder"
-          + " that dies. This client contributes none (mode " + mode.configValue()
-          + ", global_segment_size " + segment + "). Set \"consistency\": \"local\" to accept"
-          + " per-key atomicity within one JVM only (docs/cluster-consistency.md)");
+      throw config.error(
+          "consistency",
+          "\"cluster\" (the default for backend mooncake) needs a"
+              + " client that contributes a segment of its own (mode \"embedded\","
+              + " global_segment_size > 0): cluster locks live there, so that they go with a holder"
+              + " that dies. This client contributes none (mode "
+              + mode.configValue()
+              + ", global_segment_size "
+              + segment
+              + "). Set \"consistency\": \"local\" to accept"
+              + " per-key atomicity within one JVM only (docs/cluster-consistency.md)");
     }
   }
 
@@ -345,13 +435,18 @@ public final class MooncakeConfigReader {
         return level;
       }
     }
-    throw config.error("consistency", "unknown consistency '" + value
-        + "'; use \"cluster\" (every JVM of the cluster) or \"local\" (this JVM only)");
+    throw config.error(
+        "consistency",
+        "unknown consistency '"
+            + value
+            + "'; use \"cluster\" (every JVM of the cluster) or \"local\" (this JVM only)");
   }
 
   private static EvictionSettings eviction(ConfigObject eviction) {
-    double highWatermark = ratio(eviction, "high_watermark_ratio", EvictionSettings.DEFAULT.highWatermarkRatio());
-    double evictionRatio = ratio(eviction, "eviction_ratio", EvictionSettings.DEFAULT.evictionRatio());
+    double highWatermark =
+        ratio(eviction, "high_watermark_ratio", EvictionSettings.DEFAULT.highWatermarkRatio());
+    double evictionRatio =
+        ratio(eviction, "eviction_ratio", EvictionSettings.DEFAULT.evictionRatio());
     eviction.finish();
     return new EvictionSettings(highWatermark, evictionRatio);
   }
@@ -368,8 +463,12 @@ public final class MooncakeConfigReader {
     List<String> patterns = config.stringList("deserialization_allow_list").orElse(List.of());
     List<String> checked = new ArrayList<>();
     for (int i = 0; i < patterns.size(); i++) {
-      checked.add(check(config.context(), config.path("deserialization_allow_list") + "[" + i + "]",
-          AllowListPatterns::validate, patterns.get(i).strip()));
+      checked.add(
+          check(
+              config.context(),
+              config.path("deserialization_allow_list") + "[" + i + "]",
+              AllowListPatterns::validate,
+              patterns.get(i).strip()));
     }
     return List.copyOf(checked);
   }
@@ -381,13 +480,18 @@ public final class MooncakeConfigReader {
       if (name.isBlank()) {
         throw caches.error(name, "a cache name cannot be empty");
       }
-      ConfigObject cache = caches.object(name).orElseThrow(() -> caches.error(name, "must be a JSON object describing the cache"));
+      ConfigObject cache =
+          caches
+              .object(name)
+              .orElseThrow(() -> caches.error(name, "must be a JSON object describing the cache"));
       definitions.put(name, CacheDefinitionReader.read(name, cache));
     }
     return Collections.unmodifiableMap(definitions);
   }
 
-  /** Runs a value check that throws IllegalArgumentException, turning it into an error on the key. */
+  /**
+   * Runs a value check that throws IllegalArgumentException, turning it into an error on the key.
+   */
   static <T> T check(ConfigObject config, String key, Function<String, T> rule, String value) {
     return check(config.context(), config.path(key), rule, value);
   }

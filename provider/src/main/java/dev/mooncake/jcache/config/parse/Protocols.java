@@ -3,9 +3,10 @@ package dev.mooncake.jcache.config.parse;
 import java.util.List;
 
 /**
- * The transport names Mooncake's transfer engine installs ({@code MultiTransport::installTransport}).
- * All but {@code tcp} and {@code rdma} need a Mooncake built with the matching flag; a name the
- * library was not built with fails at setup with Mooncake's own message.
+ * The transport names Mooncake's transfer engine installs ({@code
+ * MultiTransport::installTransport}). All but {@code tcp} and {@code rdma} need a Mooncake built
+ * with the matching flag; a name the library was not built with fails at setup with Mooncake's own
+ * message.
  */
 public final class Protocols {
   static final String TCP = "tcp";
@@ -13,7 +14,18 @@ public final class Protocols {
 
   /** Known names, the common ones first. */
   public static final List<String> KNOWN =
-      List.of(TCP, RDMA, "efa", "barex", "nvmeof", "nvlink", "nvlink_intra", "hip", "cxl", "ascend", "ubshmem");
+      List.of(
+          TCP,
+          RDMA,
+          "efa",
+          "barex",
+          "nvmeof",
+          "nvlink",
+          "nvlink_intra",
+          "hip",
+          "cxl",
+          "ascend",
+          "ubshmem");
 
   private Protocols() {}
 
@@ -21,7 +33,10 @@ public final class Protocols {
   static String validate(String protocol) {
     if (!KNOWN.contains(protocol)) {
       throw new IllegalArgumentException(
-          "unknown protocol '" + protocol + "'; Mooncake knows " + String.join(", ", KNOWN)
+          "unknown protocol '"
+              + protocol
+              + "'; Mooncake knows "
+              + String.join(", ", KNOWN)
               + " (lower case; all but tcp and rdma need a Mooncake built for them)");
     }
     return protocol;

@@ -76,7 +76,8 @@ public final class SizeParser {
   /** Checks a size given as a JSON number: a whole, non-negative number of bytes. */
   public static long fromNumber(BigDecimal number) {
     if (number.signum() < 0) {
-      throw new IllegalArgumentException(number.toPlainString() + " is negative; a size must be >= 0");
+      throw new IllegalArgumentException(
+          number.toPlainString() + " is negative; a size must be >= 0");
     }
     if (number.stripTrailingZeros().scale() > 0) {
       throw new IllegalArgumentException(

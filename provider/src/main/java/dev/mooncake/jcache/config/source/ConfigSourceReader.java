@@ -39,7 +39,10 @@ public final class ConfigSourceReader {
         return readJar(uri);
       default:
         throw new ConfigException(
-            "Mooncake config " + uri + ": unsupported URI scheme '" + scheme
+            "Mooncake config "
+                + uri
+                + ": unsupported URI scheme '"
+                + scheme
                 + "'; use a file: URI, a classpath: resource, a jar: URI or a file path");
     }
   }
@@ -50,7 +53,10 @@ public final class ConfigSourceReader {
     }
     if (uri.getAuthority() != null && !uri.getAuthority().isEmpty()) {
       throw new ConfigException(
-          "Mooncake config " + uri + ": a file: URI with a host ('" + uri.getAuthority()
+          "Mooncake config "
+              + uri
+              + ": a file: URI with a host ('"
+              + uri.getAuthority()
               + "') is not supported; use file:/absolute/path");
     }
     return uri.getPath();
@@ -62,14 +68,16 @@ public final class ConfigSourceReader {
     }
     Path path = Path.of(pathText).toAbsolutePath().normalize();
     if (Files.isDirectory(path)) {
-      throw new ConfigException("Mooncake config " + uri + ": " + path + " is a directory, not a JSON file");
+      throw new ConfigException(
+          "Mooncake config " + uri + ": " + path + " is a directory, not a JSON file");
     }
     try (InputStream in = Files.newInputStream(path)) {
       return readLimited(in, uri);
     } catch (NoSuchFileException e) {
       throw new ConfigException("Mooncake config " + uri + ": file not found: " + path, e);
     } catch (AccessDeniedException e) {
-      throw new ConfigException("Mooncake config " + uri + ": cannot read " + path + ": permission denied", e);
+      throw new ConfigException(
+          "Mooncake config " + uri + ": cannot read " + path + ": permission denied", e);
     } catch (IOException e) {
       throw new ConfigException("Mooncake config " + uri + ": cannot read " + path + ": " + e, e);
     }
@@ -81,17 +89,24 @@ public final class ConfigSourceReader {
       name = name.substring(1); // ClassLoader resource names have no leading slash
     }
     if (name == null || name.isEmpty()) {
-      throw new ConfigException("Mooncake config " + uri + ": the URI names no resource; use classpath:mooncake.json");
+      throw new ConfigException(
+          "Mooncake config " + uri + ": the URI names no resource; use classpath:mooncake.json");
     }
     URL resource = classLoader.getResource(name);
     if (resource == null) {
       throw new ConfigException(
-          "Mooncake config " + uri + ": resource '" + name + "' not found by class loader " + classLoader);
+          "Mooncake config "
+              + uri
+              + ": resource '"
+              + name
+              + "' not found by class loader "
+              + classLoader);
     }
     try {
       return readUrl(resource, uri);
     } catch (IOException e) {
-      throw new ConfigException("Mooncake config " + uri + ": cannot read " + resource + ": " + e, e);
+      throw new ConfigException(
+          "Mooncake config " + uri + ": cannot read " + resource + ": " + e, e);
     }
   }
 
@@ -123,7 +138,11 @@ public final class ConfigSourceReader {
     byte[] bytes = in.readNBytes(MAX_BYTES + 1);
     if (bytes.length > MAX_BYTES) {
       throw new ConfigException(
-          "Mooncake config " + uri + ": larger than " + (MAX_BYTES >> 20) + " MiB; is this really a JSON config?");
+          "Mooncake config "
+              + uri
+              + ": larger than "
+              + (MAX_BYTES >> 20)
+              + " MiB; is this really a JSON config?");
     }
     return bytes;
   }

@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  *
  * <ol>
  *   <li>system property {@value #SYSTEM_PROPERTY} (a URI or a path);
- *   <li>environment variable {@value #ENV_VARIABLE} (a path, as vLLM reads it),
- *       as an absolute {@code file:} URI;
+ *   <li>environment variable {@value #ENV_VARIABLE} (a path, as vLLM reads it), as an absolute
+ *       {@code file:} URI;
  *   <li>{@code classpath:mooncake.json} when the class loader has that resource;
  *   <li>{@link #BUILT_IN_URI}: the built-in defaults (the in-process store).
  * </ol>
@@ -41,7 +41,9 @@ public final class DefaultConfigUri {
   private DefaultConfigUri() {}
 
   public static URI resolve(
-      ClassLoader classLoader, Function<String, String> systemProperties, Function<String, String> environment) {
+      ClassLoader classLoader,
+      Function<String, String> systemProperties,
+      Function<String, String> environment) {
     String property = systemProperties.apply(SYSTEM_PROPERTY);
     if (property != null && !property.isBlank()) {
       return toUri(property.strip(), "system property " + SYSTEM_PROPERTY);
@@ -62,7 +64,8 @@ public final class DefaultConfigUri {
       try {
         return new URI(value);
       } catch (URISyntaxException e) {
-        throw new ConfigException(origin + " is not a valid URI: '" + value + "': " + e.getReason(), e);
+        throw new ConfigException(
+            origin + " is not a valid URI: '" + value + "': " + e.getReason(), e);
       }
     }
     return toFileUri(value, origin);
@@ -72,7 +75,8 @@ public final class DefaultConfigUri {
     try {
       return Path.of(path).toAbsolutePath().normalize().toUri();
     } catch (InvalidPathException e) {
-      throw new ConfigException(origin + " is not a valid path: '" + path + "': " + e.getReason(), e);
+      throw new ConfigException(
+          origin + " is not a valid path: '" + path + "': " + e.getReason(), e);
     }
   }
 }

@@ -50,7 +50,8 @@ final class NestedJarReader {
       String rest = spec.substring(NESTED_PREFIX.length());
       int separator = rest.indexOf("/!");
       if (separator < 0) {
-        throw notFound(uri, "a jar:nested: URI needs the form jar:nested:/path/app.jar/!entry!/name");
+        throw notFound(
+            uri, "a jar:nested: URI needs the form jar:nested:/path/app.jar/!entry!/name");
       }
       outer = Path.of(decode(rest.substring(0, separator)));
       for (String segment : rest.substring(separator + 2).split("!/", -1)) {
@@ -80,7 +81,8 @@ final class NestedJarReader {
     }
   }
 
-  private static byte[] readFromZipFile(URI uri, ZipFile zip, List<String> segments) throws IOException {
+  private static byte[] readFromZipFile(URI uri, ZipFile zip, List<String> segments)
+      throws IOException {
     String prefix = "";
     for (int i = 0; i < segments.size(); i++) {
       String name = prefix + stripSlashes(segments.get(i));
@@ -104,9 +106,11 @@ final class NestedJarReader {
     throw notFound(uri, "the URI names no entry");
   }
 
-  /** Reads through a jar stored inside another one: remaining segments are a path or another jar. */
-  private static byte[] readFromJarStream(URI uri, InputStream jar, String jarName, List<String> segments)
-      throws IOException {
+  /**
+   * Reads through a jar stored inside another one: remaining segments are a path or another jar.
+   */
+  private static byte[] readFromJarStream(
+      URI uri, InputStream jar, String jarName, List<String> segments) throws IOException {
     String target = stripSlashes(segments.get(0));
     boolean last = segments.size() == 1;
     ZipInputStream zip = new ZipInputStream(jar);

@@ -121,7 +121,8 @@ class InProcessConcurrencyTest {
   private static ByteBuffer value(String key, SplittableRandom random) {
     byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
     int size = 8 + keyBytes.length + 1 + random.nextInt(MAX_VALUE - 8 - keyBytes.length - 1);
-    ByteBuffer value = random.nextBoolean() ? ByteBuffer.allocate(size) : ByteBuffer.allocateDirect(size);
+    ByteBuffer value =
+        random.nextBoolean() ? ByteBuffer.allocate(size) : ByteBuffer.allocateDirect(size);
     value.position(8);
     value.put(keyBytes).put((byte) 0);
     while (value.hasRemaining()) {
@@ -149,7 +150,9 @@ class InProcessConcurrencyTest {
         return key + ": the value belongs to another key";
       }
     }
-    return destination.get(8 + keyBytes.length) == 0 ? null : key + ": the value names a longer key";
+    return destination.get(8 + keyBytes.length) == 0
+        ? null
+        : key + ": the value names a longer key";
   }
 
   @Test

@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.backend.inprocess;
 
-import dev.mooncake.jcache.time.FakeTicker;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.KIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.MIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.filled;
@@ -8,14 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
+import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
  * Eviction in a 1 MiB segment with 64 KiB objects (16 fit). With Mooncake's defaults (watermark
- * 0.90, ratio 0.05) up to 14 objects stay under the watermark (917,504 ≤ 943,718 bytes); the put
- * of a 15th evicts until usage is back under the watermark plus 52,429 bytes to spare: 2 objects.
+ * 0.90, ratio 0.05) up to 14 objects stay under the watermark (917,504 ≤ 943,718 bytes); the put of
+ * a 15th evicts until usage is back under the watermark plus 52,429 bytes to spare: 2 objects.
  */
 class InProcessEvictionTest {
   private static final int OBJECT = 64 * 1024;

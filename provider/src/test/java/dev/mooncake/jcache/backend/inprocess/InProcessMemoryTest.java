@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Off-heap memory is really returned, when the store says so, not when the garbage collector
- * runs: measured with the JVM's own "direct" buffer pool accounting. The tests allocate nothing
- * direct themselves (heap values and destinations only) so that the accounting is all the store's.
+ * Off-heap memory is really returned, when the store says so, not when the garbage collector runs:
+ * measured with the JVM's own "direct" buffer pool accounting. The tests allocate nothing direct
+ * themselves (heap values and destinations only) so that the accounting is all the store's.
  */
 class InProcessMemoryTest {
   private static final long SLACK = 256 * 1024;

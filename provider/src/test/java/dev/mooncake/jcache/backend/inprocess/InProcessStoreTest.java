@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.backend.inprocess;
 
-import dev.mooncake.jcache.time.FakeTicker;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.KIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.MIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.segment;
@@ -13,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -293,7 +293,8 @@ class InProcessStoreTest {
     assertEquals("kept", text(destinations[1], 0, 4));
 
     assertArrayEquals(
-        new int[] {1, 0, 1, INVALID_PARAMS}, store.batchIsExist(new String[] {"a", "x", "b", null}));
+        new int[] {1, 0, 1, INVALID_PARAMS},
+        store.batchIsExist(new String[] {"a", "x", "b", null}));
   }
 
   @Test
@@ -320,10 +321,12 @@ class InProcessStoreTest {
     // The same answers as the Mooncake store's (MooncakeStoreTest): a status, never a throw.
     assertEquals(INVALID_PARAMS, store.removeByRegex("", true));
     assertEquals(INVALID_PARAMS, store.getInto("k", ByteBuffer.allocate(4).asReadOnlyBuffer()));
-    assertArrayEquals(new int[] {OK, INVALID_PARAMS, OK}, store.batchPut(
-        new String[] {"b1", "", "b2"}, new ByteBuffer[] {utf8("1"), utf8("2"), utf8("3")}));
-    assertArrayEquals(new int[] {1, INVALID_PARAMS, 1},
-        store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
+    assertArrayEquals(
+        new int[] {OK, INVALID_PARAMS, OK},
+        store.batchPut(
+            new String[] {"b1", "", "b2"}, new ByteBuffer[] {utf8("1"), utf8("2"), utf8("3")}));
+    assertArrayEquals(
+        new int[] {1, INVALID_PARAMS, 1}, store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
   }
 
   @Test

@@ -91,7 +91,8 @@ class StagingBuffersTest {
   void aWaitingAcquireGetsTheBufferReleasedByAnotherThread() throws Exception {
     StagingBuffers pool = new StagingBuffers(64 * KIB, 10_000);
     ByteBuffer held = pool.acquire(64 * 1024);
-    CompletableFuture<ByteBuffer> waiter = CompletableFuture.supplyAsync(() -> pool.acquire(60_000));
+    CompletableFuture<ByteBuffer> waiter =
+        CompletableFuture.supplyAsync(() -> pool.acquire(60_000));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (!pool.hasWaiters()) {
       assertTrue(System.nanoTime() < deadline, "the acquire never waited");

@@ -30,14 +30,19 @@ class CacheErrorsOnMooncakeTest {
   void open(@TempDir Path dir) throws Exception {
     Fake.control("reset=1");
     Path config = dir.resolve("mooncake.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"backend": "mooncake", "library": "%s", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "protocol": "tcp", "local_hostname": "127.0.0.1",
          "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "errors"}
-        """.formatted(Fake.library()));
+        """
+            .formatted(Fake.library()));
     CacheManager manager = provider.getCacheManager(config.toUri(), getClass().getClassLoader());
-    cache = manager.createCache("orders",
-        new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    cache =
+        manager.createCache(
+            "orders",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
   }
 
   @AfterEach
@@ -64,8 +69,8 @@ class CacheErrorsOnMooncakeTest {
   @Test
   void batchFailuresAreNamedToo() {
     Fake.control("fail_batch=-200");
-    CacheException error = assertThrows(CacheException.class,
-        () -> cache.putAll(Map.of("a", "1", "b", "2")));
+    CacheException error =
+        assertThrows(CacheException.class, () -> cache.putAll(Map.of("a", "1", "b", "2")));
     assertMessage(error, "batch put on cache 'orders'", "-200 NO_AVAILABLE_HANDLE");
   }
 

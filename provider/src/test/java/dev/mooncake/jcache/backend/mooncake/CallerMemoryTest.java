@@ -32,7 +32,8 @@ class CallerMemoryTest {
       try (AutoCloseable registration = store.registerForCall(ByteBuffer.allocateDirect(64))) {
         assertEquals(calls, Fake.stat("register_calls"));
       }
-      assertThrows(IllegalArgumentException.class, () -> store.registerForCall(ByteBuffer.allocate(8)));
+      assertThrows(
+          IllegalArgumentException.class, () -> store.registerForCall(ByteBuffer.allocate(8)));
       assertThrows(NullPointerException.class, () -> store.registerForCall(null));
     }
   }
@@ -69,7 +70,8 @@ class CallerMemoryTest {
       assertEquals(42, out.get(0));
       assertEquals(registered, Fake.stat("registered"), "registrations undone after the calls");
       assertEquals(1, store.getInto("rdma-key", pooled));
-      assertEquals(1, store.getInto("rdma-key", ByteBuffer.allocate(4)), "heap: copied via the region");
+      assertEquals(
+          1, store.getInto("rdma-key", ByteBuffer.allocate(4)), "heap: copied via the region");
     }
   }
 }

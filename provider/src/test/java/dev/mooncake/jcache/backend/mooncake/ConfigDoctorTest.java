@@ -47,7 +47,8 @@ class ConfigDoctorTest {
         {"backend": "mooncake", "library": "%s", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "protocol": "tcp", "local_hostname": "127.0.0.1",
          "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "doctor"%s}
-        """.formatted(library, extra);
+        """
+        .formatted(library, extra);
   }
 
   @Test
@@ -58,15 +59,19 @@ class ConfigDoctorTest {
     assertEquals(ConfigDoctor.OK, code, out);
     assertTrue(out.contains("config   " + file.toUri()), out);
     assertTrue(out.contains("setting  backend = MOONCAKE  [file (backend)]"), out);
-    assertTrue(out.contains(
-        "setting  master_server_address/master_server_addr = 127.0.0.1:50051  [file"), out);
+    assertTrue(
+        out.contains("setting  master_server_address/master_server_addr = 127.0.0.1:50051  [file"),
+        out);
     assertTrue(out.contains("setting  num_workers = 4  [default]"), out);
     assertTrue(out.contains("env      MC_LOG_LEVEL=WARNING"), out);
     assertTrue(out.contains("library  " + Fake.library() + " (from the config's 'library')"), out);
     assertTrue(out.contains("log      Mooncake logs at "), out);
     assertTrue(out.contains("connect  master 127.0.0.1:50051"), out);
-    assertTrue(out.matches("(?s).*put      [0-9.]+ ms.*get      [0-9.]+ ms \\(value matches\\).*"
-        + "remove   [0-9.]+ ms.*"), out);
+    assertTrue(
+        out.matches(
+            "(?s).*put      [0-9.]+ ms.*get      [0-9.]+ ms \\(value matches\\).*"
+                + "remove   [0-9.]+ ms.*"),
+        out);
     assertTrue(out.strip().endsWith("OK"), out);
   }
 
@@ -81,13 +86,16 @@ class ConfigDoctorTest {
 
   @Test
   void aLibraryFromTheEnvironmentIsNamedAsSuch() throws Exception {
-    Path file = config("""
+    Path file =
+        config(
+            """
         {"backend": "mooncake", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "global_segment_size": "16MB",
          "local_buffer_size": "8MB"}
         """);
     doctor(Map.of("MOONCAKE_STORE_LIBRARY", Fake.library()), file.toString());
-    assertTrue(output().contains("[environment (MOONCAKE_STORE_LIBRARY=" + Fake.library() + ")]"),
+    assertTrue(
+        output().contains("[environment (MOONCAKE_STORE_LIBRARY=" + Fake.library() + ")]"),
         output());
   }
 

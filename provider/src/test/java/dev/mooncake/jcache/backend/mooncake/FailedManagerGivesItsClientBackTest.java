@@ -30,14 +30,19 @@ class FailedManagerGivesItsClientBackTest {
     Fake.control("reset=1");
     long clients = Fake.stat("clients");
     Path config = dir.resolve("mooncake.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"backend": "mooncake", "library": "%s", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "protocol": "tcp", "local_hostname": "127.0.0.1",
          "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "bad",
          "caches": {"orders": {"loader": "com.example.NoSuchLoader"}}}
-        """.formatted(Fake.library()));
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> provider.getCacheManager(config.toUri(), getClass().getClassLoader()));
+        """
+            .formatted(Fake.library()));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> provider.getCacheManager(config.toUri(), getClass().getClassLoader()));
     assertTrue(e.getMessage().contains("com.example.NoSuchLoader"), e.getMessage());
     assertEquals(clients, Fake.stat("clients"), "the failed manager kept its Mooncake client");
   }

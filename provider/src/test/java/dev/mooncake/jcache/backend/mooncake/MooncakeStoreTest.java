@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
-import dev.mooncake.jcache.backend.open.StoreConnection;
-import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -129,12 +129,18 @@ class MooncakeStoreTest {
   void batchesMapPerKeyResultsAndMixBufferKinds() {
     String[] keys = {"b1", "b2", "b3"};
     ByteBuffer direct = ByteBuffer.allocateDirect(4).put(0, (byte) 'd');
-    assertArrayEquals(new int[] {0, 0, 0}, store.batchPut(keys, new ByteBuffer[] {heap("one"), pooled("two"), direct}));
-    assertArrayEquals(new int[] {1, 1, 1, 0}, store.batchIsExist(new String[] {"b1", "b2", "b3", "b4"}));
+    assertArrayEquals(
+        new int[] {0, 0, 0},
+        store.batchPut(keys, new ByteBuffer[] {heap("one"), pooled("two"), direct}));
+    assertArrayEquals(
+        new int[] {1, 1, 1, 0}, store.batchIsExist(new String[] {"b1", "b2", "b3", "b4"}));
     ByteBuffer a = ByteBuffer.allocate(8);
     ByteBuffer b = store.buffers().acquire(8);
     ByteBuffer c = ByteBuffer.allocate(2);
-    long[] sizes = store.batchGetInto(new String[] {"b1", "b2", "b3", "b4"}, new ByteBuffer[] {a, b, c, ByteBuffer.allocate(1)});
+    long[] sizes =
+        store.batchGetInto(
+            new String[] {"b1", "b2", "b3", "b4"},
+            new ByteBuffer[] {a, b, c, ByteBuffer.allocate(1)});
     assertEquals(3, sizes[0]);
     assertEquals(3, sizes[1]);
     assertTrue(sizes[2] < 0, "4 bytes into 2");
@@ -147,8 +153,10 @@ class MooncakeStoreTest {
     assertEquals(0, store.batchGetInto(new String[0], new ByteBuffer[0]).length);
     assertEquals(0, store.batchIsExist(new String[0]).length);
     assertThrows(IllegalArgumentException.class, () -> store.batchPut(keys, new ByteBuffer[1]));
-    assertArrayEquals(new int[] {StoreStatus.INVALID_PARAMS.code()},
-        store.batchPut(new String[] {"x"}, new ByteBuffer[] {null}), "a missing buffer is per key");
+    assertArrayEquals(
+        new int[] {StoreStatus.INVALID_PARAMS.code()},
+        store.batchPut(new String[] {"x"}, new ByteBuffer[] {null}),
+        "a missing buffer is per key");
   }
 
   @Test
@@ -162,16 +170,21 @@ class MooncakeStoreTest {
     Fake.control("fail_ops=-1");
     int ambiguous = store.put("e3", heap("v"));
     assertEquals(StoreStatus.INTERNAL_ERROR_OR_INVALID_ARGUMENT, StoreStatus.of(ambiguous));
-    assertEquals("-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an"
-        + " invalid argument, an exception inside the library, and an internal error alike)",
+    assertEquals(
+        "-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an"
+            + " invalid argument, an exception inside the library, and an internal error alike)",
         StoreStatus.describe(ambiguous));
     Fake.control("fail_ops=-901");
     assertEquals(-901, store.getInto("e", ByteBuffer.allocate(8)));
     assertArrayEquals(new int[] {-901, -901}, store.batchIsExist(new String[] {"e", "f"}));
     Fake.control("fail_ops=0");
     Fake.control("fail_batch=-200");
-    assertArrayEquals(new int[] {-200, -200}, store.batchPut(new String[] {"x", "y"}, new ByteBuffer[] {heap("1"), heap("2")}));
-    assertArrayEquals(new long[] {-200}, store.batchGetInto(new String[] {"e"}, new ByteBuffer[] {ByteBuffer.allocate(4)}));
+    assertArrayEquals(
+        new int[] {-200, -200},
+        store.batchPut(new String[] {"x", "y"}, new ByteBuffer[] {heap("1"), heap("2")}));
+    assertArrayEquals(
+        new long[] {-200},
+        store.batchGetInto(new String[] {"e"}, new ByteBuffer[] {ByteBuffer.allocate(4)}));
     assertArrayEquals(new int[] {-200}, store.batchIsExist(new String[] {"e"}));
   }
 
@@ -192,11 +205,18 @@ class MooncakeStoreTest {
     assertEquals(invalid, store.put("k", ByteBuffer.allocate(0)));
     assertEquals(0, store.put("ro-source", heap("v").asReadOnlyBuffer()));
     // In a batch the bad entry answers alone; the others are done.
-    assertArrayEquals(new int[] {0, invalid, 0},
-        store.batchPut(new String[] {"b1", "", "b2"}, new ByteBuffer[] {heap("1"), heap("2"), heap("3")}));
-    assertArrayEquals(new int[] {1, invalid, 1}, store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
-    long[] read = store.batchGetInto(new String[] {"b1", null, "b2"},
-        new ByteBuffer[] {ByteBuffer.allocate(4), ByteBuffer.allocate(4), ByteBuffer.allocate(4)});
+    assertArrayEquals(
+        new int[] {0, invalid, 0},
+        store.batchPut(
+            new String[] {"b1", "", "b2"}, new ByteBuffer[] {heap("1"), heap("2"), heap("3")}));
+    assertArrayEquals(
+        new int[] {1, invalid, 1}, store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
+    long[] read =
+        store.batchGetInto(
+            new String[] {"b1", null, "b2"},
+            new ByteBuffer[] {
+              ByteBuffer.allocate(4), ByteBuffer.allocate(4), ByteBuffer.allocate(4)
+            });
     assertArrayEquals(new long[] {1, invalid, 1}, read);
   }
 
@@ -267,7 +287,9 @@ class MooncakeStoreTest {
     config.replica = new MooncakeConfig.ReplicaSettings(2, true, false, List.of(store.segment()));
     config.nativeSettings = new MooncakeConfig.NativeSettings("v2", null); // the fake's default
     try (MooncakeStore replicated = config.open()) {
-      assertTrue(replicated.describe().contains("replicas=2 soft-pin preferred=" + store.segment()), replicated.describe());
+      assertTrue(
+          replicated.describe().contains("replicas=2 soft-pin preferred=" + store.segment()),
+          replicated.describe());
       assertEquals(0, replicated.put("r", heap("v")));
     }
   }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.backend.StoreException;
+import dev.mooncake.jcache.nativebridge.NativeRegion;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +98,8 @@ class RegionBufferPoolTest {
     RegionBufferPool pool = pool(64 << 10, 64 << 10, Duration.ofSeconds(10));
     pool.acquire(64 << 10);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread waiter = new Thread(() -> failure.set(assertThrows(StoreException.class, () -> pool.acquire(1))));
+    Thread waiter =
+        new Thread(() -> failure.set(assertThrows(StoreException.class, () -> pool.acquire(1))));
     waiter.start();
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (!pool.hasWaiters() && System.nanoTime() < deadline) {
@@ -117,7 +118,8 @@ class RegionBufferPoolTest {
     ByteBuffer buffer = pool.acquire(100);
     pool.release(buffer);
     assertThrows(IllegalArgumentException.class, () -> pool.release(buffer), "released twice");
-    assertThrows(IllegalArgumentException.class, () -> pool.release(ByteBuffer.allocateDirect(100)));
+    assertThrows(
+        IllegalArgumentException.class, () -> pool.release(ByteBuffer.allocateDirect(100)));
     ByteBuffer again = pool.acquire(100);
     assertThrows(IllegalArgumentException.class, () -> pool.release(again.duplicate()));
     assertThrows(IllegalArgumentException.class, () -> pool.acquire(-1));

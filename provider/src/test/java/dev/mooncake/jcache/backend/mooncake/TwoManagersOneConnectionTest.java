@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two cache managers in one JVM on the same cluster, tenant and cache name, under two class
- * loaders (as application servers and Spring DevTools make): they share the Mooncake client and
- * so the keys, and must share the key locks too, or their invokes interleave between the read and
- * the remove-then-put of a replace.
+ * Two cache managers in one JVM on the same cluster, tenant and cache name, under two class loaders
+ * (as application servers and Spring DevTools make): they share the Mooncake client and so the
+ * keys, and must share the key locks too, or their invokes interleave between the read and the
+ * remove-then-put of a replace.
  */
 class TwoManagersOneConnectionTest {
   private static final int THREADS = 8;
@@ -41,11 +41,14 @@ class TwoManagersOneConnectionTest {
   void writeConfig(@TempDir Path dir) throws Exception {
     Fake.control("reset=1");
     config = dir.resolve("mooncake.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"backend": "mooncake", "library": "%s", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "protocol": "tcp", "local_hostname": "127.0.0.1",
          "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "shared"}
-        """.formatted(Fake.library()));
+        """
+            .formatted(Fake.library()));
   }
 
   @AfterEach
@@ -60,8 +63,11 @@ class TwoManagersOneConnectionTest {
   private Cache<String, Integer> counters(ClassLoader loader) {
     CacheManager manager = provider.getCacheManager(config.toUri(), loader);
     Cache<String, Integer> cache = manager.getCache("counters", String.class, Integer.class);
-    return cache != null ? cache : manager.createCache("counters",
-        new MutableConfiguration<String, Integer>().setTypes(String.class, Integer.class));
+    return cache != null
+        ? cache
+        : manager.createCache(
+            "counters",
+            new MutableConfiguration<String, Integer>().setTypes(String.class, Integer.class));
   }
 
   private ClassLoader child() {
@@ -84,31 +90,36 @@ class TwoManagersOneConnectionTest {
     CountDownLatch done = new CountDownLatch(THREADS);
     for (int t = 0; t < THREADS; t++) {
       Cache<String, Integer> cache = t % 2 == 0 ? first : second;
-      Thread thread = new Thread(() -> {
-        try {
-          start.await();
-          for (int i = 0; i < INCREMENTS; i++) {
-            try {
-              cache.invoke("n", (entry, args) -> {
-                if (!entry.exists()) {
-                  absentReads.incrementAndGet(); // the key is never absent
-                  entry.setValue(1);
-                } else {
-                  entry.setValue(entry.getValue() + 1);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  for (int i = 0; i < INCREMENTS; i++) {
+                    try {
+                      cache.invoke(
+                          "n",
+                          (entry, args) -> {
+                            if (!entry.exists()) {
+                              absentReads.incrementAndGet(); // the key is never absent
+                              entry.setValue(1);
+                            } else {
+                              entry.setValue(entry.getValue() + 1);
+                            }
+                            return null;
+                          });
+                    } catch (RuntimeException e) {
+                      errors.incrementAndGet();
+                      firstError.compareAndSet(null, e);
+                    }
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                } finally {
+                  done.countDown();
                 }
-                return null;
-              });
-            } catch (RuntimeException e) {
-              errors.incrementAndGet();
-              firstError.compareAndSet(null, e);
-            }
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } finally {
-          done.countDown();
-        }
-      }, "incrementer-" + t);
+              },
+              "incrementer-" + t);
       thread.start();
     }
     start.countDown();

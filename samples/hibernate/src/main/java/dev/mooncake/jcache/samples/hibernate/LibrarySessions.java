@@ -23,7 +23,8 @@ public final class LibrarySessions {
   public static Map<String, String> settings() {
     Map<String, String> s = new LinkedHashMap<>();
     // An embedded H2 database, private to this session factory.
-    s.put("jakarta.persistence.jdbc.url",
+    s.put(
+        "jakarta.persistence.jdbc.url",
         "jdbc:h2:mem:library-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     s.put("jakarta.persistence.jdbc.user", "sa");
     s.put("jakarta.persistence.schema-generation.database.action", "drop-and-create");
@@ -34,8 +35,8 @@ public final class LibrarySessions {
     s.put("hibernate.cache.region.factory_class", "jcache");
     s.put("hibernate.javax.cache.provider", "dev.mooncake.jcache.spi.MooncakeCachingProvider");
     // -Dhibernate.javax.cache.uri=mooncake-hibernate-cluster.json switches to a Mooncake cluster.
-    s.put("hibernate.javax.cache.uri",
-        System.getProperty("hibernate.javax.cache.uri", CACHE_CONFIG));
+    s.put(
+        "hibernate.javax.cache.uri", System.getProperty("hibernate.javax.cache.uri", CACHE_CONFIG));
     // Every region must be a cache declared in the config: a typo fails at start-up.
     s.put("hibernate.javax.cache.missing_cache_strategy", "fail");
 

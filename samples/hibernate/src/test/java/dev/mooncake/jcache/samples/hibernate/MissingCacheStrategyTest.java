@@ -18,9 +18,17 @@ class MissingCacheStrategyTest {
 
   @Test
   void failRefusesToStartAndNamesTheRegion() {
-    Exception e = assertThrows(Exception.class, () -> LibrarySessions.build(Map.of(
-        "hibernate.javax.cache.uri", NO_BOOKS,
-        "hibernate.javax.cache.missing_cache_strategy", "fail")).close());
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () ->
+                LibrarySessions.build(
+                        Map.of(
+                            "hibernate.javax.cache.uri",
+                            NO_BOOKS,
+                            "hibernate.javax.cache.missing_cache_strategy",
+                            "fail"))
+                    .close());
 
     String messages = messages(e);
     assertTrue(messages.contains("[books]"), messages);
@@ -28,15 +36,21 @@ class MissingCacheStrategyTest {
 
   @Test
   void createMakesTheCacheOnTheFlyAndItWorks() {
-    try (SessionFactory sessionFactory = LibrarySessions.build(Map.of(
-        "hibernate.javax.cache.uri", NO_BOOKS,
-        "hibernate.javax.cache.missing_cache_strategy", "create"))) {
+    try (SessionFactory sessionFactory =
+        LibrarySessions.build(
+            Map.of(
+                "hibernate.javax.cache.uri",
+                NO_BOOKS,
+                "hibernate.javax.cache.missing_cache_strategy",
+                "create"))) {
       Statistics stats = sessionFactory.getStatistics();
-      Long id = sessionFactory.fromTransaction(session -> {
-        Book book = new Book("978-0134685991", "Effective Java", "Joshua Bloch", 2018);
-        session.persist(book);
-        return book.getId();
-      });
+      Long id =
+          sessionFactory.fromTransaction(
+              session -> {
+                Book book = new Book("978-0134685991", "Effective Java", "Joshua Bloch", 2018);
+                session.persist(book);
+                return book.getId();
+              });
       sessionFactory.getCache().evictAllRegions();
       stats.clear();
 

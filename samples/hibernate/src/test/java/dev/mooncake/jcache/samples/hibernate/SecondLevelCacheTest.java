@@ -25,15 +25,17 @@ class SecondLevelCacheTest {
   static void start() {
     sessionFactory = LibrarySessions.build();
     stats = sessionFactory.getStatistics();
-    effectiveJava = sessionFactory.fromTransaction(session -> {
-      Book book = new Book("978-0134685991", "Effective Java", "Joshua Bloch", 2018);
-      session.persist(book);
-      session.persist(new Book("978-0321356680", "Effective Java (2nd ed.)", "Joshua Bloch",
-          2008));
-      session.persist(new Book("978-0321349606", "Java Concurrency in Practice", "Brian Goetz",
-          2006));
-      return book.getId();
-    });
+    effectiveJava =
+        sessionFactory.fromTransaction(
+            session -> {
+              Book book = new Book("978-0134685991", "Effective Java", "Joshua Bloch", 2018);
+              session.persist(book);
+              session.persist(
+                  new Book("978-0321356680", "Effective Java (2nd ed.)", "Joshua Bloch", 2008));
+              session.persist(
+                  new Book("978-0321349606", "Java Concurrency in Practice", "Brian Goetz", 2006));
+              return book.getId();
+            });
   }
 
   @AfterAll
@@ -53,14 +55,18 @@ class SecondLevelCacheTest {
   void regionsAreMooncakeCachesDeclaredInTheConfig() {
     CacheManager cacheManager = LibraryApp.cacheManager(sessionFactory);
 
-    assertEquals("dev.mooncake.jcache.spi.MooncakeCachingProvider",
+    assertEquals(
+        "dev.mooncake.jcache.spi.MooncakeCachingProvider",
         cacheManager.getCachingProvider().getClass().getName());
-    assertTrue(cacheManager.getURI().toString().endsWith(LibrarySessions.CACHE_CONFIG),
+    assertTrue(
+        cacheManager.getURI().toString().endsWith(LibrarySessions.CACHE_CONFIG),
         cacheManager.getURI().toString());
-    List<String> names = StreamSupport.stream(cacheManager.getCacheNames().spliterator(), false)
-        .toList();
-    assertTrue(names.containsAll(List.of("books", "default-query-results-region",
-        "default-update-timestamps-region")), names.toString());
+    List<String> names =
+        StreamSupport.stream(cacheManager.getCacheNames().spliterator(), false).toList();
+    assertTrue(
+        names.containsAll(
+            List.of("books", "default-query-results-region", "default-update-timestamps-region")),
+        names.toString());
   }
 
   @Test
@@ -105,8 +111,9 @@ class SecondLevelCacheTest {
 
     String oldTitle = sessionFactory.fromSession(s -> s.find(Book.class, effectiveJava)).getTitle();
     try {
-      sessionFactory.inTransaction(session ->
-          session.find(Book.class, effectiveJava).setTitle("Effective Java, Third Edition"));
+      sessionFactory.inTransaction(
+          session ->
+              session.find(Book.class, effectiveJava).setTitle("Effective Java, Third Edition"));
 
       List<Book> after = runQuery("Joshua Bloch");
       assertEquals(2, stats.getQueryCacheMissCount(), "the books table changed after the put");
@@ -117,16 +124,18 @@ class SecondLevelCacheTest {
       assertEquals("Effective Java, Third Edition", reloaded.getTitle());
       assertEquals(statements, stats.getPrepareStatementCount());
     } finally {
-      sessionFactory.inTransaction(session ->
-          session.find(Book.class, effectiveJava).setTitle(oldTitle));
+      sessionFactory.inTransaction(
+          session -> session.find(Book.class, effectiveJava).setTitle(oldTitle));
     }
   }
 
   private static List<Book> runQuery(String author) {
-    return sessionFactory.fromSession(session ->
-        session.createSelectionQuery(QUERY, Book.class)
-            .setParameter("author", author)
-            .setCacheable(true)
-            .getResultList());
+    return sessionFactory.fromSession(
+        session ->
+            session
+                .createSelectionQuery(QUERY, Book.class)
+                .setParameter("author", author)
+                .setCacheable(true)
+                .getResultList());
   }
 }

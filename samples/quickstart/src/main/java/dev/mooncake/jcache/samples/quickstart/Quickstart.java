@@ -21,9 +21,9 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * A tour of plain {@code javax.cache} on Mooncake: nothing here names the provider. The provider
- * is found on the class path, and its default URI picks up {@code mooncake.json} from the class
- * path (switch that file to a Mooncake cluster and this program runs there unchanged).
+ * A tour of plain {@code javax.cache} on Mooncake: nothing here names the provider. The provider is
+ * found on the class path, and its default URI picks up {@code mooncake.json} from the class path
+ * (switch that file to a Mooncake cluster and this program runs there unchanged).
  */
 public final class Quickstart {
 
@@ -42,21 +42,29 @@ public final class Quickstart {
       Cache<String, String> greetings = manager.getCache("greetings", String.class, String.class);
       greetings.put("en", "Hello");
       out.println("get(en):       " + greetings.get("en"));
-      out.println("putIfAbsent:   " + greetings.putIfAbsent("en", "Hi") + " (kept "
-          + greetings.get("en") + ")");
+      out.println(
+          "putIfAbsent:   "
+              + greetings.putIfAbsent("en", "Hi")
+              + " (kept "
+              + greetings.get("en")
+              + ")");
       out.println("replace:       " + greetings.replace("en", "Hello", "Hello, world"));
 
       // 2. An entry processor: an atomic read-modify-write of one entry.
-      String shouted = greetings.invoke("en", (entry, arguments) -> {
-        String upper = entry.getValue().toUpperCase();
-        entry.setValue(upper);
-        return upper;
-      });
+      String shouted =
+          greetings.invoke(
+              "en",
+              (entry, arguments) -> {
+                String upper = entry.getValue().toUpperCase();
+                entry.setValue(upper);
+                return upper;
+              });
       out.println("invoke:        " + shouted);
 
       // 3. A listener, then iteration.
-      greetings.registerCacheEntryListener(new MutableCacheEntryListenerConfiguration<>(
-          FactoryBuilder.factoryOf(new PrintingListener(out)), null, true, true));
+      greetings.registerCacheEntryListener(
+          new MutableCacheEntryListenerConfiguration<>(
+              FactoryBuilder.factoryOf(new PrintingListener(out)), null, true, true));
       greetings.putAll(Map.of("fr", "Bonjour", "de", "Hallo"));
       greetings.put("fr", "Salut");
       for (Cache.Entry<String, String> entry : greetings) {
@@ -64,13 +72,14 @@ public final class Quickstart {
       }
 
       // 4. A cache created in code: expiry and read-through with a loader.
-      MutableConfiguration<Integer, String> squares = new MutableConfiguration<Integer, String>()
-          .setTypes(Integer.class, String.class)
-          .setExpiryPolicyFactory(
-              CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 200)))
-          .setReadThrough(true)
-          .setCacheLoaderFactory(FactoryBuilder.factoryOf(new SquareLoader()))
-          .setStatisticsEnabled(true);
+      MutableConfiguration<Integer, String> squares =
+          new MutableConfiguration<Integer, String>()
+              .setTypes(Integer.class, String.class)
+              .setExpiryPolicyFactory(
+                  CreatedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, 200)))
+              .setReadThrough(true)
+              .setCacheLoaderFactory(FactoryBuilder.factoryOf(new SquareLoader()))
+              .setStatisticsEnabled(true);
       Cache<Integer, String> computed = manager.createCache("squares", squares);
       out.println("read-through:  get(12) = " + computed.get(12));
       out.println("cached:        containsKey(12) = " + computed.containsKey(12));
@@ -81,18 +90,27 @@ public final class Quickstart {
       greetings.get("en");
       greetings.get("missing");
       MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-      ObjectName stats = new ObjectName("javax.cache:type=CacheStatistics,CacheManager="
-          + manager.getURI().toString().replaceAll(",|:|=|\n", ".") + ",Cache=greetings");
-      out.println("statistics:    hits=" + jmx.getAttribute(stats, "CacheHits")
-          + " misses=" + jmx.getAttribute(stats, "CacheMisses")
-          + " puts=" + jmx.getAttribute(stats, "CachePuts"));
+      ObjectName stats =
+          new ObjectName(
+              "javax.cache:type=CacheStatistics,CacheManager="
+                  + manager.getURI().toString().replaceAll(",|:|=|\n", ".")
+                  + ",Cache=greetings");
+      out.println(
+          "statistics:    hits="
+              + jmx.getAttribute(stats, "CacheHits")
+              + " misses="
+              + jmx.getAttribute(stats, "CacheMisses")
+              + " puts="
+              + jmx.getAttribute(stats, "CachePuts"));
     }
     out.println("done.");
   }
 
   /** Prints created and updated events (synchronous: printed before the put returns). */
-  static final class PrintingListener implements CacheEntryCreatedListener<String, String>,
-      CacheEntryUpdatedListener<String, String>, java.io.Serializable {
+  static final class PrintingListener
+      implements CacheEntryCreatedListener<String, String>,
+          CacheEntryUpdatedListener<String, String>,
+          java.io.Serializable {
     private static final long serialVersionUID = 1L;
     private final transient PrintStream out;
 
@@ -102,13 +120,21 @@ public final class Quickstart {
 
     @Override
     public void onCreated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
-      events.forEach(e -> out.println("listener:      created " + e.getKey() + " = " + e.getValue()));
+      events.forEach(
+          e -> out.println("listener:      created " + e.getKey() + " = " + e.getValue()));
     }
 
     @Override
     public void onUpdated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
-      events.forEach(e -> out.println("listener:      updated " + e.getKey() + " = "
-          + e.getOldValue() + " -> " + e.getValue()));
+      events.forEach(
+          e ->
+              out.println(
+                  "listener:      updated "
+                      + e.getKey()
+                      + " = "
+                      + e.getOldValue()
+                      + " -> "
+                      + e.getValue()));
     }
   }
 

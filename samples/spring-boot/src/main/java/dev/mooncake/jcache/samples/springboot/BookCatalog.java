@@ -10,8 +10,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Repository;
 
 /**
- * Stands in for a slow system of record (a database or a remote catalog): every lookup takes
- * {@code bookstore.catalog-latency} and is counted, so tests can tell whether a call reached it.
+ * Stands in for a slow system of record (a database or a remote catalog): every lookup takes {@code
+ * bookstore.catalog-latency} and is counted, so tests can tell whether a call reached it.
  */
 @Repository
 public class BookCatalog {
@@ -22,8 +22,12 @@ public class BookCatalog {
   public BookCatalog(@Value("${bookstore.catalog-latency:500ms}") Duration latency) {
     this.latency = latency;
     save(new Book("978-0134685991", "Effective Java", "Joshua Bloch", new BigDecimal("45.99")));
-    save(new Book("978-0321349606", "Java Concurrency in Practice", "Brian Goetz",
-        new BigDecimal("52.50")));
+    save(
+        new Book(
+            "978-0321349606",
+            "Java Concurrency in Practice",
+            "Brian Goetz",
+            new BigDecimal("52.50")));
     save(new Book("978-1617294945", "Spring in Action", "Craig Walls", new BigDecimal("49.99")));
   }
 

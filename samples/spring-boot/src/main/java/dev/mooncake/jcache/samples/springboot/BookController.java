@@ -17,7 +17,10 @@ public class BookController {
   private final StockService stock;
   private final CacheStatisticsReader statistics;
 
-  public BookController(BookService books, PriceService prices, StockService stock,
+  public BookController(
+      BookService books,
+      PriceService prices,
+      StockService stock,
       CacheStatisticsReader statistics) {
     this.books = books;
     this.prices = prices;

@@ -26,8 +26,11 @@ public class BookstoreApplication {
   /** Says at start-up which JCache provider and config back Spring's caches. */
   @Bean
   ApplicationRunner describeCaches(CacheManager cacheManager) {
-    return args -> LOG.info("Spring caches {} are backed by {} with config {}",
-        cacheManager.getCacheNames(), cacheManager.getCachingProvider().getClass().getName(),
-        cacheManager.getURI());
+    return args ->
+        LOG.info(
+            "Spring caches {} are backed by {} with config {}",
+            cacheManager.getCacheNames(),
+            cacheManager.getCachingProvider().getClass().getName(),
+            cacheManager.getURI());
   }
 }

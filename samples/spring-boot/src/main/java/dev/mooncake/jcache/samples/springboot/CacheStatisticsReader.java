@@ -29,8 +29,12 @@ public class CacheStatisticsReader {
   public CacheStatisticsMXBean statistics(String cacheName) {
     ObjectName name = objectName(cacheName);
     if (!server.isRegistered(name)) {
-      throw new IllegalStateException("no statistics for cache '" + cacheName + "' (" + name
-          + "): declare it in mooncake.json with \"statistics\": true");
+      throw new IllegalStateException(
+          "no statistics for cache '"
+              + cacheName
+              + "' ("
+              + name
+              + "): declare it in mooncake.json with \"statistics\": true");
     }
     return JMX.newMXBeanProxy(server, name, CacheStatisticsMXBean.class);
   }
@@ -62,9 +66,12 @@ public class CacheStatisticsReader {
    */
   ObjectName objectName(String cacheName) {
     try {
-      return new ObjectName("javax.cache:type=CacheStatistics"
-          + ",CacheManager=" + safe(cacheManager.getURI().toString())
-          + ",Cache=" + safe(cacheName));
+      return new ObjectName(
+          "javax.cache:type=CacheStatistics"
+              + ",CacheManager="
+              + safe(cacheManager.getURI().toString())
+              + ",Cache="
+              + safe(cacheName));
     } catch (MalformedObjectNameException e) {
       throw new IllegalArgumentException("cache name " + cacheName, e);
     }

@@ -22,7 +22,9 @@ public class RuntimeCaches {
   private final CacheManager springCacheManager;
   private final CacheMetricsRegistrar metrics;
 
-  public RuntimeCaches(javax.cache.CacheManager jcacheManager, CacheManager springCacheManager,
+  public RuntimeCaches(
+      javax.cache.CacheManager jcacheManager,
+      CacheManager springCacheManager,
       CacheMetricsRegistrar metrics) {
     this.jcacheManager = jcacheManager;
     this.springCacheManager = springCacheManager;
@@ -34,9 +36,9 @@ public class RuntimeCaches {
    * Spring cache bound to the meter registry.
    */
   public <K, V> Cache create(String name, Class<K> keyType, Class<V> valueType) {
-    jcacheManager.createCache(name, new MutableConfiguration<K, V>()
-        .setTypes(keyType, valueType)
-        .setStatisticsEnabled(true));
+    jcacheManager.createCache(
+        name,
+        new MutableConfiguration<K, V>().setTypes(keyType, valueType).setStatisticsEnabled(true));
     Cache cache = springCacheManager.getCache(name);
     if (cache == null) {
       throw new IllegalStateException("Spring's cache manager does not see the new cache " + name);

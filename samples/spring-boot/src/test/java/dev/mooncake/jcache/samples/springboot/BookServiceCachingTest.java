@@ -97,8 +97,8 @@ class BookServiceCachingTest {
   @Test
   void cachePutReplacesTheCachedValue() {
     Book original = books.find(EFFECTIVE_JAVA);
-    Book repriced = new Book(original.isbn(), original.title(), original.author(),
-        new BigDecimal("39.99"));
+    Book repriced =
+        new Book(original.isbn(), original.title(), original.author(), new BigDecimal("39.99"));
     try {
       books.update(repriced);
 
@@ -129,10 +129,10 @@ class BookServiceCachingTest {
 
   @Test
   void providerStatisticsCountHitsMissesPutsAndRemovals() {
-    books.find(EFFECTIVE_JAVA);     // miss, put
-    books.find(EFFECTIVE_JAVA);     // hit
-    books.find(EFFECTIVE_JAVA);     // hit
-    Book jcip = books.find(JCIP);   // miss, put
+    books.find(EFFECTIVE_JAVA); // miss, put
+    books.find(EFFECTIVE_JAVA); // hit
+    books.find(EFFECTIVE_JAVA); // hit
+    Book jcip = books.find(JCIP); // miss, put
     books.update(books.find(JCIP)); // hit, then put
 
     CacheStatisticsMXBean stats = statisticsReader.statistics("books");

@@ -47,8 +47,8 @@ class CacheMetricsTest {
     books.find(EFFECTIVE_JAVA); // miss, put
     books.find(EFFECTIVE_JAVA); // hit
     books.find(EFFECTIVE_JAVA); // hit
-    books.find(JCIP);           // miss, put
-    books.find(JCIP);           // hit
+    books.find(JCIP); // miss, put
+    books.find(JCIP); // hit
 
     metric("cache.gets", "books", "result:hit")
         .andExpect(jsonPath("$.measurements[0].statistic").value("COUNT"))
@@ -64,8 +64,11 @@ class CacheMetricsTest {
   @Test
   void cacheCreatedAfterStartUpHasMetricsOnceTheApplicationBindsIt() throws Exception {
     // Created directly: usable through Spring, but Spring Boot bound caches only at start-up.
-    jcacheManager.createCache("unbound", new javax.cache.configuration.MutableConfiguration<
-        String, String>().setTypes(String.class, String.class).setStatisticsEnabled(true));
+    jcacheManager.createCache(
+        "unbound",
+        new javax.cache.configuration.MutableConfiguration<String, String>()
+            .setTypes(String.class, String.class)
+            .setStatisticsEnabled(true));
     Cache searches = null;
     try {
       springCacheManager.getCache("unbound").put("q", "r");
@@ -73,8 +76,8 @@ class CacheMetricsTest {
           .andExpect(status().isNotFound());
 
       searches = runtimeCaches.create("searches", String.class, String.class);
-      assertThat(searches.get("mooncake")).isNull();          // miss
-      searches.put("mooncake", "3 results");                  // put
+      assertThat(searches.get("mooncake")).isNull(); // miss
+      searches.put("mooncake", "3 results"); // put
       assertThat(searches.get("mooncake").get()).isEqualTo("3 results"); // hit
       assertThat(searches.get("mooncake", String.class)).isEqualTo("3 results"); // hit
       // Through the provider, not a Spring-side copy.

@@ -17,7 +17,8 @@ class ClusterConfigTest {
   void clusterConfigDiffersFromTheLocalOneOnlyInWhereTheStoreIs() {
     ClassLoader loader = getClass().getClassLoader();
     MooncakeConfig local = ConfigLoader.load(URI.create("classpath:mooncake.json"), loader);
-    MooncakeConfig cluster = ConfigLoader.load(URI.create("classpath:mooncake-cluster.json"), loader);
+    MooncakeConfig cluster =
+        ConfigLoader.load(URI.create("classpath:mooncake-cluster.json"), loader);
 
     assertThat(local.backend()).isEqualTo(MooncakeConfig.Backend.IN_PROCESS);
     assertThat(cluster.backend()).isEqualTo(MooncakeConfig.Backend.MOONCAKE);

@@ -19,9 +19,9 @@ import org.springframework.test.web.servlet.MockMvc;
 /**
  * The JSR-107 annotations ({@code @CacheResult}, {@code @CachePut}, {@code @CacheRemove}) run
  * through Spring's JCache annotation support on the Mooncake provider: the entries they write are
- * in the Mooncake cache "stock" under the ISBN, and reads after them skip the slow method.
- * (Same Spring context as BookServiceCachingTest: same properties, so Spring's test context cache
- * reuses it.)
+ * in the Mooncake cache "stock" under the ISBN, and reads after them skip the slow method. (Same
+ * Spring context as BookServiceCachingTest: same properties, so Spring's test context cache reuses
+ * it.)
  */
 @SpringBootTest(properties = "bookstore.catalog-latency=20ms")
 @AutoConfigureMockMvc
@@ -95,14 +95,15 @@ class Jsr107AnnotationsTest {
       mvc.perform(get("/books/{isbn}/stock", EFFECTIVE_JAVA))
           .andExpect(status().isOk())
           .andExpect(content().string("12"));
-      mvc.perform(put("/books/{isbn}/stock", EFFECTIVE_JAVA)
-              .contentType(MediaType.APPLICATION_JSON).content("7"))
+      mvc.perform(
+              put("/books/{isbn}/stock", EFFECTIVE_JAVA)
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .content("7"))
           .andExpect(status().isNoContent());
       mvc.perform(get("/books/{isbn}/stock", EFFECTIVE_JAVA)).andExpect(content().string("7"));
       assertThat(stock.warehouseCounts()).isEqualTo(1);
 
-      mvc.perform(delete("/books/{isbn}/stock", EFFECTIVE_JAVA))
-          .andExpect(status().isNoContent());
+      mvc.perform(delete("/books/{isbn}/stock", EFFECTIVE_JAVA)).andExpect(status().isNoContent());
       assertThat(stockCache.containsKey(EFFECTIVE_JAVA)).isFalse();
     } finally {
       stock.restock(EFFECTIVE_JAVA, 12);
