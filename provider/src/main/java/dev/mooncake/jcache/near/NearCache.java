@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       empty until a live one.
  *   <li>A read of the store that is in flight when an invalidation of its key (or a flush) arrives
  *       must not install what it read: {@link #token} is taken before the read and {@link #install}
- *       refuses when the key's stripe moved since. The install puts, then checks again and takes
- *       its entry back, so an invalidation racing with the put is never lost.
+ *       refuses when the key's stripe moved since. Check and put are one atomic step on the key, so
+ *       an invalidation racing with the install removes what it put before it returns.
  *   <li>An entry past its expiry time (from the value header) is a miss.
  * </ul>
  */
@@ -78,10 +78,10 @@ public final class NearCache<E> {
       return;
     }
     Held<E> held = new Held<>(value, expireAt);
-    entries.put(key, held);
-    if (stripes.get(stripe) != token || !live) {
-      entries.asMap().remove(key, held);
-    }
+    // the check and the put are one atomic step on the key: an invalidation that moved the stripe
+    // after the check waits for this step and then removes what it put, so no reader sees the
+    // stale copy once invalidate() has returned (a put-then-recheck let readers see it between)
+    entries.asMap().compute(key, (k, old) -> stripes.get(stripe) == token && live ? held : old);
   }
 
   /** Forgets {@code key}; reads in flight for it will not install. */
