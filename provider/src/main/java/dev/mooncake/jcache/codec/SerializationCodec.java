@@ -45,8 +45,9 @@ public final class SerializationCodec implements Codec {
     if (format != Formats.JAVA_SERIALIZATION) {
       throw new CacheException("corrupt stored value: unknown format " + format);
     }
-    DeserializationFilter.Verdict verdict = filter.newVerdict();
-    try (ObjectInputStream in = new LoaderObjectInputStream(new BufferInputStream(payload))) {
+    DeserializationFilter.Verdict verdict = filter.newVerdict(payload.remaining());
+    try (ObjectInputStream in =
+        new LoaderObjectInputStream(new BufferInputStream(payload), verdict)) {
       in.setObjectInputFilter(verdict);
       return in.readObject();
     } catch (InvalidClassException e) {
@@ -65,13 +66,35 @@ public final class SerializationCodec implements Codec {
 
   /** Resolves classes through the manager's class loader (JSR-107 §?: the manager's loader). */
   private final class LoaderObjectInputStream extends ObjectInputStream {
-    LoaderObjectInputStream(InputStream in) throws IOException {
+    private final DeserializationFilter.Verdict verdict;
+
+    LoaderObjectInputStream(InputStream in, DeserializationFilter.Verdict verdict)
+        throws IOException {
       super(in);
+      this.verdict = verdict;
+    }
+
+    /** Refuses a class the allow-list does not name before it is loaded (see mayLoad). */
+    private void admit(String className) throws InvalidClassException {
+      if (!filter.mayLoad(className)) {
+        verdict.refuseByName(className);
+        throw new InvalidClassException(className, "not in deserialization_allow_list");
+      }
+    }
+
+    @Override
+    protected Class<?> resolveProxyClass(String[] interfaces)
+        throws IOException, ClassNotFoundException {
+      for (String name : interfaces) {
+        admit(name);
+      }
+      return super.resolveProxyClass(interfaces);
     }
 
     @Override
     protected Class<?> resolveClass(ObjectStreamClass desc)
         throws IOException, ClassNotFoundException {
+      admit(desc.getName());
       try {
         return Class.forName(desc.getName(), false, classLoader);
       } catch (ClassNotFoundException e) {

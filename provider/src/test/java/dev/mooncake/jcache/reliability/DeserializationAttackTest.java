@@ -1,0 +1,201 @@
+package dev.mooncake.jcache.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mooncake.jcache.ReliabilityHooks;
+import dev.mooncake.jcache.store.ObjectStore;
+import java.io.ByteArrayInputStream;
+import java.io.ObjectInputStream;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import javax.cache.Cache;
+import javax.cache.CacheException;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.spi.CachingProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hostile serialized values, read with the default allow-list: a real commons-collections gadget
+ * chain and deserialization bombs. Figures go to docs/reliability.md.
+ */
+class DeserializationAttackTest {
+  private static final String GADGET_PACKAGE = "org.apache.commons.collections";
+  private static final int ATTEMPTS = 100;
+
+  @TempDir Path dir;
+  private final CachingProvider provider = Caching.getCachingProvider();
+  private final java.util.List<AutoCloseable> opened = new java.util.ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : opened) {
+      c.close();
+    }
+  }
+
+  private static Cache<String, Object> objects(CacheManager manager) {
+    return manager.createCache("objects", new MutableConfiguration<String, Object>()
+        .setTypes(String.class, Object.class));
+  }
+
+  private CacheManager manager(URI uri, ClassLoader loader) {
+    CacheManager manager = provider.getCacheManager(uri, loader);
+    opened.add(manager);
+    return manager;
+  }
+
+  @Test
+  void theGadgetChainIsRealWithoutTheFilter() throws Exception {
+    String property = "reliability.gadget.unfiltered";
+    System.clearProperty(property);
+    byte[] bytes = Gadgets.serialize(Gadgets.commonsCollectionsChain(property));
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+      in.readObject();
+    }
+    assertEquals("fired", System.getProperty(property), "the chain must work, else the test proves nothing");
+    System.clearProperty(property);
+  }
+
+  @Test
+  void aGadgetChainWrittenByOneManagerIsRefusedByAnotherOverTheMooncakeBackend() {
+    String property = "reliability.gadget.mooncake";
+    URI writerUri = Configs.fake(dir, "shared", "");
+    URI readerUri = Configs.fake(dir, "shared", "");
+    Cache<String, Object> writer = objects(manager(writerUri, getClass().getClassLoader()));
+    RecordingClassLoader loader = new RecordingClassLoader(getClass().getClassLoader());
+    Cache<String, Object> reader = objects(manager(readerUri, loader));
+    refusedEveryTime(writer, reader, loader, property);
+  }
+
+  @Test
+  void aGadgetChainWrittenByOneManagerIsRefusedByAnotherOnTheInProcessStore() {
+    String property = "reliability.gadget.inprocess";
+    URI uri = Configs.inProcess(dir, "shared", "");
+    ObjectStore store = ReliabilityHooks.openStore(uri);
+    opened.add(store);
+    CacheManager writerManager = ReliabilityHooks.managerOn(uri, getClass().getClassLoader(), store);
+    opened.add(0, writerManager);
+    RecordingClassLoader loader = new RecordingClassLoader(getClass().getClassLoader());
+    CacheManager readerManager = ReliabilityHooks.managerOn(uri, loader, store);
+    opened.add(0, readerManager);
+    refusedEveryTime(objects(writerManager), objects(readerManager), loader, property);
+  }
+
+  private void refusedEveryTime(Cache<String, Object> writer, Cache<String, Object> reader,
+      RecordingClassLoader loader, String property) {
+    System.clearProperty(property);
+    writer.put("payload", Gadgets.commonsCollectionsChain(property));
+    loader.forget();
+    long start = System.nanoTime();
+    for (int i = 0; i < ATTEMPTS; i++) {
+      CacheException refused = assertThrows(CacheException.class, () -> reader.get("payload"));
+      assertTrue(refused.getMessage().contains(GADGET_PACKAGE)
+          && refused.getMessage().contains("deserialization_allow_list"), refused.getMessage());
+    }
+    long micros = (System.nanoTime() - start) / 1000 / ATTEMPTS;
+    assertNull(System.getProperty(property), "the gadget chain ran");
+    assertEquals(List.of(), loader.requestedUnder(GADGET_PACKAGE),
+        "gadget classes were loaded through the reading manager's class loader");
+    assertTrue(loader.requested().contains("java.util.HashMap"), loader.requested().toString());
+    System.out.printf("gadget chain: %d reads refused, %d µs each, classes asked of the"
+        + " reader's loader: %s%n", ATTEMPTS, micros, loader.requested());
+  }
+
+  // Bombs -----------------------------------------------------------------------------------
+
+  private Cache<String, Object> inProcessObjects() {
+    return objects(manager(Configs.inProcess(dir, "bombs", "\"global_segment_size\": \"256MB\""),
+        getClass().getClassLoader()));
+  }
+
+  /** Bytes allocated and milliseconds taken by one refused get. */
+  private static long[] refusedWithin(Cache<String, Object> cache, String key, String fragment) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    long allocated = threads.getThreadAllocatedBytes(thread);
+    long start = System.nanoTime();
+    CacheException refused = assertThrows(CacheException.class, () -> cache.get(key));
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    long bytes = threads.getThreadAllocatedBytes(thread) - allocated;
+    assertTrue(refused.getMessage().contains(fragment), refused.getMessage());
+    return new long[] {bytes, millis};
+  }
+
+  @Test
+  void deepGraphsAreRefusedByTheDepthLimit() {
+    Cache<String, Object> cache = inProcessObjects();
+    for (int depth : new int[] {21, 65, 200}) {
+      cache.put("arrays", Gadgets.deepArrays(depth));
+      long[] a = refusedWithin(cache, "arrays", "exceeds the limits");
+      cache.put("lists", Gadgets.deepLists(depth));
+      long[] l = refusedWithin(cache, "lists", "exceeds the limits");
+      System.out.printf("depth %d: arrays %d ms %d B, lists %d ms %d B%n",
+          depth, a[1], a[0], l[1], l[0]);
+      assertTrue(a[1] < 2_000 && l[1] < 2_000, "took too long");
+    }
+    cache.put("fine", Gadgets.deepArrays(15));
+    assertTrue(cache.get("fine") instanceof Object[], "a graph within the limits must read");
+  }
+
+  @Test
+  void wideGraphsAreRefusedByTheReferenceLimit() {
+    Cache<String, Object> cache = inProcessObjects();
+    cache.put("wide", Gadgets.wideList(1_100_000));
+    long[] w = refusedWithin(cache, "wide", "exceeds the limits");
+    System.out.printf("wide list of 1.1M Longs: refused in %d ms, %d MB allocated%n",
+        w[1], w[0] >> 20);
+    assertTrue(w[1] < 10_000, "took too long");
+  }
+
+  @Test
+  void aHugeDeclaredArrayIsRefusedBeforeItIsAllocated() {
+    URI uri = Configs.inProcess(dir, "bombs", "");
+    ObjectStore store = ReliabilityHooks.openStore(uri);
+    opened.add(store);
+    CacheManager manager = ReliabilityHooks.managerOn(uri, getClass().getClassLoader(), store);
+    opened.add(0, manager);
+    Cache<String, Object> cache = objects(manager);
+    byte[] stream = Gadgets.hugeLongArrayStream(99_999_999);
+    try (RawObjects raw = RawObjects.on(store)) {
+      raw.put(RawObjects.storeKey("bombs", "objects", "huge"),
+          Headers.object(Headers.JAVA_SERIALIZATION, stream));
+      long[] h = refusedWithin(cache, "huge", "declares an array of 99999999 elements");
+      System.out.printf("long[99,999,999] declared in %d bytes: refused in %d ms, %d KB"
+          + " allocated%n", stream.length, h[1], h[0] >> 10);
+      assertTrue(h[0] < 16L << 20, "allocated " + h[0] + " bytes for a " + stream.length
+          + "-byte stream");
+    }
+  }
+
+  @Test
+  void theHashSetBombIsRefusedWithinBoundedTime() {
+    Cache<String, Object> cache = inProcessObjects();
+    int read = 0;
+    for (int levels : new int[] {10, 15, 17, 18, 19, 20, 25, 31, 64, 100}) {
+      cache.put("bomb", Gadgets.hashSetBomb(levels));
+      long start = System.nanoTime();
+      String outcome;
+      try {
+        cache.get("bomb");
+        outcome = "read";
+        read++;
+      } catch (CacheException e) {
+        outcome = "refused: " + e.getMessage();
+      }
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      System.out.printf("hash-set bomb, %d levels: %s in %d ms%n", levels, outcome, millis);
+      assertTrue(millis < 2_000, levels + " levels took " + millis + " ms");
+    }
+    assertTrue(read > 0, "bombs within the depth limit are read (slowly but boundedly)");
+  }
+}
