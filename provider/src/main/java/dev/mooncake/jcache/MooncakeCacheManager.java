@@ -140,7 +140,8 @@ public final class MooncakeCacheManager implements CacheManager {
 
   private <K, V> MooncakeCache<K, V> newCache(String cacheName, MutableConfiguration<K, V> c) {
     KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
-    EntryStorage storage = new EntryStorage(cacheName, store, lanes, codec);
+    EntryStorage storage =
+        new EntryStorage(cacheName, store, lanes, codec, c.getValueType());
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events);
     caches.put(cacheName, cache);

@@ -33,15 +33,26 @@ public final class EntryStorage {
   private final BufferPool buffers;
   private final Lanes lanes;
   private final Codec codec;
+  private final boolean bytesAllowed; // byte[] payloads skip the codec (StoredEntry.copyOfValue)
   private volatile int readBufferSize = MIN_READ_BUFFER;
   private final LongAdder copiedBytes = new LongAdder();
 
   public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec) {
+    this(cacheName, store, lanes, codec, Object.class);
+  }
+
+  /**
+   * Storage whose reads refuse a value that is not a {@code valueType} (another cache's or
+   * program's object under this cache's key) instead of handing it to a caller who expects one.
+   */
+  public EntryStorage(
+      String cacheName, ObjectStore store, Lanes lanes, Codec codec, Class<?> valueType) {
     this.cacheName = cacheName;
     this.store = store;
     this.buffers = store.buffers();
     this.lanes = lanes;
-    this.codec = codec;
+    this.codec = ValueTypeCodec.of(codec, valueType, cacheName);
+    this.bytesAllowed = valueType.isAssignableFrom(byte[].class);
   }
 
   /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
@@ -378,6 +389,9 @@ public final class EntryStorage {
 
   private StoredEntry decode(String key, ByteBuffer buffer, long length) {
     ValueHeader.check(buffer, 0, length, key);
+    if (!bytesAllowed && ValueHeader.format(buffer, 0) == TypedCodec.BYTES_FORMAT) {
+      throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
+    }
     byte[] payload = new byte[(int) length - ValueHeader.SIZE];
     buffer.get(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);
