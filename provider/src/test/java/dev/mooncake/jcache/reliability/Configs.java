@@ -24,7 +24,7 @@ final class Configs {
     return write(dir, "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
         + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
         + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"64MB\","
-        + " \"local_buffer_size\": \"32MB\", \"operation_timeout_ms\": 5000,"
+        + " \"local_buffer_size\": \"32MB\", \"operation_timeout_ms\": 2000,"
         + " \"library\": \"" + fakeLibrary() + "\", \"tenant_id\": \"" + tenant + "\""
         + (extra.isEmpty() ? "" : ", " + extra) + "}");
   }
