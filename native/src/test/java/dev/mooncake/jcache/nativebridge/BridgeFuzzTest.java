@@ -239,7 +239,8 @@ class BridgeFuzzTest {
       for (Runnable call : calls) {
         boolean ownKind = (h == region.nativeHandle() && (i == 17 || i == 18))
             || (h == replica.nativeHandle() && (i == 19 || i == 21))
-            || (h == library.handle() && i == 20);
+            || (h == library.handle() && i == 20)
+            || (h == 0 && i == 21); // no replicate config: the default placement
         count("handles");
         if (!ownKind) {
           refused(what + " call " + i, call, "handle", "closed", "not a ", "released");
