@@ -53,7 +53,7 @@ public final class MooncakeCacheManager implements CacheManager {
   private final ClassLoader classLoader;
   private final Properties properties;
   private final MooncakeConfig config;
-  private final ObjectStore store;
+  private final StoreGate store;
   private final Lanes lanes;
   private final KeyLocks locks = new LocalKeyLocks();
   private final Codec codec;
@@ -89,7 +89,7 @@ public final class MooncakeCacheManager implements CacheManager {
     String id = "m" + MANAGER_IDS.incrementAndGet();
     this.codec = new TypedCodec(new SerializationCodec(
         new DeserializationFilter(config.deserializationAllowList()), classLoader));
-    this.store = store;
+    this.store = new StoreGate(store, "cache manager " + uri);
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
@@ -294,9 +294,23 @@ public final class MooncakeCacheManager implements CacheManager {
     caches.clear();
     provider.forget(this);
     sweeper.close();
+    drainStoreCalls();
     events.shutdown();
     lanes.close();
     store.close();
+  }
+
+  /** Lets calls that passed their cache's closed check finish before the store closes. */
+  private void drainStoreCalls() {
+    long timeout = config.operationTimeout().toMillis() + 1_000;
+    try {
+      if (!store.shutAndDrain(timeout)) {
+        LOG.warn("cache manager {}: store calls still in flight after {} ms; closing the store",
+            uri, timeout);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
