@@ -9,7 +9,10 @@
 # With them, as root: installs redis-server from Debian's packages when missing, compiles the C
 # driver, and inside a private network namespace that has only loopback (unshare -n) starts
 # mooncake_master on 127.0.0.1:50051 and redis-server on 127.0.0.1:6379, runs
-# BenchMain --part mooncake, and stops both.
+# BenchMain --part mooncake, and stops both. The master and redis-server run on MASTER_CPUS
+# (default: the last CPU), the benchmark and the C driver on BENCH_CPUS (default: every other
+# CPU), so the server side never takes the benchmark's core (taskset; on 2 cores the
+# two-thread rows then share one core: say so when reading them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +26,13 @@ for a in "$@"; do   # --part is ours to set
   args+=("$a")
 done
 
+LAST_CPU=$(($(nproc) - 1))
+MASTER_CPUS=${MASTER_CPUS:-$LAST_CPU}
+BENCH_CPUS=${BENCH_CPUS:-$([ "$LAST_CPU" -gt 0 ] && echo "0-$((LAST_CPU - 1))" || echo 0)}
+
 java_main() {
-  java -Dbench.root=. \
+  taskset -c "$BENCH_CPUS" java -Dbench.root=. \
+    -Dbench.cpus="bench on CPU $BENCH_CPUS, master and redis-server on CPU $MASTER_CPUS" \
     -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     -Dbench.command="bench/run-mooncake.sh $LEVEL${args[*]:+ ${args[*]}}" \
     "$@" \
@@ -58,10 +66,10 @@ LOGS=bench/target/mooncake-part
 mkdir -p "$LOGS"
 export MC_LOG_LEVEL=${MC_LOG_LEVEL:-WARNING}
 
-"$MOONCAKE_MASTER" --rpc_address=127.0.0.1 --rpc_port=50051 \
+taskset -c "$MASTER_CPUS" "$MOONCAKE_MASTER" --rpc_address=127.0.0.1 --rpc_port=50051 \
   --metrics_host=127.0.0.1 --metrics_port=9003 >"$LOGS/master.log" 2>&1 &
 MASTER_PID=$!
-redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+taskset -c "$MASTER_CPUS" redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
   --protected-mode yes >"$LOGS/redis.log" 2>&1 &
 REDIS_PID=$!
 cleanup() {

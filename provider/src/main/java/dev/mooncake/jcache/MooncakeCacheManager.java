@@ -11,11 +11,10 @@ import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
-import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.storage.EntryStorage;
-import dev.mooncake.jcache.storage.KeyNamespace;
-import dev.mooncake.jcache.store.ObjectStore;
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.entry.EntryStorage;
+import dev.mooncake.jcache.entry.KeyNamespace;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import javax.cache.Cache;
 import javax.cache.CacheException;
 import javax.cache.CacheManager;
@@ -48,7 +48,9 @@ public final class MooncakeCacheManager implements CacheManager {
   /** How often expired entries nobody reads are looked for and removed. */
   static final long SWEEP_INTERVAL_MILLIS = 1000;
 
-  private final MooncakeCachingProvider provider;
+  private final CachingProvider provider;
+  /** Told when this manager closes (the provider forgets it), so the manager needs no spi. */
+  private final Consumer<? super MooncakeCacheManager> onClose;
   private final URI uri;
   private final ClassLoader classLoader;
   private final Properties properties;
@@ -65,23 +67,26 @@ public final class MooncakeCacheManager implements CacheManager {
   private volatile boolean closed;
 
   public MooncakeCacheManager(
-      MooncakeCachingProvider provider,
+      CachingProvider provider,
+      Consumer<? super MooncakeCacheManager> onClose,
       URI uri,
       ClassLoader classLoader,
       Properties properties,
       MooncakeConfig config) {
-    this(provider, uri, classLoader, properties, config, StoreFactory.open(config));
+    this(provider, onClose, uri, classLoader, properties, config, StoreFactory.open(config));
   }
 
   /** A manager on a store opened elsewhere (tests share one store between tenants this way). */
   MooncakeCacheManager(
-      MooncakeCachingProvider provider,
+      CachingProvider provider,
+      Consumer<? super MooncakeCacheManager> onClose,
       URI uri,
       ClassLoader classLoader,
       Properties properties,
       MooncakeConfig config,
       ObjectStore store) {
     this.provider = provider;
+    this.onClose = onClose;
     this.uri = uri;
     this.classLoader = classLoader;
     this.properties = properties;
@@ -92,7 +97,7 @@ public final class MooncakeCacheManager implements CacheManager {
     this.store = new StoreGate(store, "cache manager " + uri);
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
-    this.lanes = new Lanes(config.numWorkers(), config.perOpWorkers(),
+    this.lanes = new Lanes(config.numWorkers(), Lanes.perOpWorkers(config),
         config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS);
@@ -292,7 +297,7 @@ public final class MooncakeCacheManager implements CacheManager {
       }
     }
     caches.clear();
-    provider.forget(this);
+    onClose.accept(this);
     sweeper.close();
     drainStoreCalls();
     events.shutdown();

@@ -1,6 +1,6 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.storage.ValueHeader;
+import dev.mooncake.jcache.entry.ValueHeader;
 import java.nio.ByteBuffer;
 
 /**

@@ -3,7 +3,7 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;

@@ -2,8 +2,8 @@ package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.store.ObjectStore;
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +23,7 @@ final class JCacheFixture implements AutoCloseable {
 
   /** A manager on a given store (which may be shared with other managers). */
   MooncakeCacheManager manager(MooncakeConfig config, ObjectStore store) {
-    MooncakeCacheManager manager = new MooncakeCacheManager(provider,
+    MooncakeCacheManager manager = new MooncakeCacheManager(provider, provider::forget,
         URI.create("test:" + config.tenantId() + "-" + opened.size()),
         getClass().getClassLoader(), new Properties(), config, store);
     opened.add(manager);

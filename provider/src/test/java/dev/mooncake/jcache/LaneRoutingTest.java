@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.lane.Lane;
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.util.Map;
 import java.util.Set;
 import javax.cache.Cache;
@@ -31,7 +30,7 @@ class LaneRoutingTest {
   /** A cache on a recorded store that calls itself in-process or remote (as Mooncake). */
   private Cache<String, String> cache(boolean singleCallsOnLanes, boolean inProcess) {
     MooncakeConfig config = TestConfigs.withLanes(TestConfigs.inProcess(),
-        Map.of(Lane.RETRIEVE, 2, Lane.STORE, 1), singleCallsOnLanes);
+        Map.of("retrieve", 2, "store", 1), singleCallsOnLanes);
     store = new RecordingStore(StoreFactory.open(config), inProcess);
     return fixture.manager(config, store).createCache("routed",
         new MutableConfiguration<String, String>().setTypes(String.class, String.class));

@@ -1,7 +1,7 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.store.BufferPool;
-import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -3,8 +3,8 @@ package dev.mooncake.jcache;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.store.ObjectStore;
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.net.URI;
 import java.util.Properties;
 import javax.cache.CacheManager;
@@ -26,7 +26,7 @@ public final class ReliabilityHooks {
   /** A manager of the config at {@code configUri} on {@code store} (not closed with it). */
   public static CacheManager managerOn(URI configUri, ClassLoader loader, ObjectStore store) {
     MooncakeConfig config = ConfigLoader.load(configUri, loader);
-    return new MooncakeCacheManager(new MooncakeCachingProvider(), configUri, loader,
-        new Properties(), config, store);
+    return new MooncakeCacheManager(new MooncakeCachingProvider(), manager -> { }, configUri,
+        loader, new Properties(), config, store);
   }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.store.ObjectStore;
-import dev.mooncake.jcache.store.StoreFactory;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

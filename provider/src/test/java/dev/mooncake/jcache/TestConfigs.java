@@ -34,7 +34,7 @@ final class TestConfigs {
         d.operationTimeout(), d.eviction(), d.deserializationAllowList(), d.caches(), d.strict());
   }
 
-  static MooncakeConfig withLanes(MooncakeConfig d, java.util.Map<dev.mooncake.jcache.lane.Lane,
+  static MooncakeConfig withLanes(MooncakeConfig d, java.util.Map<String,
       Integer> perOpWorkers, boolean singleCallsOnLanes) {
     return new MooncakeConfig(d.source(), d.backend(), d.mode(), d.metadataServer(),
         d.masterServerAddress(), d.protocol(), d.deviceName(), d.localHostname(),

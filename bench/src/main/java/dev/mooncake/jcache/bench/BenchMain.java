@@ -181,17 +181,20 @@ public final class BenchMain {
           }
         }
       }
-      boolean driverWanted = !opts.containsKey("peers")
-          || List.of(one(opts, "peers", "").split(",")).contains(Report.C_ABI);
-      if (plan.part().equals("mooncake") && driverWanted
-          && Driver.workload(segment.benchmark()) != null) {
+      List<String> driverPeers = new ArrayList<>(Driver.peersFor(segment.benchmark()));
+      if (opts.containsKey("peers")) {
+        driverPeers.retainAll(List.of(one(opts, "peers", "").split(",")));
+      }
+      if (plan.part().equals("mooncake") && Driver.workload(segment.benchmark()) != null) {
         for (String value : segment.values()) {
           for (String keys : segment.keys()) {
-            Record record = Driver.run(plan, segment, value, keys);
-            if (record == null) {
-              failed.add(segment.name() + ": c-abi " + value + " " + keys);
-            } else {
-              results.records.add(record);
+            for (String peer : driverPeers) {
+              Record record = Driver.run(plan, segment, value, keys, peer);
+              if (record == null) {
+                failed.add(segment.name() + ": " + peer + " " + value + " " + keys);
+              } else {
+                results.records.add(record);
+              }
             }
           }
         }
@@ -210,8 +213,11 @@ public final class BenchMain {
     Double misses = null;
     Double copied = null;
     Double calls = null;
+    Double errors = null;
     for (Map.Entry<String, Result> e : run.getSecondaryResults().entrySet()) {
-      if (e.getKey().endsWith("gc.alloc.rate.norm")) {
+      if (e.getKey().endsWith("errors")) {
+        errors = e.getValue().getScore();
+      } else if (e.getKey().endsWith("gc.alloc.rate.norm")) {
         alloc = e.getValue().getScore();
       } else if (e.getKey().endsWith("misses")) {
         misses = e.getValue().getScore();
@@ -226,7 +232,8 @@ public final class BenchMain {
     return new Record(segment.benchmark(), run.getParams().getParam("peer"),
         run.getParams().getParam("value"), run.getParams().getParam("keys"),
         run.getParams().getThreads(), primary.getScore(), primary.getScoreError(),
-        primary.getScoreUnit(), alloc, misses, copiedPerOp);
+        primary.getScoreUnit(), alloc, misses, copiedPerOp, errors,
+        errors == null || errors == 0 ? null : "exceptions:" + Math.round(errors));
   }
 
   /** The class that has a benchmark method of this name. */
@@ -297,6 +304,9 @@ public final class BenchMain {
           .append(", redis-server ").append(System.getProperty("bench.redis", "?"))
           .append(", Mooncake `").append(System.getenv("MOONCAKE_STORE_LIBRARY")).append("`")
           .append(System.getProperty("bench.mooncake", ""));
+      if (System.getProperty("bench.cpus") != null) {
+        v.append("; ").append(System.getProperty("bench.cpus"));
+      }
     }
     meta.put("Versions", v.toString());
     if (!failed.isEmpty()) {
@@ -344,7 +354,17 @@ public final class BenchMain {
   static final class Driver {
     private Driver() {}
 
-    static Record run(Plan plan, Segment segment, String value, String keys)
+    /**
+     * The driver modes a benchmark is compared with: the plain driver ({@link Report#C_ABI}, the
+     * floor of the zero-copy API) and, for the byte[] API's mixes, the by-value driver
+     * ({@link Report#C_ABI_BY_VALUE}: one copy of each value into or out of fresh memory).
+     */
+    static List<String> peersFor(String benchmark) {
+      return ZeroCopyBenchmark.BENCHMARKS.contains(benchmark)
+          ? List.of(Report.C_ABI) : List.of(Report.C_ABI, Report.C_ABI_BY_VALUE);
+    }
+
+    static Record run(Plan plan, Segment segment, String value, String keys, String peer)
         throws IOException, InterruptedException {
       ValueKind kind = ValueKind.of(value);
       int keyCount = kind.keyCount(plan.budget());
@@ -361,31 +381,39 @@ public final class BenchMain {
           "--iterations", Integer.toString(plan.iterations() * plan.forks()),
           "--iteration-seconds", Integer.toString(plan.iterationSeconds()),
           "--segment", Long.toString(segmentBytes),
-          "--buffer", Long.toString(512 * Peers.MIB));
-      System.out.println("# c-abi: " + String.join(" ", command));
+          "--buffer", Long.toString(512 * Peers.MIB),
+          "--copy", peer.equals(Report.C_ABI_BY_VALUE) ? "by-value" : "none");
+      System.out.println("# " + peer + ": " + String.join(" ", command));
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
       ListStatistics samples = new ListStatistics();
       double misses = 0;
+      double errors = 0;
+      String codes = null;
       try (BufferedReader out = new BufferedReader(
           new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = out.readLine()) != null; ) {
-          System.out.println("# c-abi: " + line);
+          System.out.println("# " + peer + ": " + line);
           String[] words = line.trim().split("\\s+");
           if (words.length == 2 && words[0].equals("sample")) {
             samples.addValue(Double.parseDouble(words[1]));
           } else if (words.length == 2 && words[0].equals("misses")) {
             misses = Double.parseDouble(words[1]);
+          } else if (words.length == 2 && words[0].equals("errors")) {
+            errors = Double.parseDouble(words[1]);
+          } else if (words.length == 2 && words[0].equals("error-codes")) {
+            codes = words[1];
           }
         }
       }
       int exit = process.waitFor();
       if (exit != 0 || samples.getN() == 0) {
-        System.out.println("# c-abi: FAILED (exit " + exit + ")");
+        System.out.println("# " + peer + ": FAILED (exit " + exit + ")");
         return null;
       }
       double error = samples.getN() > 1 ? samples.getMeanErrorAt(0.999) : Double.NaN;
-      return new Record(segment.benchmark(), Report.C_ABI, value, keys, segment.threads(),
-          samples.getMean(), error, "ops/s", null, misses / samples.getN(), null);
+      return new Record(segment.benchmark(), peer, value, keys, segment.threads(),
+          samples.getMean(), error, "ops/s", null, misses / samples.getN(), null,
+          errors / samples.getN(), codes);
     }
 
     /**

@@ -32,7 +32,8 @@ import org.redisson.jcache.configuration.RedissonConfiguration;
 public final class Peers {
   /** The in-process part: every one of these runs anywhere. */
   public static final List<String> IN_PROCESS =
-      List.of("mooncake", "caffeine", "ehcache-heap", "ehcache-offheap", "chm-floor");
+      List.of("mooncake", "caffeine", "ehcache-heap", "ehcache-offheap", "chm-floor",
+          Report.CONTRACT_FLOOR);
   /** The Mooncake part: needs a Mooncake master, libmooncake_store.so and a redis-server. */
   public static final List<String> MOONCAKE_PART = List.of("mooncake-store", "redisson");
 
@@ -65,6 +66,8 @@ public final class Peers {
         return ehcache(kind, keyCount, true);
       case "chm-floor":
         return new FloorPeer(kind, keyCount);
+      case Report.CONTRACT_FLOOR:
+        return new ContractFloorPeer(kind, keyCount);
       case "mooncake-store":
         return mooncakeStore(kind, keyCount);
       case "redisson":

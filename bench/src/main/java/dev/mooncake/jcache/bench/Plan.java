@@ -10,8 +10,8 @@ import java.util.List;
  * against the raw C ABI); each part also measures the zero-copy API of this provider's peer there.
  * Four levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
  * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code full}
- * (the whole in-process matrix and the Mooncake part's single-key mixes, short iterations: about
- * 1.5 hours) and {@code long} (the whole matrix, longer iterations and two forks: hours).
+ * (the whole in-process matrix and the Mooncake part's single-key mixes, 2 forks × 5 × 1 s: about
+ * 2.5 hours in-process) and {@code long} (the whole matrix, 3 forks × 5 × 2 s: most of a day).
  */
 public record Plan(
     String part, String level, int forks, int warmupIterations, int warmupSeconds,
@@ -43,7 +43,8 @@ public record Plan(
         // every peer a target names (all but Ehcache's heap tier)
         segments.add(new Segment("read-heavy", "readHeavy", all, ALL_VALUES, u, 1));
         segments.add(new Segment("write-heavy", "writeHeavy",
-            List.of("mooncake", "caffeine", "ehcache-offheap", "chm-floor"), ALL_VALUES, u, 1));
+            List.of("mooncake", "caffeine", "ehcache-offheap", "chm-floor", Report.CONTRACT_FLOOR),
+            ALL_VALUES, u, 1));
         // the first target's pair on Zipfian keys with two threads, and on batches
         List<String> pair = List.of("mooncake", "ehcache-offheap");
         segments.add(new Segment("read-heavy zipf 2t", "readHeavy", pair,
@@ -126,8 +127,10 @@ public record Plan(
     return switch (level) {
       case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, segments);
       case "short" -> new Plan(part, level, 1, 2, 1, 3, 1, Budget.DEFAULT, segments);
-      case "full" -> new Plan(part, level, 1, 2, 2, 3, 1, Budget.DEFAULT, segments);
-      default -> new Plan(part, level, 2, 2, 2, 4, 2, Budget.DEFAULT, segments);
+      // error bars that decide (±10 % at 99.9 %) need samples from several JVMs: JMH's error is
+      // the t-interval over forks × iterations, and fork-to-fork spread dominates on a VM
+      case "full" -> new Plan(part, level, 2, 2, 1, 5, 1, Budget.DEFAULT, segments);
+      default -> new Plan(part, level, 3, 3, 2, 5, 2, Budget.DEFAULT, segments);
     };
   }
 
@@ -161,7 +164,7 @@ public record Plan(
       List<String> v = values == null ? s.values()
           : s.values().stream().filter(values::contains).toList();
       if (!v.isEmpty() && (!p.isEmpty() || (part.equals("mooncake") && peers != null
-          && peers.contains(Report.C_ABI)))) {
+          && (peers.contains(Report.C_ABI) || peers.contains(Report.C_ABI_BY_VALUE))))) {
         kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads()));
       }
     }

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config;
 
+import dev.mooncake.jcache.config.source.ClassLoaders;
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
 import java.lang.reflect.Modifier;
@@ -177,7 +178,8 @@ public final class CacheDefinitions {
       throw new ConfigException(message(def, key, name + " is abstract; name a concrete class or a Factory"));
     }
     try {
-      type.getConstructor();
+      // checked now so a bad class fails at config time, not at the first load or write
+      java.lang.reflect.Constructor<?> unused = type.getConstructor();
     } catch (NoSuchMethodException e) {
       throw new ConfigException(message(def, key, name + " has no public no-argument constructor"), e);
     }

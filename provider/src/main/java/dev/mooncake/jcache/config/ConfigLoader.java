@@ -1,6 +1,11 @@
 package dev.mooncake.jcache.config;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.mooncake.jcache.config.parse.ConfigJsonParser;
+import dev.mooncake.jcache.config.parse.ConfigWarnings;
+import dev.mooncake.jcache.config.parse.MooncakeConfigReader;
+import dev.mooncake.jcache.config.source.ConfigSourceReader;
+import dev.mooncake.jcache.config.source.DefaultConfigUri;
 import java.net.URI;
 import java.util.function.Function;
 
@@ -14,16 +19,16 @@ import java.util.function.Function;
 public final class ConfigLoader {
 
   /** The URI that stands for the built-in defaults (the in-process store). */
-  public static final URI BUILT_IN_URI = URI.create("mooncake:in-process");
+  public static final URI BUILT_IN_URI = DefaultConfigUri.BUILT_IN_URI;
 
   /** System property naming the default config (a URI or a path); the TCK runner sets it. */
-  public static final String SYSTEM_PROPERTY = "mooncake.jcache.config";
+  public static final String SYSTEM_PROPERTY = DefaultConfigUri.SYSTEM_PROPERTY;
 
   /** Environment variable naming the default config file, as vLLM reads it. */
-  public static final String ENV_VARIABLE = "MOONCAKE_CONFIG_PATH";
+  public static final String ENV_VARIABLE = DefaultConfigUri.ENV_VARIABLE;
 
   /** Class path resource used as the default config when present. */
-  public static final String CLASSPATH_RESOURCE = "mooncake.json";
+  public static final String CLASSPATH_RESOURCE = DefaultConfigUri.CLASSPATH_RESOURCE;
 
   /** The {@code source} of {@link #defaults()}. */
   public static final String BUILT_IN_SOURCE = "built-in defaults";

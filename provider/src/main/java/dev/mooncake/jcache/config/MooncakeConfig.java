@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.lane.Lane;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,8 @@ import java.util.Map;
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
- * @param perOpWorkers lanes with a dedicated pool, and its size
+ * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in
+ *     {@code per_op_workers} (one of {@link #LANES})
  * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
  * @param replica Mooncake's replicate_config for every put
  * @param operationTimeout the longest a store call may take before it fails
@@ -48,7 +48,7 @@ public record MooncakeConfig(
     String tenantId,
     String library,
     int numWorkers,
-    Map<Lane, Integer> perOpWorkers,
+    Map<String, Integer> perOpWorkers,
     boolean singleCallsOnLanes,
     ReplicaSettings replica,
     Duration operationTimeout,
@@ -56,6 +56,12 @@ public record MooncakeConfig(
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
     boolean strict) {
+
+  /**
+   * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
+   * (The lanes themselves live in {@code dev.mooncake.jcache.lane}, above the config.)
+   */
+  public static final List<String> LANES = List.of("lookup", "retrieve", "store", "delete");
 
   /** Which store implementation runs the caches. */
   public enum Backend {

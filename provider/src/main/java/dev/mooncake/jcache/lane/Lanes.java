@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.lane;
 
+import dev.mooncake.jcache.config.MooncakeConfig;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashSet;
@@ -84,6 +85,22 @@ public final class Lanes implements AutoCloseable {
       }
       pools.put(lane, pool);
     }
+  }
+
+  /**
+   * The lanes a config's {@code per_op_workers} names ({@link MooncakeConfig#perOpWorkers()}),
+   * keyed by lane.
+   */
+  public static Map<Lane, Integer> perOpWorkers(MooncakeConfig config) {
+    Map<Lane, Integer> workers = new EnumMap<>(Lane.class);
+    for (Map.Entry<String, Integer> e : config.perOpWorkers().entrySet()) {
+      Lane lane = Lane.fromConfigKey(e.getKey());
+      if (lane == null) {
+        throw new IllegalArgumentException("per_op_workers." + e.getKey() + ": no such lane");
+      }
+      workers.put(lane, e.getValue());
+    }
+    return workers;
   }
 
   /** The executor that runs a lane's work. Do not shut it down: {@link #close()} does. */

@@ -31,7 +31,7 @@ public final class MooncakeCachingProvider implements CachingProvider {
       if (manager == null) {
         // Config errors surface here, when the manager is created, naming source and key.
         MooncakeConfig config = ConfigLoader.load(managerUri, loader);
-        manager = new MooncakeCacheManager(this, managerUri, loader, props, config);
+        manager = new MooncakeCacheManager(this, this::forget, managerUri, loader, props, config);
         byUri.put(managerUri, manager);
       }
       return manager;

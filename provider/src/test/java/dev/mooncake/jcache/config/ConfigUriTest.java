@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config;
 
+import dev.mooncake.jcache.config.parse.ConfigWarnings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config;
 
+import dev.mooncake.jcache.config.parse.Protocols;
 import static dev.mooncake.jcache.config.ConfigTestSupport.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,7 +14,6 @@ import dev.mooncake.jcache.config.MooncakeConfig.Backend;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
-import dev.mooncake.jcache.lane.Lane;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -132,7 +132,7 @@ class GoodConfigTest {
     assertEquals("http://localhost:8080/metadata", config.metadataServer());
     assertEquals("node01", config.localHostname());
     assertEquals(8, config.numWorkers());
-    assertEquals(Map.of(Lane.LOOKUP, 2, Lane.RETRIEVE, 16, Lane.STORE, 4), config.perOpWorkers());
+    assertEquals(Map.of("lookup", 2, "retrieve", 16, "store", 4), config.perOpWorkers());
     assertEquals(3221225472L, config.globalSegmentSize());
     assertEquals(3221225472L, config.localBufferSize());
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());

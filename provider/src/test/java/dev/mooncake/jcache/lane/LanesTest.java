@@ -21,6 +21,15 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 class LanesTest {
+  @Test
+  void theConfigNamesEveryLaneAndNoOther() {
+    List<String> keys = new ArrayList<>();
+    for (Lane lane : Lane.values()) {
+      keys.add(lane.configKey());
+    }
+    assertEquals(dev.mooncake.jcache.config.MooncakeConfig.LANES, keys);
+  }
+
   private static final Map<Lane, Integer> LOOKUP_2_STORE_1 = Map.of(Lane.LOOKUP, 2, Lane.STORE, 1);
 
   private static String threadName() {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.ReliabilityHooks;
-import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.backend.ObjectStore;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

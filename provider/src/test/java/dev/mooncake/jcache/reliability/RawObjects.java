@@ -2,7 +2,7 @@ package dev.mooncake.jcache.reliability;
 
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.store.ObjectStore;
+import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

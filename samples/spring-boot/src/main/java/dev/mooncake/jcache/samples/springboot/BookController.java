@@ -14,11 +14,14 @@ import org.springframework.web.bind.annotation.RestController;
 public class BookController {
   private final BookService books;
   private final PriceService prices;
+  private final StockService stock;
   private final CacheStatisticsReader statistics;
 
-  public BookController(BookService books, PriceService prices, CacheStatisticsReader statistics) {
+  public BookController(BookService books, PriceService prices, StockService stock,
+      CacheStatisticsReader statistics) {
     this.books = books;
     this.prices = prices;
+    this.stock = stock;
     this.statistics = statistics;
   }
 
@@ -41,6 +44,24 @@ public class BookController {
   @GetMapping("/books/{isbn}/price")
   public PriceQuote price(@PathVariable String isbn) {
     return prices.quote(isbn);
+  }
+
+  /** The "stock" cache, through the JSR-107 annotations. */
+  @GetMapping("/books/{isbn}/stock")
+  public Integer stock(@PathVariable String isbn) {
+    return stock.inStock(isbn);
+  }
+
+  @PutMapping("/books/{isbn}/stock")
+  public ResponseEntity<Void> restock(@PathVariable String isbn, @RequestBody Integer count) {
+    stock.restock(isbn, count);
+    return ResponseEntity.noContent().build();
+  }
+
+  @DeleteMapping("/books/{isbn}/stock")
+  public ResponseEntity<Void> discontinue(@PathVariable String isbn) {
+    stock.discontinue(isbn);
+    return ResponseEntity.noContent().build();
   }
 
   /** Hits, misses, puts and removals per cache, as the provider counts them. */

@@ -1,0 +1,23 @@
+package dev.mooncake.jcache.backend;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Direct buffers that a store can move bytes from and into without another copy. For Mooncake
+ * they are carved out of one pinned, registered region; for the in-process store they are plain
+ * pooled direct buffers.
+ */
+public interface BufferPool {
+
+  /**
+   * A direct buffer with {@code position 0} and {@code limit == capacity >= minCapacity}. May wait
+   * (bounded) for space; throws {@link StoreException} naming the sizes when none can be had.
+   */
+  ByteBuffer acquire(int minCapacity);
+
+  /** Gives a buffer obtained from {@link #acquire} back. Releasing twice is a bug. */
+  void release(ByteBuffer buffer);
+
+  /** The largest buffer {@link #acquire} can ever hand out. */
+  long maxBufferSize();
+}

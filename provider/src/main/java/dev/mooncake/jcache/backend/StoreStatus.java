@@ -1,0 +1,60 @@
+package dev.mooncake.jcache.backend;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** Mooncake Store's result codes, with their names as Mooncake spells them. */
+public enum StoreStatus {
+  OK(0),
+  INTERNAL_ERROR(-1),
+  BUFFER_OVERFLOW(-10),
+  SEGMENT_NOT_FOUND(-101),
+  NO_AVAILABLE_HANDLE(-200),
+  INVALID_PARAMS(-600),
+  ILLEGAL_CLIENT(-601),
+  REPLICA_IS_NOT_READY(-703),
+  OBJECT_NOT_FOUND(-704),
+  OBJECT_ALREADY_EXISTS(-705),
+  OBJECT_HAS_LEASE(-706),
+  LEASE_EXPIRED(-707),
+  OBJECT_HAS_REPLICATION_TASK(-708),
+  REPLICA_IS_BUSY(-714),
+  TRANSFER_FAIL(-800),
+  CHECKSUM_MISMATCH(-801),
+  RPC_FAIL(-900),
+  RPC_TIMEOUT(-901),
+  UNAVAILABLE_IN_CURRENT_STATUS(-1010),
+  UNAVAILABLE_IN_CURRENT_MODE(-1011),
+  NOT_SUPPORTED(-1012),
+  TENANT_QUOTA_EXCEEDED(-1700),
+  TENANT_NOT_REGISTERED(-1701);
+
+  private static final Map<Long, StoreStatus> BY_CODE = new HashMap<>();
+
+  static {
+    for (StoreStatus status : values()) {
+      BY_CODE.put((long) status.code, status);
+    }
+  }
+
+  private final int code;
+
+  StoreStatus(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  /** The status for a code, or {@code null} when Mooncake's table has no such code. */
+  public static StoreStatus of(long code) {
+    return BY_CODE.get(code);
+  }
+
+  /** {@code "-200 NO_AVAILABLE_HANDLE"}, or {@code "-42 UNKNOWN"} for a code not in the table. */
+  public static String describe(long code) {
+    StoreStatus status = of(code);
+    return code + " " + (status == null ? "UNKNOWN" : status.name());
+  }
+}

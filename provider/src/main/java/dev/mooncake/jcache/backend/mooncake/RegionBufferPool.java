@@ -1,0 +1,210 @@
+package dev.mooncake.jcache.backend.mooncake;
+
+import dev.mooncake.jcache.nativebridge.NativeRegion;
+import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.StoreException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Direct buffers carved out of one {@link NativeRegion}: first fit over a free list of
+ * 64-byte-aligned blocks, coalesced on release. The region is split into chunks of at most
+ * {@link #DEFAULT_CHUNK} bytes (a ByteBuffer's capacity is an int), and no buffer spans two chunks.
+ * When no block fits, {@link #acquire} waits for releases up to the operation timeout, then throws
+ * {@link StoreException} naming the sizes. Every buffer handed out is a slice of a chunk view, so
+ * the region's memory stays mapped while any of them is reachable (see {@link NativeRegion}).
+ */
+final class RegionBufferPool implements BufferPool {
+  static final long DEFAULT_CHUNK = 1L << 30;
+  static final int ALIGNMENT = 64;
+
+  private final NativeRegion region;
+  private final long chunkSize;
+  private final ByteBuffer[] chunks;
+  private final long timeoutNanos;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition released = lock.newCondition();
+  private final TreeMap<Long, Long> free = new TreeMap<>(); // offset -> length; guarded by lock
+  private final Map<ByteBuffer, long[]> outstanding = new IdentityHashMap<>(); // guarded by lock
+  private long inUse; // guarded by lock
+  private boolean closed; // guarded by lock
+
+  RegionBufferPool(NativeRegion region, Duration timeout) {
+    this(region, timeout, DEFAULT_CHUNK);
+  }
+
+  RegionBufferPool(NativeRegion region, Duration timeout, long chunkSize) {
+    if (chunkSize <= 0 || chunkSize > Integer.MAX_VALUE || chunkSize % ALIGNMENT != 0) {
+      throw new IllegalArgumentException("chunk size " + chunkSize);
+    }
+    this.region = region;
+    this.chunkSize = chunkSize;
+    this.timeoutNanos = Math.max(0, timeout.toNanos());
+    int count = (int) ((region.size() + chunkSize - 1) / chunkSize);
+    this.chunks = new ByteBuffer[count];
+    for (int i = 0; i < count; i++) {
+      long offset = i * chunkSize;
+      int length = (int) Math.min(chunkSize, region.size() - offset);
+      chunks[i] = region.view(offset, length);
+      free.put(offset, (long) length);
+    }
+  }
+
+  @Override
+  public ByteBuffer acquire(int minCapacity) {
+    if (minCapacity < 0) {
+      throw new IllegalArgumentException("negative capacity " + minCapacity);
+    }
+    if (minCapacity > maxBufferSize()) {
+      throw new StoreException(
+          "a buffer of "
+              + minCapacity
+              + " bytes is larger than the largest the transfer region can hand out ("
+              + maxBufferSize()
+              + " of its "
+              + region.size()
+              + " bytes; raise local_buffer_size)");
+    }
+    long size = Math.max(ALIGNMENT, (minCapacity + (long) ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT);
+    size = Math.min(size, chunkSize);
+    long deadline = System.nanoTime() + timeoutNanos;
+    lock.lock();
+    try {
+      while (true) {
+        if (closed) {
+          throw new StoreException("the Mooncake store's transfer region is closed");
+        }
+        Long offset = takeFirstFit(size);
+        if (offset != null) {
+          int chunk = (int) (offset / chunkSize);
+          ByteBuffer buffer = chunks[chunk].slice((int) (offset % chunkSize), minCapacity);
+          outstanding.put(buffer, new long[] {offset, size});
+          inUse += size;
+          return buffer;
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+          throw new StoreException(exhausted(minCapacity));
+        }
+        released.awaitNanos(remaining);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          "interrupted while waiting for " + minCapacity + " bytes of the transfer region", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private String exhausted(int wanted) {
+    long largest = 0;
+    for (long length : free.values()) {
+      largest = Math.max(largest, length);
+    }
+    return "the transfer region is exhausted: wanted "
+        + wanted
+        + " bytes, waited "
+        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+        + " ms; region "
+        + region.size()
+        + " bytes, "
+        + inUse
+        + " in use by "
+        + outstanding.size()
+        + " buffers, largest free block "
+        + largest
+        + " bytes (raise local_buffer_size, or release buffers sooner)";
+  }
+
+  /** First fit: removes and returns the offset of a block of {@code size}, or null. */
+  private Long takeFirstFit(long size) {
+    for (Map.Entry<Long, Long> block : free.entrySet()) {
+      if (block.getValue() >= size) {
+        long offset = block.getKey();
+        long length = block.getValue();
+        free.remove(offset);
+        if (length > size) {
+          free.put(offset + size, length - size);
+        }
+        return offset;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void release(ByteBuffer buffer) {
+    lock.lock();
+    try {
+      long[] block = outstanding.remove(buffer);
+      if (block == null) {
+        throw new IllegalArgumentException(
+            "this buffer was not acquired from this pool, or was already released");
+      }
+      long offset = block[0];
+      long length = block[1];
+      inUse -= length;
+      long chunk = offset / chunkSize;
+      // Coalesce with the neighbours inside the same chunk.
+      Map.Entry<Long, Long> before = free.floorEntry(offset);
+      if (before != null
+          && before.getKey() + before.getValue() == offset
+          && before.getKey() / chunkSize == chunk) {
+        free.remove(before.getKey());
+        offset = before.getKey();
+        length += before.getValue();
+      }
+      Long after = free.get(offset + length);
+      if (after != null && (offset + length) / chunkSize == chunk) {
+        free.remove(offset + length);
+        length += after;
+      }
+      free.put(offset, length);
+      released.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long maxBufferSize() {
+    return Math.min(chunkSize, region.size());
+  }
+
+  /** Bytes handed out and not released (rounded up to the alignment). */
+  long inUse() {
+    lock.lock();
+    try {
+      return inUse;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  int outstanding() {
+    lock.lock();
+    try {
+      return outstanding.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Refuses further acquisitions and wakes waiters; buffers already out stay valid memory. */
+  void close() {
+    lock.lock();
+    try {
+      closed = true;
+      released.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,221 @@
+package dev.mooncake.jcache.backend.mooncake;
+
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.CallerMemory;
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.StoreException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Mooncake client per process and connection, shared by every cache manager that names the
+ * same cluster, as vLLM and LMCache use Mooncake: a client is a process-level resource (it mounts
+ * a segment, starts transfer threads and opens listening ports), costly to set up, and Mooncake
+ * has been seen to crash after many clients were created and destroyed in one process. A manager
+ * holds a lease; when the last lease is closed the client lingers for
+ * {@code mooncake.jcache.clientLingerMillis} (default 30 s, 0 = close at once) so that a manager
+ * re-opened soon after (tests, context refreshes) finds it; a JVM shutdown hook closes what is left.
+ */
+public final class SharedMooncakeStores {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedMooncakeStores.class);
+  static final String LINGER_PROPERTY = "mooncake.jcache.clientLingerMillis";
+
+  /** What makes two configs need the same client. */
+  record Connection(String library, String master, String metadata, String protocol,
+      String device, String localHostname, MooncakeConfig.Mode mode, long segment, long buffer,
+      MooncakeConfig.ReplicaSettings replica, long timeoutMillis) {
+    static Connection of(MooncakeConfig c) {
+      return new Connection(c.library(), c.masterServerAddress(), c.metadataServer(),
+          c.protocol(), c.deviceName(), c.localHostname(), c.mode(), c.globalSegmentSize(),
+          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis());
+    }
+  }
+
+  private static final class Shared {
+    final MooncakeStore store;
+    int leases;
+    ScheduledFuture<?> pendingClose;
+
+    Shared(MooncakeStore store) {
+      this.store = store;
+    }
+  }
+
+  private static final Map<Connection, Shared> STORES = new HashMap<>();
+  private static final ScheduledExecutorService CLOSER =
+      Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "mooncake-client-linger");
+        thread.setDaemon(true);
+        return thread;
+      });
+
+  private SharedMooncakeStores() {}
+
+  /** A lease on the process's client for this config's cluster, opening it if needed. */
+  public static ObjectStore open(MooncakeConfig config) {
+    Connection connection = Connection.of(config);
+    synchronized (STORES) {
+      Shared shared = STORES.get(connection);
+      if (shared != null && shared.store.isClosed()) {
+        STORES.remove(connection); // closed by the JVM's shutdown hook
+        shared = null;
+      }
+      if (shared == null) {
+        Shared opened = new Shared((MooncakeStore) MooncakeStore.open(config));
+        opened.store.deferShutdownWhile(() -> {
+          synchronized (STORES) {
+            return opened.leases > 0;
+          }
+        });
+        shared = opened;
+        STORES.put(connection, shared);
+      }
+      if (shared.pendingClose != null) {
+        shared.pendingClose.cancel(false);
+        shared.pendingClose = null;
+      }
+      shared.leases++;
+      return new Lease(connection, shared.store);
+    }
+  }
+
+  private static void release(Connection connection, MooncakeStore store) {
+    long linger = Long.getLong(LINGER_PROPERTY, 30_000L);
+    synchronized (STORES) {
+      Shared shared = STORES.get(connection);
+      if (shared == null || shared.store != store || --shared.leases > 0) {
+        return;
+      }
+      if (linger <= 0) {
+        STORES.remove(connection);
+        store.close();
+        return;
+      }
+      shared.pendingClose = CLOSER.schedule(() -> closeIfUnused(connection, store), linger,
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private static void closeIfUnused(Connection connection, MooncakeStore store) {
+    synchronized (STORES) {
+      Shared shared = STORES.get(connection);
+      if (shared == null || shared.store != store || shared.leases > 0) {
+        return;
+      }
+      STORES.remove(connection);
+    }
+    LOG.debug("closing the idle Mooncake client {}", store.describe());
+    store.close();
+  }
+
+  /** A manager's use of a shared client: every call delegates; close gives the lease back. */
+  private static final class Lease implements ObjectStore, CallerMemory {
+    private final Connection connection;
+    private final MooncakeStore store;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    Lease(Connection connection, MooncakeStore store) {
+      this.connection = connection;
+      this.store = store;
+    }
+
+    private MooncakeStore store() {
+      if (closed.get()) {
+        throw new StoreException("this cache manager's Mooncake store is closed ("
+            + store.describe() + ")");
+      }
+      return store;
+    }
+
+    @Override
+    public int put(String key, ByteBuffer value) {
+      return store().put(key, value);
+    }
+
+    @Override
+    public int[] batchPut(String[] keys, ByteBuffer[] values) {
+      return store().batchPut(keys, values);
+    }
+
+    @Override
+    public long getInto(String key, ByteBuffer destination) {
+      return store().getInto(key, destination);
+    }
+
+    @Override
+    public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+      return store().batchGetInto(keys, destinations);
+    }
+
+    @Override
+    public int isExist(String key) {
+      return store().isExist(key);
+    }
+
+    @Override
+    public int[] batchIsExist(String[] keys) {
+      return store().batchIsExist(keys);
+    }
+
+    @Override
+    public long getSize(String key) {
+      return store().getSize(key);
+    }
+
+    @Override
+    public int remove(String key, boolean force) {
+      return store().remove(key, force);
+    }
+
+    @Override
+    public long removeByRegex(String pattern, boolean force) {
+      return store().removeByRegex(pattern, force);
+    }
+
+    @Override
+    public long removeAll(boolean force) {
+      return store().removeAll(force);
+    }
+
+    @Override
+    public int healthCheck() {
+      return store().healthCheck();
+    }
+
+    @Override
+    public BufferPool buffers() {
+      return store.buffers();
+    }
+
+    @Override
+    public String describe() {
+      return store.describe();
+    }
+
+    @Override
+    public boolean contains(ByteBuffer buffer) {
+      return store.contains(buffer);
+    }
+
+    @Override
+    public AutoCloseable registerForCall(ByteBuffer buffer) {
+      return store().registerForCall(buffer);
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        release(connection, store);
+      }
+    }
+  }
+}

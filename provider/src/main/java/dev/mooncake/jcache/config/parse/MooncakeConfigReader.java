@@ -1,0 +1,254 @@
+package dev.mooncake.jcache.config.parse;
+
+import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.config.CacheDefinition;
+import dev.mooncake.jcache.config.ConfigException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mooncake.jcache.config.MooncakeConfig.Backend;
+import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
+import dev.mooncake.jcache.config.MooncakeConfig.Mode;
+import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Reads and validates the top level of a Mooncake JSON config (vLLM's, LMCache's and Mooncake's
+ * keys plus ours) into a {@link MooncakeConfig}. The rules and defaults are documented, key by key,
+ * in {@code docs/configuration.md}.
+ */
+public final class MooncakeConfigReader {
+  static final String DEFAULT_PROTOCOL = Protocols.TCP;
+  static final String DEFAULT_LOCAL_HOSTNAME = "127.0.0.1";
+  /** vLLM's default segment and buffer: what a real Mooncake deployment contributes per process. */
+  static final long MOONCAKE_DEFAULT_SIZE = 4L << 30;
+  /** The in-process store is a development and test store: small bounds, not 4 GiB of RAM each. */
+  static final long IN_PROCESS_DEFAULT_SEGMENT = 256L << 20;
+  static final long IN_PROCESS_DEFAULT_BUFFER = 64L << 20;
+  static final int DEFAULT_NUM_WORKERS = 4;
+  static final long DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+
+  private MooncakeConfigReader() {}
+
+  public static MooncakeConfig read(ObjectNode root, String source, ConfigWarnings warnings) {
+    ConfigObject config = new ConfigObject(root, "", new ConfigContext(source, readStrict(root, source), warnings));
+    config.value("strict");
+    // LMCache's adapter keys: "type" names its adapter ("mooncake_store"); accepted, not used.
+    config.value("type");
+
+    String master = aliased(config, "master_server_address", "master_server_addr", config::string).orElse("");
+    Backend backend =
+        config.string("backend").map(v -> backend(config, v)).orElse(master.isEmpty() ? Backend.IN_PROCESS : Backend.MOONCAKE);
+    Mode mode = config.string("mode").map(v -> mode(config, v)).orElse(Mode.EMBEDDED);
+    String metadataServer = config.string("metadata_server", "");
+    Optional<String> explicitProtocol = config.string("protocol").map(String::strip);
+    String protocol = explicitProtocol.orElse(DEFAULT_PROTOCOL);
+    String device = aliased(config, "device_name", "rdma_devices", config::stringOrList).orElse("");
+    Optional<String> localHostname = config.string("local_hostname").map(String::strip);
+    long globalSegmentSize = config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
+    long localBufferSize = config.size("local_buffer_size").orElse(defaultBufferSize(backend));
+    boolean enableOffload = config.bool("enable_offload", false);
+    String tenantId = check(config, "tenant_id", TenantIds::normalize, config.string("tenant_id", TenantIds.DEFAULT));
+    String library = config.string("library").map(v -> library(config, v)).orElse(null);
+    int numWorkers = positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
+    Map<String, Integer> perOpWorkers = config.object("per_op_workers").map(MooncakeConfigReader::perOpWorkers).orElse(Map.of());
+    boolean singleCallsOnLanes = config.bool("single_calls_on_lanes", false);
+    ReplicaSettings replica = replica(config);
+    long timeoutMillis = config.durationMillis("operation_timeout_ms").orElse(DEFAULT_OPERATION_TIMEOUT_MS);
+    if (timeoutMillis <= 0) {
+      throw config.error("operation_timeout_ms", "must be > 0 milliseconds");
+    }
+    EvictionSettings eviction = config.object("eviction").map(MooncakeConfigReader::eviction).orElse(EvictionSettings.DEFAULT);
+    List<String> allowList = allowList(config);
+    Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
+    config.finish();
+
+    String hostname = localHostname.orElse(DEFAULT_LOCAL_HOSTNAME);
+
+    MooncakeConfig settings = new MooncakeConfig(
+        source,
+        backend,
+        mode,
+        metadataServer.strip(),
+        master,
+        protocol,
+        device.strip(),
+        hostname,
+        globalSegmentSize,
+        localBufferSize,
+        enableOffload,
+        tenantId,
+        library,
+        numWorkers,
+        perOpWorkers,
+        singleCallsOnLanes,
+        replica,
+        Duration.ofMillis(timeoutMillis),
+        eviction,
+        allowList,
+        caches,
+        config.context().strict());
+    ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
+    return settings;
+  }
+
+  private static boolean readStrict(ObjectNode root, String source) {
+    JsonNode strict = root.get("strict");
+    if (strict == null || strict.isNull()) {
+      return false;
+    }
+    if (!strict.isBoolean()) {
+      throw new ConfigException(ConfigContext.message(
+          source, "strict", "must be a JSON boolean (true or false), not " + ConfigObject.describe(strict)));
+    }
+    return strict.booleanValue();
+  }
+
+  /** Two spellings of one key (vLLM's and Mooncake's): either may be given, both only if equal. */
+  private static Optional<String> aliased(
+      ConfigObject config, String key, String alias, Function<String, Optional<String>> reader) {
+    Optional<String> primary = reader.apply(key).map(String::strip);
+    Optional<String> secondary = reader.apply(alias).map(String::strip);
+    if (primary.isPresent() && secondary.isPresent() && !primary.get().equals(secondary.get())) {
+      throw config.error(alias,
+          "'" + secondary.get() + "' conflicts with " + key + " '" + primary.get()
+              + "'; they are two spellings of one setting: give one");
+    }
+    return primary.or(() -> secondary);
+  }
+
+  private static Backend backend(ConfigObject config, String value) {
+    for (Backend backend : Backend.values()) {
+      if (backend.configValue().equals(value.strip())) {
+        return backend;
+      }
+    }
+    throw config.error("backend", "unknown backend '" + value + "'; use \"in-process\" or \"mooncake\"");
+  }
+
+  private static Mode mode(ConfigObject config, String value) {
+    for (Mode mode : Mode.values()) {
+      if (mode.configValue().equals(value.strip())) {
+        return mode;
+      }
+    }
+    throw config.error("mode", "unknown Mooncake mode '" + value + "'; use \"embedded\" or \"standalone-store\"");
+  }
+
+  private static long defaultSegmentSize(Backend backend, Mode mode) {
+    if (mode == Mode.STANDALONE_STORE) {
+      return 0; // the only valid value: a separate client process owns the pool
+    }
+    return backend == Backend.IN_PROCESS ? IN_PROCESS_DEFAULT_SEGMENT : MOONCAKE_DEFAULT_SIZE;
+  }
+
+  private static long defaultBufferSize(Backend backend) {
+    return backend == Backend.IN_PROCESS ? IN_PROCESS_DEFAULT_BUFFER : MOONCAKE_DEFAULT_SIZE;
+  }
+
+  private static String library(ConfigObject config, String value) {
+    if (value.isBlank()) {
+      throw config.error("library", "is empty; leave the key out to use $MOONCAKE_STORE_LIBRARY or the loader's search path");
+    }
+    return value.strip();
+  }
+
+  private static int positive(ConfigObject config, String key, int value) {
+    if (value <= 0) {
+      throw config.error(key, "must be > 0, not " + value);
+    }
+    return value;
+  }
+
+  private static Map<String, Integer> perOpWorkers(ConfigObject lanes) {
+    Map<String, Integer> workers = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : lanes.entries().entrySet()) {
+      String lane = entry.getKey();
+      if (!MooncakeConfig.LANES.contains(lane)) {
+        throw lanes.error(lane, "unknown lane; per_op_workers takes only "
+            + String.join(", ", MooncakeConfig.LANES));
+      }
+      if (entry.getValue().isNull()) {
+        continue;
+      }
+      workers.put(lane, positive(lanes, entry.getKey(), lanes.toInt(entry.getKey(), entry.getValue())));
+    }
+    return Collections.unmodifiableMap(workers);
+  }
+
+  private static ReplicaSettings replica(ConfigObject config) {
+    int replicaNum = config.integer("replica_num").orElse(1);
+    if (replicaNum < 1) {
+      throw config.error("replica_num", "must be >= 1, not " + replicaNum + " (Mooncake rejects 0 replicas)");
+    }
+    boolean softPin = config.bool("with_soft_pin", false);
+    boolean hardPin = config.bool("with_hard_pin", false);
+    List<String> segments = config.stringList("preferred_segments").orElse(List.of());
+    List<String> cleaned = new ArrayList<>();
+    for (int i = 0; i < segments.size(); i++) {
+      String segment = segments.get(i).strip();
+      if (segment.isEmpty()) {
+        throw config.context().error(config.path("preferred_segments") + "[" + i + "]", "is empty; name a segment (a client's host name)");
+      }
+      cleaned.add(segment);
+    }
+    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned));
+  }
+
+  private static EvictionSettings eviction(ConfigObject eviction) {
+    double highWatermark = ratio(eviction, "high_watermark_ratio", EvictionSettings.DEFAULT.highWatermarkRatio());
+    double evictionRatio = ratio(eviction, "eviction_ratio", EvictionSettings.DEFAULT.evictionRatio());
+    eviction.finish();
+    return new EvictionSettings(highWatermark, evictionRatio);
+  }
+
+  private static double ratio(ConfigObject config, String key, double defaultValue) {
+    double value = config.number(key).orElse(defaultValue);
+    if (!(value > 0 && value <= 1)) {
+      throw config.error(key, "must be in (0, 1], not " + value);
+    }
+    return value;
+  }
+
+  private static List<String> allowList(ConfigObject config) {
+    List<String> patterns = config.stringList("deserialization_allow_list").orElse(List.of());
+    List<String> checked = new ArrayList<>();
+    for (int i = 0; i < patterns.size(); i++) {
+      checked.add(check(config.context(), config.path("deserialization_allow_list") + "[" + i + "]",
+          AllowListPatterns::validate, patterns.get(i).strip()));
+    }
+    return List.copyOf(checked);
+  }
+
+  private static Map<String, CacheDefinition> caches(ConfigObject caches) {
+    Map<String, CacheDefinition> definitions = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : caches.entries().entrySet()) {
+      String name = entry.getKey();
+      if (name.isBlank()) {
+        throw caches.error(name, "a cache name cannot be empty");
+      }
+      ConfigObject cache = caches.object(name).orElseThrow(() -> caches.error(name, "must be a JSON object describing the cache"));
+      definitions.put(name, CacheDefinitionReader.read(name, cache));
+    }
+    return Collections.unmodifiableMap(definitions);
+  }
+
+  /** Runs a value check that throws IllegalArgumentException, turning it into an error on the key. */
+  static <T> T check(ConfigObject config, String key, Function<String, T> rule, String value) {
+    return check(config.context(), config.path(key), rule, value);
+  }
+
+  static <T> T check(ConfigContext context, String path, Function<String, T> rule, String value) {
+    try {
+      return rule.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw context.error(path, e.getMessage());
+    }
+  }
+}

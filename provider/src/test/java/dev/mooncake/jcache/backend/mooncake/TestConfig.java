@@ -1,0 +1,55 @@
+package dev.mooncake.jcache.backend.mooncake;
+
+import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.config.MooncakeConfig;
+import java.time.Duration;
+
+/**
+ * MooncakeConfig records for tests, built directly (the config parser is written elsewhere): the
+ * built-in defaults with the Mooncake backend pointed at the fake store.
+ */
+final class TestConfig {
+  String source = "test config";
+  MooncakeConfig.Mode mode = MooncakeConfig.Mode.EMBEDDED;
+  String metadataServer = "P2PHANDSHAKE";
+  String masterServerAddress = "127.0.0.1:50051";
+  String protocol = "tcp";
+  String deviceName = "";
+  String localHostname = "127.0.0.1";
+  long globalSegmentSize = 16L << 20;
+  long localBufferSize = 4L << 20;
+  String library = Fake.library();
+  MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
+  Duration operationTimeout = Duration.ofSeconds(2);
+
+  MooncakeConfig build() {
+    MooncakeConfig d = ConfigLoader.defaults();
+    return new MooncakeConfig(
+        source,
+        MooncakeConfig.Backend.MOONCAKE,
+        mode,
+        metadataServer,
+        masterServerAddress,
+        protocol,
+        deviceName,
+        localHostname,
+        globalSegmentSize,
+        localBufferSize,
+        d.enableOffload(),
+        "test",
+        library,
+        d.numWorkers(),
+        d.perOpWorkers(),
+        d.singleCallsOnLanes(),
+        replica,
+        operationTimeout,
+        d.eviction(),
+        d.deserializationAllowList(),
+        d.caches(),
+        d.strict());
+  }
+
+  MooncakeStore open() {
+    return (MooncakeStore) MooncakeStore.open(build());
+  }
+}
