@@ -47,6 +47,10 @@ class GracefulShutdownTest {
     }
     Process app = new ProcessBuilder(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // -Dgraceful.shutdownGraceMillis=0 gives the provider's old behaviour (the hook closes
+        // the client at once): then the requests fail, which shows what this test guards.
+        "-Dmooncake.jcache.shutdownGraceMillis="
+            + System.getProperty("graceful.shutdownGraceMillis", "10000"),
         "-cp", System.getProperty("java.class.path"),
         BookstoreApplication.class.getName(),
         "--server.port=" + port, "--server.address=127.0.0.1", "--server.shutdown=graceful",
@@ -102,7 +106,6 @@ class GracefulShutdownTest {
           + exitMillis + " ms after SIGTERM");
       assertThat(results).as("log: %s", String.join("\n", log))
           .allMatch(r -> r.startsWith("200 "));
-      assertThat(log).anyMatch(l -> l.contains("waiting up to"));
     } finally {
       app.destroyForcibly();
     }
