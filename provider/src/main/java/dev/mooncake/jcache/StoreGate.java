@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * with IllegalStateException, JSR-107's failure for a closed cache) and waits for the calls in
  * flight before the store closes under them.
  *
- * <p>Buffers handed out by the store's pool count too, from acquire to release: a read decodes
- * its buffer after the store call returned, and closing the store gives the region's pages back
- * (they read as zeros: "no value header" in the same test). Buffers are counted on a stripe
- * chosen by the buffer, since a zero-copy caller may release on another thread; buffers such a
- * caller keeps are waited for at most {@link #HELD_BUFFER_WAIT_MILLIS} once no call is in flight.
+ * <p>Buffers handed out by the store's pool count too, from acquire to release: a read decodes its
+ * buffer after the store call returned, and closing the store gives the region's pages back (they
+ * read as zeros: "no value header" in the same test). Buffers are counted on a stripe chosen by the
+ * buffer, since a zero-copy caller may release on another thread; buffers such a caller keeps are
+ * waited for at most {@link #HELD_BUFFER_WAIT_MILLIS} once no call is in flight.
  *
  * <p>Calls in flight are counted in stripes chosen by thread, entered and left on the same stripe,
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call
@@ -43,7 +43,7 @@ final class StoreGate implements ObjectStore {
     this.pool = new GatedPool(store.buffers());
   }
 
-  private static int stripe(Object o, long hash) {
+  private static int stripe(long hash) {
     return (int) (hash * 0x9E3779B97F4A7C15L >>> 58) * SPACING;
   }
 
@@ -60,7 +60,7 @@ final class StoreGate implements ObjectStore {
       int s = enter(); // counted as a call until the buffer is counted itself
       try {
         ByteBuffer buffer = buffers.acquire(minCapacity);
-        buffersOut.incrementAndGet(stripe(buffer, System.identityHashCode(buffer)));
+        buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
         return buffer;
       } finally {
         leave(s);
@@ -72,7 +72,7 @@ final class StoreGate implements ObjectStore {
       try {
         buffers.release(buffer);
       } finally {
-        buffersOut.decrementAndGet(stripe(buffer, System.identityHashCode(buffer)));
+        buffersOut.decrementAndGet(stripe(System.identityHashCode(buffer)));
       }
     }
 
@@ -83,7 +83,7 @@ final class StoreGate implements ObjectStore {
   }
 
   private int enter() {
-    int stripe = stripe(null, Thread.currentThread().getId());
+    int stripe = stripe(Thread.currentThread().getId());
     inFlight.incrementAndGet(stripe);
     if (shut) {
       inFlight.decrementAndGet(stripe);
@@ -96,7 +96,9 @@ final class StoreGate implements ObjectStore {
     inFlight.decrementAndGet(stripe);
   }
 
-  /** Refuses new calls, then waits up to {@code timeoutMillis} for those in flight; true if done. */
+  /**
+   * Refuses new calls, then waits up to {@code timeoutMillis} for those in flight; true if done.
+   */
   boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
     shut = true;
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -115,8 +117,9 @@ final class StoreGate implements ObjectStore {
       if (calls == 0 && callsDoneAt == 0) {
         callsDoneAt = now;
       }
-      if (now > deadline || (calls == 0
-          && now - callsDoneAt > TimeUnit.MILLISECONDS.toNanos(HELD_BUFFER_WAIT_MILLIS))) {
+      if (now > deadline
+          || (calls == 0
+              && now - callsDoneAt > TimeUnit.MILLISECONDS.toNanos(HELD_BUFFER_WAIT_MILLIS))) {
         return calls == 0; // buffers a zero-copy caller keeps do not hold the close up
       }
       Thread.sleep(1); // store calls are bounded by operation_timeout_ms; this polls them out

@@ -1,17 +1,17 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreFactory;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreFactory;
 import java.net.URI;
 import java.util.Properties;
 import javax.cache.CacheManager;
 
 /**
- * The one door the reliability tests (dev.mooncake.jcache.reliability) need past the public API:
- * a cache manager on an in-process store the test also holds, so a test can plant raw objects
+ * The one door the reliability tests (dev.mooncake.jcache.reliability) need past the public API: a
+ * cache manager on an in-process store the test also holds, so a test can plant raw objects
  * (foreign, corrupted, another cache's) where the cache will read them. Over the Mooncake backend
  * the tests do the same through the native client, which needs no such door.
  */
@@ -26,7 +26,13 @@ public final class ReliabilityHooks {
   /** A manager of the config at {@code configUri} on {@code store} (not closed with it). */
   public static CacheManager managerOn(URI configUri, ClassLoader loader, ObjectStore store) {
     MooncakeConfig config = ConfigLoader.load(configUri, loader);
-    return new MooncakeCacheManager(new MooncakeCachingProvider(), manager -> { }, configUri,
-        loader, new Properties(), config, store);
+    return new MooncakeCacheManager(
+        new MooncakeCachingProvider(),
+        manager -> {},
+        configUri,
+        loader,
+        new Properties(),
+        config,
+        store);
   }
 }

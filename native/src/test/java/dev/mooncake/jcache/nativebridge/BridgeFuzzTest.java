@@ -23,14 +23,23 @@ import org.junit.jupiter.api.Test;
  * The JNI bridge fuzzed from Java over the fake library: every combination of handle, buffer kind,
  * offset and length at and past each boundary, keys with NUL and of 16 MiB, large batches and
  * closes racing calls. The rule checked on every call: a call the bridge should refuse throws an
- * exception whose message names the problem; a call it should accept does not throw and moves
- * the right bytes. A crash would end the test JVM. Case counts go to docs/reliability.md.
+ * exception whose message names the problem; a call it should accept does not throw and moves the
+ * right bytes. A crash would end the test JVM. Case counts go to docs/reliability.md.
  */
 class BridgeFuzzTest {
   private static final int CAPACITY = 64;
   private static final int[] EDGES = {
-    Integer.MIN_VALUE, -1, 0, 1, 7, CAPACITY / 2, CAPACITY - 1, CAPACITY, CAPACITY + 1,
-    Integer.MAX_VALUE - 1, Integer.MAX_VALUE
+    Integer.MIN_VALUE,
+    -1,
+    0,
+    1,
+    7,
+    CAPACITY / 2,
+    CAPACITY - 1,
+    CAPACITY,
+    CAPACITY + 1,
+    Integer.MAX_VALUE - 1,
+    Integer.MAX_VALUE
   };
   private static final Map<String, Integer> CASES = new TreeMap<>();
 
@@ -70,8 +79,12 @@ class BridgeFuzzTest {
           return;
         }
       }
-      fail(what + ": refused, but the message names none of " + Arrays.toString(fragments)
-          + ": " + e);
+      fail(
+          what
+              + ": refused, but the message names none of "
+              + Arrays.toString(fragments)
+              + ": "
+              + e);
     }
     fail(what + ": accepted, should have been refused");
   }
@@ -100,13 +113,21 @@ class BridgeFuzzTest {
     kinds.add(new Kind("region view", region.view(128, CAPACITY), true, false));
     kinds.add(new Kind("heap", heap, false, false));
     kinds.add(new Kind("read-only heap", heap.asReadOnlyBuffer(), false, true));
-    kinds.add(new Kind("heap slice", ByteBuffer.allocate(CAPACITY + 8).position(8).slice(),
-        false, false));
+    kinds.add(
+        new Kind(
+            "heap slice", ByteBuffer.allocate(CAPACITY + 8).position(8).slice(), false, false));
     kinds.add(new Kind("null", null, false, false));
     return kinds;
   }
 
-  private enum Call { PUT, PUT_FROM, GET_INTO, REGISTER, BATCH_PUT_FROM, BATCH_GET_INTO }
+  private enum Call {
+    PUT,
+    PUT_FROM,
+    GET_INTO,
+    REGISTER,
+    BATCH_PUT_FROM,
+    BATCH_GET_INTO
+  }
 
   @Test
   void everyBufferKindOffsetAndLength() {
@@ -132,20 +153,37 @@ class BridgeFuzzTest {
     count("buffers/" + call);
     boolean writes = call == Call.GET_INTO || call == Call.BATCH_GET_INTO;
     ByteBuffer b = kind.buffer;
-    Runnable run = switch (call) {
-      case PUT -> () -> MooncakeNative.put(store, freshKey(), b, offset, length, 0);
-      case PUT_FROM -> () -> MooncakeNative.putFrom(store, freshKey(), b, offset, length, 0);
-      case GET_INTO -> () -> MooncakeNative.getInto(store, stored, b, offset, length);
-      case REGISTER -> () -> {
-        if (MooncakeNative.registerBuffer(store, b, offset, length) == 0) {
-          MooncakeNative.unregisterBuffer(store, b, offset);
-        }
-      };
-      case BATCH_PUT_FROM -> () -> MooncakeNative.batchPutFrom(store, new byte[][] {freshKey()},
-          new ByteBuffer[] {b}, new int[] {offset}, new int[] {length}, 0, new int[1]);
-      case BATCH_GET_INTO -> () -> MooncakeNative.batchGetInto(store, new byte[][] {stored},
-          new ByteBuffer[] {b}, new int[] {offset}, new int[] {length}, new long[1]);
-    };
+    Runnable run =
+        switch (call) {
+          case PUT -> () -> MooncakeNative.put(store, freshKey(), b, offset, length, 0);
+          case PUT_FROM -> () -> MooncakeNative.putFrom(store, freshKey(), b, offset, length, 0);
+          case GET_INTO -> () -> MooncakeNative.getInto(store, stored, b, offset, length);
+          case REGISTER ->
+              () -> {
+                if (MooncakeNative.registerBuffer(store, b, offset, length) == 0) {
+                  MooncakeNative.unregisterBuffer(store, b, offset);
+                }
+              };
+          case BATCH_PUT_FROM ->
+              () ->
+                  MooncakeNative.batchPutFrom(
+                      store,
+                      new byte[][] {freshKey()},
+                      new ByteBuffer[] {b},
+                      new int[] {offset},
+                      new int[] {length},
+                      0,
+                      new int[1]);
+          case BATCH_GET_INTO ->
+              () ->
+                  MooncakeNative.batchGetInto(
+                      store,
+                      new byte[][] {stored},
+                      new ByteBuffer[] {b},
+                      new int[] {offset},
+                      new int[] {length},
+                      new long[1]);
+        };
     if (b == null) {
       refused(what, run, "is null");
     } else if (!kind.direct) {
@@ -175,9 +213,10 @@ class BridgeFuzzTest {
   /** What an accepted put stored is exactly the bytes of the buffer's range (slices included). */
   private static void roundTrip(Call call, ByteBuffer b, int offset, int length) {
     byte[] key = freshKey();
-    int code = call == Call.PUT
-        ? MooncakeNative.put(store, key, b, offset, length, 0)
-        : MooncakeNative.putFrom(store, key, b, offset, length, 0);
+    int code =
+        call == Call.PUT
+            ? MooncakeNative.put(store, key, b, offset, length, 0)
+            : MooncakeNative.putFrom(store, key, b, offset, length, 0);
     assertEquals(0, code);
     ByteBuffer back = ByteBuffer.allocateDirect(length);
     assertEquals(length, MooncakeNative.getInto(store, key, back, 0, length));
@@ -198,10 +237,22 @@ class BridgeFuzzTest {
     NativeRegion region = NativeRegion.allocate(4096);
     ReplicaConfig replica = ReplicaConfig.create(1, false, false, List.of());
     MooncakeLibrary library = FakeStore.open();
-    long[] handles = {0L, 1L, -1L, 12345L, Long.MIN_VALUE, Long.MAX_VALUE, 0x7fff_0000_0001L,
-        closedHandle, region.nativeHandle(), replica.nativeHandle(), library.handle(),
-        // the store's slot with another generation (handles are generation << 32 | slot + 1)
-        store ^ (1L << 32), store ^ (1L << 62)};
+    long[] handles = {
+      0L,
+      1L,
+      -1L,
+      12345L,
+      Long.MIN_VALUE,
+      Long.MAX_VALUE,
+      0x7fff_0000_0001L,
+      closedHandle,
+      region.nativeHandle(),
+      replica.nativeHandle(),
+      library.handle(),
+      // the store's slot with another generation (handles are generation << 32 | slot + 1)
+      store ^ (1L << 32),
+      store ^ (1L << 62)
+    };
     byte[] key = MooncakeClient.key("fuzz/handle");
     ByteBuffer direct = ByteBuffer.allocateDirect(CAPACITY);
     for (long h : handles) {
@@ -209,38 +260,53 @@ class BridgeFuzzTest {
         continue;
       }
       String what = "handle " + h;
-      List<Runnable> calls = List.of(
-          () -> MooncakeNative.isExist(h, key),
-          () -> MooncakeNative.getSize(h, key),
-          () -> MooncakeNative.remove(h, key, true),
-          () -> MooncakeNative.removeByRegex(h, key, true),
-          () -> MooncakeNative.removeAll(h, true),
-          () -> MooncakeNative.healthCheck(h),
-          () -> MooncakeNative.put(h, key, direct, 0, 8, 0),
-          () -> MooncakeNative.putFrom(h, key, direct, 0, 8, 0),
-          () -> MooncakeNative.getInto(h, key, direct, 0, 8),
-          () -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]),
-          () -> MooncakeNative.batchGetInto(h, new byte[][] {key}, new ByteBuffer[] {direct},
-              new int[] {0}, new int[] {8}, new long[1]),
-          () -> MooncakeNative.batchPutFrom(h, new byte[][] {key}, new ByteBuffer[] {direct},
-              new int[] {0}, new int[] {8}, 0, new int[1]),
-          () -> MooncakeNative.registerBuffer(h, direct, 0, 8),
-          () -> MooncakeNative.unregisterBuffer(h, direct, 0),
-          () -> MooncakeNative.registerRegion(h, region.nativeHandle()),
-          () -> MooncakeNative.getHostname(h, new byte[64]),
-          () -> MooncakeNative.destroy(h),
-          // the handle as the other kinds the bridge takes
-          () -> MooncakeNative.regionView(h, 0, 8),
-          () -> MooncakeNative.regionRelease(h),
-          () -> MooncakeNative.freeReplicaConfig(h),
-          () -> MooncakeNative.create(h, 0),
-          () -> MooncakeNative.putFrom(store, key, direct, 0, 8, h));
+      List<Runnable> calls =
+          List.of(
+              () -> MooncakeNative.isExist(h, key),
+              () -> MooncakeNative.getSize(h, key),
+              () -> MooncakeNative.remove(h, key, true),
+              () -> MooncakeNative.removeByRegex(h, key, true),
+              () -> MooncakeNative.removeAll(h, true),
+              () -> MooncakeNative.healthCheck(h),
+              () -> MooncakeNative.put(h, key, direct, 0, 8, 0),
+              () -> MooncakeNative.putFrom(h, key, direct, 0, 8, 0),
+              () -> MooncakeNative.getInto(h, key, direct, 0, 8),
+              () -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]),
+              () ->
+                  MooncakeNative.batchGetInto(
+                      h,
+                      new byte[][] {key},
+                      new ByteBuffer[] {direct},
+                      new int[] {0},
+                      new int[] {8},
+                      new long[1]),
+              () ->
+                  MooncakeNative.batchPutFrom(
+                      h,
+                      new byte[][] {key},
+                      new ByteBuffer[] {direct},
+                      new int[] {0},
+                      new int[] {8},
+                      0,
+                      new int[1]),
+              () -> MooncakeNative.registerBuffer(h, direct, 0, 8),
+              () -> MooncakeNative.unregisterBuffer(h, direct, 0),
+              () -> MooncakeNative.registerRegion(h, region.nativeHandle()),
+              () -> MooncakeNative.getHostname(h, new byte[64]),
+              () -> MooncakeNative.destroy(h),
+              // the handle as the other kinds the bridge takes
+              () -> MooncakeNative.regionView(h, 0, 8),
+              () -> MooncakeNative.regionRelease(h),
+              () -> MooncakeNative.freeReplicaConfig(h),
+              () -> MooncakeNative.create(h, 0),
+              () -> MooncakeNative.putFrom(store, key, direct, 0, 8, h));
       int i = 0;
       for (Runnable call : calls) {
-        boolean ownKind = (h == region.nativeHandle() && (i == 17 || i == 18))
-            || (h == replica.nativeHandle() && (i == 19 || i == 21))
-            || (h == library.handle() && i == 20)
-            || (h == 0 && i == 21); // no replicate config: the default placement
+        boolean ownKind =
+            (h == region.nativeHandle() && (i == 17 || i == 18))
+                || (h == replica.nativeHandle() && (i == 19 || i == 21))
+                || (h == library.handle() && i == 20)
+                || (h == 0 && i == 21); // no replicate config: the default placement
         count("handles");
         if (!ownKind) {
           refused(what + " call " + i, call, "handle", "closed", "not a ", "released");
@@ -268,7 +334,9 @@ class BridgeFuzzTest {
       refused(what, () -> MooncakeNative.remove(store, key, true), names);
       refused(what, () -> MooncakeNative.putFrom(store, key, direct, 0, 8, 0), names);
       refused(what, () -> MooncakeNative.getInto(store, key, direct, 0, 8), names);
-      refused(what, () -> MooncakeNative.batchIsExist(store, new byte[][] {key}, new int[1]),
+      refused(
+          what,
+          () -> MooncakeNative.batchIsExist(store, new byte[][] {key}, new int[1]),
           "keys[0]");
       count("keys");
       count("keys");
@@ -318,25 +386,42 @@ class BridgeFuzzTest {
     assertEquals(16L * n, Arrays.stream(sizes).sum());
     CASES.merge("batch entries", 3 * n, Integer::sum);
     for (int wrong : new int[] {0, 1, n - 1, n + 1}) {
-      refused("results of " + wrong, () -> MooncakeNative.batchIsExist(store, keys, new int[wrong]),
+      refused(
+          "results of " + wrong,
+          () -> MooncakeNative.batchIsExist(store, keys, new int[wrong]),
           "mismatch");
-      refused("sizes of " + wrong, () -> MooncakeNative.batchGetInto(store, keys, buffers,
-          offsets, lengths, new long[wrong]), "mismatch");
-      refused("offsets of " + wrong, () -> MooncakeNative.batchPutFrom(store, keys, buffers,
-          new int[wrong], lengths, 0, new int[n]), "offsets");
-      refused("buffers of " + wrong, () -> MooncakeNative.batchPutFrom(store, keys,
-          new ByteBuffer[wrong], offsets, lengths, 0, new int[n]), "buffers");
+      refused(
+          "sizes of " + wrong,
+          () ->
+              MooncakeNative.batchGetInto(store, keys, buffers, offsets, lengths, new long[wrong]),
+          "mismatch");
+      refused(
+          "offsets of " + wrong,
+          () ->
+              MooncakeNative.batchPutFrom(
+                  store, keys, buffers, new int[wrong], lengths, 0, new int[n]),
+          "offsets");
+      refused(
+          "buffers of " + wrong,
+          () ->
+              MooncakeNative.batchPutFrom(
+                  store, keys, new ByteBuffer[wrong], offsets, lengths, 0, new int[n]),
+          "buffers");
       CASES.merge("batch mismatches", 4, Integer::sum);
     }
     // One bad entry deep in a large batch is named by its index.
     int bad = n - 3;
     int[] badOffsets = offsets.clone();
     badOffsets[bad] = shared.capacity() - 8;
-    refused("offset at " + bad, () -> MooncakeNative.batchGetInto(store, keys, buffers,
-        badOffsets, lengths, new long[n]), "buffers[" + bad + "]");
+    refused(
+        "offset at " + bad,
+        () -> MooncakeNative.batchGetInto(store, keys, buffers, badOffsets, lengths, new long[n]),
+        "buffers[" + bad + "]");
     byte[][] badKeys = keys.clone();
     badKeys[bad] = new byte[] {'a', 0};
-    refused("key at " + bad, () -> MooncakeNative.batchIsExist(store, badKeys, new int[n]),
+    refused(
+        "key at " + bad,
+        () -> MooncakeNative.batchIsExist(store, badKeys, new int[n]),
         "keys[" + bad + "]");
     CASES.merge("batch mismatches", 2, Integer::sum);
     assertTrue(MooncakeNative.removeByRegex(store, "^fuzz/batch/".getBytes(), true) >= n);
@@ -358,33 +443,35 @@ class BridgeFuzzTest {
       List<Throwable> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
       for (int t = 0; t < threads; t++) {
         int id = t;
-        Thread thread = new Thread(() -> {
-          ByteBuffer b = ByteBuffer.allocateDirect(256);
-          byte[] key = ("fuzz/race/" + id).getBytes(StandardCharsets.US_ASCII);
-          try {
-            start.await();
-            for (int i = 0; i < 200; i++) {
-              try {
-                switch (i % 4) {
-                  case 0 -> MooncakeNative.putFrom(h, key, b, 0, 256, 0);
-                  case 1 -> MooncakeNative.getInto(h, key, b, 0, 256);
-                  case 2 -> MooncakeNative.isExist(h, key);
-                  default -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]);
-                }
-                ok[id]++;
-              } catch (IllegalStateException e) {
-                if (!String.valueOf(e.getMessage()).contains("closed")) {
-                  unexpected.add(e);
-                }
-                closedCount[id]++;
-              }
-            }
-          } catch (Throwable e) {
-            unexpected.add(e);
-          } finally {
-            done.countDown();
-          }
-        });
+        Thread thread =
+            new Thread(
+                () -> {
+                  ByteBuffer b = ByteBuffer.allocateDirect(256);
+                  byte[] key = ("fuzz/race/" + id).getBytes(StandardCharsets.US_ASCII);
+                  try {
+                    start.await();
+                    for (int i = 0; i < 200; i++) {
+                      try {
+                        switch (i % 4) {
+                          case 0 -> MooncakeNative.putFrom(h, key, b, 0, 256, 0);
+                          case 1 -> MooncakeNative.getInto(h, key, b, 0, 256);
+                          case 2 -> MooncakeNative.isExist(h, key);
+                          default -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]);
+                        }
+                        ok[id]++;
+                      } catch (IllegalStateException e) {
+                        if (!String.valueOf(e.getMessage()).contains("closed")) {
+                          unexpected.add(e);
+                        }
+                        closedCount[id]++;
+                      }
+                    }
+                  } catch (Throwable e) {
+                    unexpected.add(e);
+                  } finally {
+                    done.countDown();
+                  }
+                });
         thread.start();
       }
       start.await();
@@ -395,7 +482,8 @@ class BridgeFuzzTest {
       refusedClosed += Arrays.stream(closedCount).sum();
     }
     CASES.merge("calls racing close", (int) (completed + refusedClosed), Integer::sum);
-    System.out.printf("close races: %d rounds, %d calls completed, %d refused as closed%n",
+    System.out.printf(
+        "close races: %d rounds, %d calls completed, %d refused as closed%n",
         rounds, completed, refusedClosed);
     assertTrue(refusedClosed > 0, "no call met the close");
   }

@@ -6,9 +6,9 @@ import javax.cache.CacheException;
 
 /**
  * Decodes only values of the cache's value type. A shared store can hold, under a cache's key,
- * another cache's or program's object that decodes fine but as another type (a String where a
- * Long is expected): returned, it would fail far from here with a ClassCastException, or worse
- * pass as a valid value. Keys and encoding go through unchanged.
+ * another cache's or program's object that decodes fine but as another type (a String where a Long
+ * is expected): returned, it would fail far from here with a ClassCastException, or worse pass as a
+ * valid value. Keys and encoding go through unchanged.
  */
 final class ValueTypeCodec implements Codec {
   private final Codec codec;
@@ -40,8 +40,13 @@ final class ValueTypeCodec implements Codec {
   }
 
   static CacheException wrongType(String key, String cacheName, Class<?> found) {
-    return new CacheException("stored object " + (key == null ? "" : "'" + key + "' ")
-        + "holds a " + found.getTypeName() + ", not a value of cache '" + cacheName
-        + "' (written by another cache or program under this cache's key)");
+    return new CacheException(
+        "stored object "
+            + (key == null ? "" : "'" + key + "' ")
+            + "holds a "
+            + found.getTypeName()
+            + ", not a value of cache '"
+            + cacheName
+            + "' (written by another cache or program under this cache's key)");
   }
 }

@@ -53,7 +53,9 @@ class RealMooncakeFaultsTest {
 
   private Path config(String tenant, String extra) throws Exception {
     Path file = dir.resolve("faults-" + tenant + ".json");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         {
           "backend": "mooncake", "mode": "embedded",
           "master_server_address": "127.0.0.1:50051", "metadata_server": "P2PHANDSHAKE",
@@ -61,16 +63,22 @@ class RealMooncakeFaultsTest {
           "global_segment_size": "64MB", "local_buffer_size": "32MB",
           "operation_timeout_ms": %d, "tenant_id": "%s"%s
         }
-        """.formatted(OPERATION_TIMEOUT_MS, tenant, extra));
+        """
+            .formatted(OPERATION_TIMEOUT_MS, tenant, extra));
     return file;
   }
 
   private static Process startMaster() throws Exception {
-    return new ProcessBuilder(System.getenv("MOONCAKE_MASTER"), "--rpc_address=127.0.0.1",
-        "--rpc_port=50051", "--metrics_host=127.0.0.1", "--metrics_port=9003",
-        "--default_kv_lease_ttl=500")
+    return new ProcessBuilder(
+            System.getenv("MOONCAKE_MASTER"),
+            "--rpc_address=127.0.0.1",
+            "--rpc_port=50051",
+            "--metrics_host=127.0.0.1",
+            "--metrics_port=9003",
+            "--default_kv_lease_ttl=500")
         .redirectErrorStream(true)
-        .redirectOutput(dir().resolve("master-restarted.log").toFile()).start();
+        .redirectOutput(dir().resolve("master-restarted.log").toFile())
+        .start();
   }
 
   private static Path dir() {
@@ -80,14 +88,18 @@ class RealMooncakeFaultsTest {
   @Test
   void masterKilledUnderLoadThenANewMaster() throws Exception {
     String pid = System.getenv("MCJ_MASTER_PID");
-    assumeTrue(pid != null, "skipped: MCJ_MASTER_PID (set by test-support/netns/bin/java) is not set");
+    assumeTrue(
+        pid != null, "skipped: MCJ_MASTER_PID (set by test-support/netns/bin/java) is not set");
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
-    CacheManager manager = provider.getCacheManager(config("kill-" + UUID.randomUUID(), "").toUri(),
-        getClass().getClassLoader());
+    CacheManager manager =
+        provider.getCacheManager(
+            config("kill-" + UUID.randomUUID(), "").toUri(), getClass().getClassLoader());
     Process newMaster = null;
     try {
-      Cache<String, String> cache = manager.createCache("load",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      Cache<String, String> cache =
+          manager.createCache(
+              "load",
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong longestMillis = new AtomicLong();
       AtomicLong killedAt = new AtomicLong();
@@ -97,29 +109,38 @@ class RealMooncakeFaultsTest {
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int id = t;
-        Thread thread = new Thread(() -> {
-          for (int i = 0; !stop.get(); i++) {
-            long start = System.nanoTime();
-            String outcome;
-            try {
-              if (i % 2 == 0) {
-                cache.put("k" + id + "-" + (i % 50), "v" + i);
-              } else {
-                cache.get("k" + id + "-" + (i % 50));
-              }
-              outcome = killedAt.get() == 0 ? "ok before kill"
-                  : restartedAt.get() == 0 ? "ok while down" : "ok after restart";
-              if (restartedAt.get() != 0) {
-                firstSuccessAfterRestart.compareAndSet(0, System.nanoTime());
-              }
-            } catch (CacheException e) {
-              outcome = "CacheException " + (e.getMessage().matches("(?s).*-\\d{3,4} [A-Z_]+.*")
-                  ? "naming the status" : "without a status: " + e.getMessage());
-            }
-            longestMillis.accumulateAndGet((System.nanoTime() - start) / 1_000_000, Math::max);
-            outcomes.computeIfAbsent(outcome, k -> new LongAdder()).increment();
-          }
-        }, "fault-load-" + t);
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (int i = 0; !stop.get(); i++) {
+                    long start = System.nanoTime();
+                    String outcome;
+                    try {
+                      if (i % 2 == 0) {
+                        cache.put("k" + id + "-" + (i % 50), "v" + i);
+                      } else {
+                        cache.get("k" + id + "-" + (i % 50));
+                      }
+                      outcome =
+                          killedAt.get() == 0
+                              ? "ok before kill"
+                              : restartedAt.get() == 0 ? "ok while down" : "ok after restart";
+                      if (restartedAt.get() != 0) {
+                        firstSuccessAfterRestart.compareAndSet(0, System.nanoTime());
+                      }
+                    } catch (CacheException e) {
+                      outcome =
+                          "CacheException "
+                              + (e.getMessage().matches("(?s).*-\\d{3,4} [A-Z_]+.*")
+                                  ? "naming the status"
+                                  : "without a status: " + e.getMessage());
+                    }
+                    longestMillis.accumulateAndGet(
+                        (System.nanoTime() - start) / 1_000_000, Math::max);
+                    outcomes.computeIfAbsent(outcome, k -> new LongAdder()).increment();
+                  }
+                },
+                "fault-load-" + t);
         thread.start();
         threads.add(thread);
       }
@@ -141,15 +162,20 @@ class RealMooncakeFaultsTest {
       }
       Map<String, Long> counts = new TreeMap<>();
       outcomes.forEach((k, v) -> counts.put(k, v.sum()));
-      long toFirst = firstSuccessAfterRestart.get() == 0 ? -1
-          : (firstSuccessAfterRestart.get() - restartedAt.get()) / 1_000_000;
-      System.out.printf("master kill -9 under load: %s; longest call %d ms (operation timeout %d"
-          + " ms); first success %d ms after the new master started%n", counts,
-          longestMillis.get(), OPERATION_TIMEOUT_MS, toFirst);
-      assertTrue(longestMillis.get() <= OPERATION_TIMEOUT_MS + 2_000,
+      long toFirst =
+          firstSuccessAfterRestart.get() == 0
+              ? -1
+              : (firstSuccessAfterRestart.get() - restartedAt.get()) / 1_000_000;
+      System.out.printf(
+          "master kill -9 under load: %s; longest call %d ms (operation timeout %d"
+              + " ms); first success %d ms after the new master started%n",
+          counts, longestMillis.get(), OPERATION_TIMEOUT_MS, toFirst);
+      assertTrue(
+          longestMillis.get() <= OPERATION_TIMEOUT_MS + 2_000,
           "a call took " + longestMillis.get() + " ms");
       assertTrue(toFirst >= 0, "no call succeeded within 60 s of the new master");
-      assertTrue(counts.keySet().stream().noneMatch(k -> k.contains("without a status")),
+      assertTrue(
+          counts.keySet().stream().noneMatch(k -> k.contains("without a status")),
           counts.toString());
     } finally {
       manager.close();
@@ -186,12 +212,18 @@ class RealMooncakeFaultsTest {
 
   private void objectsOfAPeerThatLeaves(boolean kill) throws Exception {
     Path config = config("peer-" + UUID.randomUUID(), "");
-    Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", System.getProperty("java.class.path"),
-        RealMooncakePeer.class.getName(), "peer", config.toString())
-        .redirectErrorStream(true).start();
-    BufferedReader out = new BufferedReader(
-        new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+    Process peer =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                RealMooncakePeer.class.getName(),
+                "peer",
+                config.toString())
+            .redirectErrorStream(true)
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
     PrintWriter in = new PrintWriter(peer.getOutputStream(), true, StandardCharsets.UTF_8);
     String line;
     while ((line = out.readLine()) != null && !line.equals("READY")) {
@@ -206,9 +238,13 @@ class RealMooncakeFaultsTest {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
     CacheManager manager = provider.getCacheManager(config.toUri(), getClass().getClassLoader());
     try {
-      Cache<String, String> shared = manager.createCache("shared",
-          new MutableConfiguration<String, String>().setTypes(String.class, String.class)
-              .setReadThrough(true).setCacheLoaderFactory(FactoryBuilder.factoryOf(Loader.class)));
+      Cache<String, String> shared =
+          manager.createCache(
+              "shared",
+              new MutableConfiguration<String, String>()
+                  .setTypes(String.class, String.class)
+                  .setReadThrough(true)
+                  .setCacheLoaderFactory(FactoryBuilder.factoryOf(Loader.class)));
       for (int i = 0; i < keys; i++) {
         assertEquals("from-peer-" + i, shared.get("p" + i), "the peer's object before it left");
       }
@@ -245,9 +281,15 @@ class RealMooncakeFaultsTest {
         Thread.sleep(100);
       }
       long millis = (System.nanoTime() - left) / 1_000_000;
-      System.out.printf("peer %s: %d of %d objects read as absent and loaded again within %d ms;"
-          + " %d reads failed meanwhile %s%n", kill ? "killed (SIGKILL)" : "exited normally",
-          keys - remaining, keys, millis, errors, errorMessages);
+      System.out.printf(
+          "peer %s: %d of %d objects read as absent and loaded again within %d ms;"
+              + " %d reads failed meanwhile %s%n",
+          kill ? "killed (SIGKILL)" : "exited normally",
+          keys - remaining,
+          keys,
+          millis,
+          errors,
+          errorMessages);
       assertEquals(0, remaining, "objects of the departed peer still answered");
       assertEquals(0, errors, "reads failed instead of missing: " + errorMessages);
     } finally {
@@ -259,12 +301,15 @@ class RealMooncakeFaultsTest {
   @Test
   void poolFullOfHardPinnedObjectsThenSpaceReturns() throws Exception {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
-    CacheManager manager = provider.getCacheManager(
-        config("pinned-" + UUID.randomUUID(), ", \"with_hard_pin\": true").toUri(),
-        getClass().getClassLoader());
+    CacheManager manager =
+        provider.getCacheManager(
+            config("pinned-" + UUID.randomUUID(), ", \"with_hard_pin\": true").toUri(),
+            getClass().getClassLoader());
     try {
-      Cache<String, byte[]> cache = manager.createCache("pinned",
-          new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+      Cache<String, byte[]> cache =
+          manager.createCache(
+              "pinned",
+              new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
       byte[] value = new byte[1 << 20];
       int stored = 0;
       CacheException full = null;
@@ -278,8 +323,8 @@ class RealMooncakeFaultsTest {
         }
       }
       assertNotNull(full, "64 MB never filled with 1 MiB hard-pinned objects");
-      System.out.printf("real pool full after %d hard-pinned 1 MiB puts: %s%n", stored,
-          full.getMessage());
+      System.out.printf(
+          "real pool full after %d hard-pinned 1 MiB puts: %s%n", stored, full.getMessage());
       assertTrue(full.getMessage().contains("-200"), full.getMessage());
       for (int i = 0; i < stored; i++) {
         byte[] expected = new byte[1 << 20];

@@ -15,8 +15,13 @@ final class Configs {
 
   /** The in-process store. {@code extra} is more JSON members ("key": value, ...), or "". */
   static URI inProcess(Path dir, String tenant, String extra) {
-    return write(dir, "{\"backend\": \"in-process\", \"tenant_id\": \"" + tenant + "\""
-        + (extra.isEmpty() ? "" : ", " + extra) + "}");
+    return write(
+        dir,
+        "{\"backend\": \"in-process\", \"tenant_id\": \""
+            + tenant
+            + "\""
+            + (extra.isEmpty() ? "" : ", " + extra)
+            + "}");
   }
 
   /** The Mooncake backend over the test-only fake libmooncake_store.so the build makes. */
@@ -25,12 +30,21 @@ final class Configs {
   }
 
   static URI fake(Path dir, String tenant, String segment, String extra) {
-    return write(dir, "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
-        + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
-        + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"" + segment + "\","
-        + " \"local_buffer_size\": \"32MB\", \"operation_timeout_ms\": 2000,"
-        + " \"library\": \"" + fakeLibrary() + "\", \"tenant_id\": \"" + tenant + "\""
-        + (extra.isEmpty() ? "" : ", " + extra) + "}");
+    return write(
+        dir,
+        "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
+            + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
+            + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \""
+            + segment
+            + "\","
+            + " \"local_buffer_size\": \"32MB\", \"operation_timeout_ms\": 2000,"
+            + " \"library\": \""
+            + fakeLibrary()
+            + "\", \"tenant_id\": \""
+            + tenant
+            + "\""
+            + (extra.isEmpty() ? "" : ", " + extra)
+            + "}");
   }
 
   static String fakeLibrary() {

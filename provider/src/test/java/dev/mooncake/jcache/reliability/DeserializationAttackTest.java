@@ -43,8 +43,8 @@ class DeserializationAttackTest {
   }
 
   private static Cache<String, Object> objects(CacheManager manager) {
-    return manager.createCache("objects", new MutableConfiguration<String, Object>()
-        .setTypes(String.class, Object.class));
+    return manager.createCache(
+        "objects", new MutableConfiguration<String, Object>().setTypes(String.class, Object.class));
   }
 
   private CacheManager manager(URI uri, ClassLoader loader) {
@@ -61,7 +61,8 @@ class DeserializationAttackTest {
     try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
       in.readObject();
     }
-    assertEquals("fired", System.getProperty(property), "the chain must work, else the test proves nothing");
+    assertEquals(
+        "fired", System.getProperty(property), "the chain must work, else the test proves nothing");
     System.clearProperty(property);
   }
 
@@ -82,7 +83,8 @@ class DeserializationAttackTest {
     URI uri = Configs.inProcess(dir, "shared", "");
     ObjectStore store = ReliabilityHooks.openStore(uri);
     opened.add(store);
-    CacheManager writerManager = ReliabilityHooks.managerOn(uri, getClass().getClassLoader(), store);
+    CacheManager writerManager =
+        ReliabilityHooks.managerOn(uri, getClass().getClassLoader(), store);
     opened.add(0, writerManager);
     RecordingClassLoader loader = new RecordingClassLoader(getClass().getClassLoader());
     CacheManager readerManager = ReliabilityHooks.managerOn(uri, loader, store);
@@ -90,31 +92,42 @@ class DeserializationAttackTest {
     refusedEveryTime(objects(writerManager), objects(readerManager), loader, property);
   }
 
-  private void refusedEveryTime(Cache<String, Object> writer, Cache<String, Object> reader,
-      RecordingClassLoader loader, String property) {
+  private void refusedEveryTime(
+      Cache<String, Object> writer,
+      Cache<String, Object> reader,
+      RecordingClassLoader loader,
+      String property) {
     System.clearProperty(property);
     writer.put("payload", Gadgets.commonsCollectionsChain(property));
     loader.forget();
     long start = System.nanoTime();
     for (int i = 0; i < ATTEMPTS; i++) {
       CacheException refused = assertThrows(CacheException.class, () -> reader.get("payload"));
-      assertTrue(refused.getMessage().contains(GADGET_PACKAGE)
-          && refused.getMessage().contains("deserialization_allow_list"), refused.getMessage());
+      assertTrue(
+          refused.getMessage().contains(GADGET_PACKAGE)
+              && refused.getMessage().contains("deserialization_allow_list"),
+          refused.getMessage());
     }
     long micros = (System.nanoTime() - start) / 1000 / ATTEMPTS;
     assertNull(System.getProperty(property), "the gadget chain ran");
-    assertEquals(List.of(), loader.requestedUnder(GADGET_PACKAGE),
+    assertEquals(
+        List.of(),
+        loader.requestedUnder(GADGET_PACKAGE),
         "gadget classes were loaded through the reading manager's class loader");
     assertTrue(loader.requested().contains("java.util.HashMap"), loader.requested().toString());
-    System.out.printf("gadget chain: %d reads refused, %d µs each, classes asked of the"
-        + " reader's loader: %s%n", ATTEMPTS, micros, loader.requested());
+    System.out.printf(
+        "gadget chain: %d reads refused, %d µs each, classes asked of the"
+            + " reader's loader: %s%n",
+        ATTEMPTS, micros, loader.requested());
   }
 
   // Bombs -----------------------------------------------------------------------------------
 
   private Cache<String, Object> inProcessObjects() {
-    return objects(manager(Configs.inProcess(dir, "bombs", "\"global_segment_size\": \"256MB\""),
-        getClass().getClassLoader()));
+    return objects(
+        manager(
+            Configs.inProcess(dir, "bombs", "\"global_segment_size\": \"256MB\""),
+            getClass().getClassLoader()));
   }
 
   /** Bytes allocated and milliseconds taken by one refused get. */
@@ -139,8 +152,8 @@ class DeserializationAttackTest {
       long[] a = refusedWithin(cache, "arrays", "exceeds the limits");
       cache.put("lists", Gadgets.deepLists(depth));
       long[] l = refusedWithin(cache, "lists", "exceeds the limits");
-      System.out.printf("depth %d: arrays %d ms %d B, lists %d ms %d B%n",
-          depth, a[1], a[0], l[1], l[0]);
+      System.out.printf(
+          "depth %d: arrays %d ms %d B, lists %d ms %d B%n", depth, a[1], a[0], l[1], l[0]);
       assertTrue(a[1] < 2_000 && l[1] < 2_000, "took too long");
     }
     cache.put("fine", Gadgets.deepArrays(15));
@@ -152,8 +165,8 @@ class DeserializationAttackTest {
     Cache<String, Object> cache = inProcessObjects();
     cache.put("wide", Gadgets.wideList(1_100_000));
     long[] w = refusedWithin(cache, "wide", "exceeds the limits");
-    System.out.printf("wide list of 1.1M Longs: refused in %d ms, %d MB allocated%n",
-        w[1], w[0] >> 20);
+    System.out.printf(
+        "wide list of 1.1M Longs: refused in %d ms, %d MB allocated%n", w[1], w[0] >> 20);
     assertTrue(w[1] < 10_000, "took too long");
   }
 
@@ -167,13 +180,15 @@ class DeserializationAttackTest {
     Cache<String, Object> cache = objects(manager);
     byte[] stream = Gadgets.hugeLongArrayStream(99_999_999);
     try (RawObjects raw = RawObjects.on(store)) {
-      raw.put(RawObjects.storeKey("bombs", "objects", "huge"),
+      raw.put(
+          RawObjects.storeKey("bombs", "objects", "huge"),
           Headers.object(Headers.JAVA_SERIALIZATION, stream));
       long[] h = refusedWithin(cache, "huge", "declares an array of 99999999 elements");
-      System.out.printf("long[99,999,999] declared in %d bytes: refused in %d ms, %d KB"
-          + " allocated%n", stream.length, h[1], h[0] >> 10);
-      assertTrue(h[0] < 16L << 20, "allocated " + h[0] + " bytes for a " + stream.length
-          + "-byte stream");
+      System.out.printf(
+          "long[99,999,999] declared in %d bytes: refused in %d ms, %d KB" + " allocated%n",
+          stream.length, h[1], h[0] >> 10);
+      assertTrue(
+          h[0] < 16L << 20, "allocated " + h[0] + " bytes for a " + stream.length + "-byte stream");
     }
   }
 

@@ -25,22 +25,27 @@ final class Gadgets {
 
   /**
    * The commons-collections 3.1 chain (ysoserial's CommonsCollections6 shape, which needs no JDK
-   * internals and so builds on JDK 17): a HashMap whose key is a TiedMapEntry over a LazyMap
-   * whose factory is an InvokerTransformer chain. HashMap.readObject hashes the key, which makes
-   * the LazyMap run the chain: here {@code System.setProperty(property, "fired")} instead of
-   * {@code Runtime.exec}, a side effect a test can observe.
+   * internals and so builds on JDK 17): a HashMap whose key is a TiedMapEntry over a LazyMap whose
+   * factory is an InvokerTransformer chain. HashMap.readObject hashes the key, which makes the
+   * LazyMap run the chain: here {@code System.setProperty(property, "fired")} instead of {@code
+   * Runtime.exec}, a side effect a test can observe.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static Object commonsCollectionsChain(String property) {
     Transformer[] real = {
       new ConstantTransformer(System.class),
-      new InvokerTransformer("getMethod", new Class[] {String.class, Class[].class},
+      new InvokerTransformer(
+          "getMethod",
+          new Class[] {String.class, Class[].class},
           new Object[] {"setProperty", new Class[] {String.class, String.class}}),
-      new InvokerTransformer("invoke", new Class[] {Object.class, Object[].class},
+      new InvokerTransformer(
+          "invoke",
+          new Class[] {Object.class, Object[].class},
           new Object[] {null, new Object[] {property, "fired"}}),
     };
     // Built harmless, armed after the HashMap holds the key (put itself hashes the key).
-    ChainedTransformer chain = new ChainedTransformer(new Transformer[] {new ConstantTransformer(1)});
+    ChainedTransformer chain =
+        new ChainedTransformer(new Transformer[] {new ConstantTransformer(1)});
     Map lazy = LazyMap.decorate(new HashMap(), chain);
     TiedMapEntry entry = new TiedMapEntry(lazy, "trigger");
     HashMap outer = new HashMap();
@@ -86,9 +91,9 @@ final class Gadgets {
   }
 
   /**
-   * The classic "SerialDOS" HashSet bomb: {@code levels} levels of two sets each holding both
-   * sets of the next level. Deserializing hashes every set, and each hash walks both children:
-   * 2^levels work from a stream of a few hundred bytes.
+   * The classic "SerialDOS" HashSet bomb: {@code levels} levels of two sets each holding both sets
+   * of the next level. Deserializing hashes every set, and each hash walks both children: 2^levels
+   * work from a stream of a few hundred bytes.
    */
   static Object hashSetBomb(int levels) {
     Set<Object> root = new HashSet<>();

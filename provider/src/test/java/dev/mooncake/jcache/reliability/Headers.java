@@ -17,8 +17,13 @@ final class Headers {
   /** A stored object in our format: header then payload, eternal. */
   static byte[] object(byte format, byte[] payload) {
     ByteBuffer out = ByteBuffer.allocate(SIZE + payload.length);
-    out.put((byte) 0x4D).put(LAYOUT).put(format).put((byte) 0)
-        .putLong(Long.MAX_VALUE).putInt(payload.length).put(payload);
+    out.put((byte) 0x4D)
+        .put(LAYOUT)
+        .put(format)
+        .put((byte) 0)
+        .putLong(Long.MAX_VALUE)
+        .putInt(payload.length)
+        .put(payload);
     byte[] bytes = out.array();
     bytes[3] = check(bytes);
     return bytes;

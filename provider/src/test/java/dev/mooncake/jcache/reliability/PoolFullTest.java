@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The pool full of objects that cannot be evicted (hard-pinned), over the fake library with its
- * eviction on, as a Mooncake master evicts: puts fail with a message naming -200, gets and
- * removes keep working, and puts succeed again once space returns. The same on a real Mooncake:
+ * eviction on, as a Mooncake master evicts: puts fail with a message naming -200, gets and removes
+ * keep working, and puts succeed again once space returns. The same on a real Mooncake:
  * dev.mooncake.jcache.real.RealMooncakeFaultsTest.
  */
 class PoolFullTest {
@@ -56,12 +56,16 @@ class PoolFullTest {
 
   @Test
   void hardPinnedObjectsFillThePoolThenSpaceReturns() {
-    CacheManager manager = Caching.getCachingProvider().getCacheManager(
-        Configs.fake(dir, "pool-full", "16MB", "\"with_hard_pin\": true"),
-        getClass().getClassLoader());
+    CacheManager manager =
+        Caching.getCachingProvider()
+            .getCacheManager(
+                Configs.fake(dir, "pool-full", "16MB", "\"with_hard_pin\": true"),
+                getClass().getClassLoader());
     try {
-      Cache<String, byte[]> cache = manager.createCache("pinned",
-          new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+      Cache<String, byte[]> cache =
+          manager.createCache(
+              "pinned",
+              new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
       int stored = 0;
       CacheException full = null;
       long start = System.nanoTime();
@@ -76,8 +80,9 @@ class PoolFullTest {
       long fillMillis = (System.nanoTime() - start) / 1_000_000;
       assertNotNull(full, "the pool never filled");
       assertTrue(full.getMessage().contains("-200"), full.getMessage());
-      System.out.printf("pool full after %d hard-pinned puts of %d KB in %d ms: %s%n", stored,
-          VALUE / 1024, fillMillis, full.getMessage());
+      System.out.printf(
+          "pool full after %d hard-pinned puts of %d KB in %d ms: %s%n",
+          stored, VALUE / 1024, fillMillis, full.getMessage());
       // Nothing was evicted: every stored object is still there, and reads work.
       for (int i = 0; i < stored; i++) {
         assertArrayEquals(value(i), cache.get("k" + i), "k" + i);
@@ -85,8 +90,9 @@ class PoolFullTest {
       String failedKey = "k" + stored;
       assertNull(cache.get(failedKey), "the failed put left nothing behind");
       // Further puts fail the same way, at once; removes work.
-      CacheException again = org.junit.jupiter.api.Assertions.assertThrows(CacheException.class,
-          () -> cache.put("another", value(1)));
+      CacheException again =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              CacheException.class, () -> cache.put("another", value(1)));
       assertTrue(again.getMessage().contains("-200"), again.getMessage());
       for (int i = 0; i < 8; i++) {
         assertTrue(cache.remove("k" + i), "remove k" + i);
@@ -96,8 +102,8 @@ class PoolFullTest {
       assertArrayEquals(value(7), cache.get("after"));
       cache.put(failedKey, value(9));
       assertArrayEquals(value(9), cache.get(failedKey));
-      System.out.printf("pool full: %d reads of pinned objects held, 8 removes, 2 puts after%n",
-          stored);
+      System.out.printf(
+          "pool full: %d reads of pinned objects held, 8 removes, 2 puts after%n", stored);
       cache.clear();
     } finally {
       manager.close();

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.reliability;
 
+import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -10,8 +10,8 @@ import java.util.Base64;
 /**
  * Raw objects under the store keys a cache reads, bypassing the cache: what another program,
  * another tenant's misconfigured client or a corrupted transfer could leave there. Store keys are
- * computed from the documented layout ({@code mcj/<tenant>/<cache>/<format byte + key bytes>},
- * each part base64url), independently of the provider's code.
+ * computed from the documented layout ({@code mcj/<tenant>/<cache>/<format byte + key bytes>}, each
+ * part base64url), independently of the provider's code.
  */
 abstract class RawObjects implements AutoCloseable {
   static final byte STRING_FORMAT = 1;
@@ -30,8 +30,12 @@ abstract class RawObjects implements AutoCloseable {
     byte[] tagged = new byte[key.length + 1];
     tagged[0] = STRING_FORMAT;
     System.arraycopy(key, 0, tagged, 1, key.length);
-    return "mcj/" + b64(tenant.getBytes(StandardCharsets.UTF_8)) + "/"
-        + b64(cache.getBytes(StandardCharsets.UTF_8)) + "/" + b64(tagged);
+    return "mcj/"
+        + b64(tenant.getBytes(StandardCharsets.UTF_8))
+        + "/"
+        + b64(cache.getBytes(StandardCharsets.UTF_8))
+        + "/"
+        + b64(tagged);
   }
 
   private static String b64(byte[] bytes) {
@@ -40,7 +44,8 @@ abstract class RawObjects implements AutoCloseable {
 
   /** Through a second client of the fake library: the fake keeps one object table per process. */
   static RawObjects fake() {
-    MooncakeClient client = MooncakeClient.create(MooncakeLibrary.open(Configs.fakeLibrary(), null));
+    MooncakeClient client =
+        MooncakeClient.create(MooncakeLibrary.open(Configs.fakeLibrary(), null));
     int code = client.setup("127.0.0.1", "P2PHANDSHAKE", 0, 1 << 20, "tcp", "", "127.0.0.1:50051");
     if (code != 0) {
       client.close();

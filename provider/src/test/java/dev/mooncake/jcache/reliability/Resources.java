@@ -20,7 +20,11 @@ record Resources(long rssBytes, long directBytes, long directBuffers, int thread
       }
     }
     String[] fds = new File("/proc/self/fd").list();
-    return new Resources(rss(), direct, buffers, ManagementFactory.getThreadMXBean().getThreadCount(),
+    return new Resources(
+        rss(),
+        direct,
+        buffers,
+        ManagementFactory.getThreadMXBean().getThreadCount(),
         fds == null ? -1 : fds.length);
   }
 
@@ -39,7 +43,8 @@ record Resources(long rssBytes, long directBytes, long directBuffers, int thread
 
   @Override
   public String toString() {
-    return String.format("rss %d MB, direct %d MB in %d buffers, %d threads, %d fds",
+    return String.format(
+        "rss %d MB, direct %d MB in %d buffers, %d threads, %d fds",
         rssBytes >> 20, directBytes >> 20, directBuffers, threads, fds);
   }
 }

@@ -38,19 +38,24 @@ class ShutdownOrderTest {
         "-Dmooncake.jcache.shutdownGraceMillis=" + grace,
         "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
         "-Dmooncake.jcache.clientLingerMillis=0",
-        "-cp", System.getProperty("java.class.path"),
-        ShutdownOrderChild.class.getName(), Configs.fake(dir, "shutdown", "").toString());
+        "-cp",
+        System.getProperty("java.class.path"),
+        ShutdownOrderChild.class.getName(),
+        Configs.fake(dir, "shutdown", "").toString());
   }
 
   @Test
   void lateRequestsDuringShutdownSucceedAndTheClientClosesAfterTheLastManager() throws Exception {
-    List<String> command = List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dmooncake.jcache.shutdownGraceMillis=10000",
-        "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
-        "-Dmooncake.jcache.clientLingerMillis=0",
-        "-cp", System.getProperty("java.class.path"),
-        ShutdownOrderChild.class.getName(), Configs.fake(dir, "shutdown", "").toString());
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Dmooncake.jcache.shutdownGraceMillis=10000",
+            "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
+            "-Dmooncake.jcache.clientLingerMillis=0",
+            "-cp",
+            System.getProperty("java.class.path"),
+            ShutdownOrderChild.class.getName(),
+            Configs.fake(dir, "shutdown", "").toString());
     long start = System.nanoTime();
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output;

@@ -38,10 +38,10 @@ import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.MutableEntry;
 
 /**
- * A soak: 8 threads of mixed get / put / invoke / remove / getAll / putAll over values from 10 B
- * to 1 MiB, with expiry and listeners on, while another thread opens and closes cache managers
- * every few seconds. Every result is checked against an exact model: each worker owns its keys,
- * so it knows what each key holds; a miss is accepted only where the entry may have expired
+ * A soak: 8 threads of mixed get / put / invoke / remove / getAll / putAll over values from 10 B to
+ * 1 MiB, with expiry and listeners on, while another thread opens and closes cache managers every
+ * few seconds. Every result is checked against an exact model: each worker owns its keys, so it
+ * knows what each key holds; a miss is accepted only where the entry may have expired
  * (modified-expiry, {@link #EXPIRY_MILLIS} after its last write), a hit only where it may still
  * live. Resources are sampled throughout and must end within stated margins.
  *
@@ -79,7 +79,7 @@ public final class Soak {
   /** What the model knows of one key. */
   private static final class Slot {
     long version = -1; // -1: certainly absent
-    long writeStart;   // wall-clock millis around the last write
+    long writeStart; // wall-clock millis around the last write
     long writeEnd;
 
     /** May the entry have expired by {@code now}? */
@@ -129,9 +129,12 @@ public final class Soak {
   }
 
   /** Counts events; listeners must see the load without failing it. */
-  static final class Events implements CacheEntryCreatedListener<String, byte[]>,
-      CacheEntryUpdatedListener<String, byte[]>, CacheEntryRemovedListener<String, byte[]>,
-      CacheEntryExpiredListener<String, byte[]>, Serializable {
+  static final class Events
+      implements CacheEntryCreatedListener<String, byte[]>,
+          CacheEntryUpdatedListener<String, byte[]>,
+          CacheEntryRemovedListener<String, byte[]>,
+          CacheEntryExpiredListener<String, byte[]>,
+          Serializable {
     private static final long serialVersionUID = 1L;
     static final Map<String, LongAdder> COUNTS = new ConcurrentHashMap<>();
 
@@ -167,11 +170,12 @@ public final class Soak {
   private static MutableConfiguration<String, byte[]> configuration() {
     return new MutableConfiguration<String, byte[]>()
         .setTypes(String.class, byte[].class)
-        .setExpiryPolicyFactory(ModifiedExpiryPolicy.factoryOf(
-            new Duration(TimeUnit.MILLISECONDS, EXPIRY_MILLIS)))
+        .setExpiryPolicyFactory(
+            ModifiedExpiryPolicy.factoryOf(new Duration(TimeUnit.MILLISECONDS, EXPIRY_MILLIS)))
         .setStatisticsEnabled(true)
-        .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
-            FactoryBuilder.factoryOf(new Events()), null, false, false));
+        .addCacheEntryListenerConfiguration(
+            new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(new Events()), null, false, false));
   }
 
   /** One worker: its keys, its model, its counts. */
@@ -200,7 +204,8 @@ public final class Soak {
     }
 
     int pickKey() {
-      return random.nextInt(100) < 95 ? random.nextInt(HOT_KEYS)
+      return random.nextInt(100) < 95
+          ? random.nextInt(HOT_KEYS)
           : HOT_KEYS + random.nextInt(KEYS_PER_THREAD - HOT_KEYS);
     }
 
@@ -227,8 +232,13 @@ public final class Soak {
         count("miss (expired)");
         return;
       }
-      throw new AssertionError(key(i) + ": read " + (got == null ? "nothing" : "v" + seen)
-          + ", the model holds v" + slot.version + (got == null ? " (lost)" : " (phantom)"));
+      throw new AssertionError(
+          key(i)
+              + ": read "
+              + (got == null ? "nothing" : "v" + seen)
+              + ", the model holds v"
+              + slot.version
+              + (got == null ? " (lost)" : " (phantom)"));
     }
 
     void wrote(int i, long newVersion, long start, long end) {
@@ -264,7 +274,8 @@ public final class Soak {
             long end = System.currentTimeMillis();
             Slot slot = slots[i];
             if (old != slot.version && !(old == -1 && slot.mayBeExpired(end))) {
-              throw new AssertionError(key(i) + ": invoke saw v" + old + ", model v" + slot.version);
+              throw new AssertionError(
+                  key(i) + ": invoke saw v" + old + ", model v" + slot.version);
             }
             wrote(i, v, start, end);
             count("invoke");
@@ -277,8 +288,8 @@ public final class Soak {
             boolean mayExist = slot.version >= 0 && !slot.certainlyExpired(start);
             boolean mustExist = slot.version >= 0 && !slot.mayBeExpired(end);
             if ((removed && !mayExist) || (!removed && mustExist)) {
-              throw new AssertionError(key(i) + ": remove answered " + removed + ", model v"
-                  + slot.version);
+              throw new AssertionError(
+                  key(i) + ": remove answered " + removed + ", model v" + slot.version);
             }
             slot.version = -1;
             count("remove");
@@ -321,15 +332,16 @@ public final class Soak {
   }
 
   void soak(String backend, long seconds) throws Exception {
-    URI uri = backend.equals("fake")
-        ? Configs.fake(dir, "soak", "512MB", "")
-        : Configs.inProcess(dir, "soak", "\"global_segment_size\": \"512MB\"");
+    URI uri =
+        backend.equals("fake")
+            ? Configs.fake(dir, "soak", "512MB", "")
+            : Configs.inProcess(dir, "soak", "\"global_segment_size\": \"512MB\"");
     warmUp(backend);
     Events.COUNTS.clear();
     System.gc();
     Resources before = Resources.sample(); // classes, libraries and jar files already loaded
-    CacheManager manager = Caching.getCachingProvider()
-        .getCacheManager(uri, getClass().getClassLoader());
+    CacheManager manager =
+        Caching.getCachingProvider().getCacheManager(uri, getClass().getClassLoader());
     Cache<String, byte[]> cache = manager.createCache("soak", configuration());
     long deadline = System.currentTimeMillis() + seconds * 1000;
     List<Worker> workers = new ArrayList<>();
@@ -346,33 +358,38 @@ public final class Soak {
     AtomicLong churned = new AtomicLong();
     List<Throwable> churnFailures = new ArrayList<>();
     CountDownLatch churnDone = new CountDownLatch(1);
-    Thread churn = new Thread(() -> {
-      try {
-        int round = 0;
-        while (!stop.get()) {
-          URI other = backend.equals("fake")
-              ? Configs.fake(dir, "churn", "512MB", "")
-              : Configs.inProcess(dir, "churn", "");
-          CacheManager m = Caching.getCachingProvider()
-              .getCacheManager(other, getClass().getClassLoader());
-          Cache<String, byte[]> c = m.createCache("churn-" + round, configuration());
-          for (int i = 0; i < 100; i++) {
-            c.put("c" + i, value("c" + i, i));
-            assertEquals(i, versionOf(c.get("c" + i)));
-          }
-          m.close();
-          churned.incrementAndGet();
-          round++;
-          for (int w = 0; w < 30 && !stop.get(); w++) {
-            Thread.sleep(100); // the churn's pace, not a synchronisation
-          }
-        }
-      } catch (Throwable t) {
-        churnFailures.add(t);
-      } finally {
-        churnDone.countDown();
-      }
-    }, "soak-churn");
+    Thread churn =
+        new Thread(
+            () -> {
+              try {
+                int round = 0;
+                while (!stop.get()) {
+                  URI other =
+                      backend.equals("fake")
+                          ? Configs.fake(dir, "churn", "512MB", "")
+                          : Configs.inProcess(dir, "churn", "");
+                  CacheManager m =
+                      Caching.getCachingProvider()
+                          .getCacheManager(other, getClass().getClassLoader());
+                  Cache<String, byte[]> c = m.createCache("churn-" + round, configuration());
+                  for (int i = 0; i < 100; i++) {
+                    c.put("c" + i, value("c" + i, i));
+                    assertEquals(i, versionOf(c.get("c" + i)));
+                  }
+                  m.close();
+                  churned.incrementAndGet();
+                  round++;
+                  for (int w = 0; w < 30 && !stop.get(); w++) {
+                    Thread.sleep(100); // the churn's pace, not a synchronisation
+                  }
+                }
+              } catch (Throwable t) {
+                churnFailures.add(t);
+              } finally {
+                churnDone.countDown();
+              }
+            },
+            "soak-churn");
     churn.start();
 
     List<Resources> samples = new ArrayList<>();
@@ -400,43 +417,49 @@ public final class Soak {
       worker.counts.forEach((k, v) -> totals.merge(k, v, Long::sum));
     }
     assertEquals(List.of(), churnFailures);
-    var statistics = cache.unwrap(Cache.class);
     manager.close();
     Resources after = settle(before);
-    long operations = totals.entrySet().stream()
-        .filter(e -> !e.getKey().startsWith("hit") && !e.getKey().startsWith("miss"))
-        .mapToLong(Map.Entry::getValue).sum();
-    System.out.printf("soak %s: %d s, %d operations (%d/s) %s, %d managers churned, events %s%n",
-        backend, seconds, operations, operations / seconds, totals, churned.get(),
-        Events.COUNTS);
-    System.out.printf("soak %s resources: before %s | warm %s | loaded %s | after close %s%n",
+    long operations =
+        totals.entrySet().stream()
+            .filter(e -> !e.getKey().startsWith("hit") && !e.getKey().startsWith("miss"))
+            .mapToLong(Map.Entry::getValue)
+            .sum();
+    System.out.printf(
+        "soak %s: %d s, %d operations (%d/s) %s, %d managers churned, events %s%n",
+        backend, seconds, operations, operations / seconds, totals, churned.get(), Events.COUNTS);
+    System.out.printf(
+        "soak %s resources: before %s | warm %s | loaded %s | after close %s%n",
         backend, before, warm, loaded, after);
     System.out.printf("soak %s samples: %s%n", backend, samples);
-    assertTrue(statistics != null);
     assertTrue(churned.get() >= seconds / 4, "managers were not churned");
     assertTrue(totals.getOrDefault("miss (expired)", 0L) > 0, "expiry never took part");
     // Margins: growth from a quarter in to the end is a leak; after closing, back near the start.
     if (warm != null) {
       // Event delivery uses cached thread pools (idle threads linger 60 s): some spread is normal.
-      assertTrue(loaded.threads() <= warm.threads() + 32, "threads grew: " + warm + " -> " + loaded);
+      assertTrue(
+          loaded.threads() <= warm.threads() + 32, "threads grew: " + warm + " -> " + loaded);
       assertTrue(loaded.fds() <= warm.fds() + 16, "fds grew: " + warm + " -> " + loaded);
       // The heap is fixed and pre-touched: resident growth is memory outside it.
-      assertTrue(loaded.rssBytes() <= warm.rssBytes() + (128L << 20),
+      assertTrue(
+          loaded.rssBytes() <= warm.rssBytes() + (128L << 20),
           "resident memory grew: " + warm + " -> " + loaded);
-      assertTrue(loaded.directBytes() <= warm.directBytes() + (64L << 20),
+      assertTrue(
+          loaded.directBytes() <= warm.directBytes() + (64L << 20),
           "direct memory grew: " + warm + " -> " + loaded);
     }
     assertTrue(after.threads() <= before.threads() + 4, "threads left: " + before + " -> " + after);
     assertTrue(after.fds() <= before.fds() + 8, "fds left: " + before + " -> " + after);
-    assertTrue(after.directBytes() <= before.directBytes() + (16L << 20),
+    assertTrue(
+        after.directBytes() <= before.directBytes() + (16L << 20),
         "direct memory left: " + before + " -> " + after);
   }
 
   /** One short cycle first, so that "before" counts loaded classes' jars and libraries. */
   private void warmUp(String backend) {
-    URI uri = backend.equals("fake")
-        ? Configs.fake(dir, "warm-up", "512MB", "")
-        : Configs.inProcess(dir, "warm-up", "");
+    URI uri =
+        backend.equals("fake")
+            ? Configs.fake(dir, "warm-up", "512MB", "")
+            : Configs.inProcess(dir, "warm-up", "");
     CacheManager m = Caching.getCachingProvider().getCacheManager(uri, getClass().getClassLoader());
     Cache<String, byte[]> c = m.createCache("warm-up", configuration());
     c.put("a", value("a", 1));

@@ -12,8 +12,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs {@link Soak} in a JVM of its own: a fixed, pre-touched 768 MB heap, so that resident memory
- * measures only what lives outside the heap. {@code -Dsoak.seconds=N} sets the length per
- * backend (default 45: 90 s in CI for both); bench/soak.sh runs it for minutes.
+ * measures only what lives outside the heap. {@code -Dsoak.seconds=N} sets the length per backend
+ * (default 45: 90 s in CI for both); bench/soak.sh runs it for minutes.
  */
 class SoakTest {
   @TempDir Path dir;
@@ -26,23 +26,35 @@ class SoakTest {
   }
 
   static int run(String backend, long seconds, Path dir) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xms768m", "-Xmx768m", "-XX:+AlwaysPreTouch",
-        "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
-        "-Dmooncake.jcache.clientLingerMillis=0",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-cp", System.getProperty("java.class.path"),
-        Soak.class.getName(), backend, Long.toString(seconds), dir.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms768m",
+                "-Xmx768m",
+                "-XX:+AlwaysPreTouch",
+                "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
+                "-Dmooncake.jcache.clientLingerMillis=0",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Soak.class.getName(),
+                backend,
+                Long.toString(seconds),
+                dir.toString()));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    Thread copier = new Thread(() -> {
-      try (var lines = new java.io.BufferedReader(
-          new java.io.InputStreamReader(process.getInputStream()))) {
-        lines.lines().forEach(System.out::println);
-      } catch (java.io.IOException e) {
-        System.out.println("soak output: " + e);
-      }
-    }, "soak-output");
+    Thread copier =
+        new Thread(
+            () -> {
+              try (var lines =
+                  new java.io.BufferedReader(
+                      new java.io.InputStreamReader(process.getInputStream()))) {
+                lines.lines().forEach(System.out::println);
+              } catch (java.io.IOException e) {
+                System.out.println("soak output: " + e);
+              }
+            },
+            "soak-output");
     copier.start();
     if (!process.waitFor(seconds + 120, TimeUnit.SECONDS)) {
       process.destroyForcibly();
@@ -51,5 +63,4 @@ class SoakTest {
     copier.join();
     return process.exitValue();
   }
-
 }
