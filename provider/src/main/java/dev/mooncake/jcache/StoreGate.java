@@ -44,7 +44,7 @@ final class StoreGate implements ObjectStore {
   }
 
   private static int stripe(long hash) {
-    return (int) (hash * 0x9E3779B97F4A7C15L >>> 58) * SPACING;
+    return (int) ((hash * 0x9E3779B97F4A7C15L) >>> 58) * SPACING;
   }
 
   /** The store's pool, counting the buffers it hands out (see the class comment). */

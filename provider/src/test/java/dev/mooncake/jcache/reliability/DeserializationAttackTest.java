@@ -66,6 +66,39 @@ class DeserializationAttackTest {
     System.clearProperty(property);
   }
 
+  /**
+   * Why the provider judges class names before loading: with an ObjectInputFilter alone (what the
+   * provider had), ObjectInputStream resolves the class through the loader first and asks the
+   * filter after, so a refused gadget class is still loaded by the reading class loader.
+   */
+  @Test
+  void aFilterAloneLoadsTheRefusedClassBeforeRefusingIt() throws Exception {
+    byte[] bytes = Gadgets.serialize(Gadgets.commonsCollectionsChain("reliability.gadget.jdk"));
+    RecordingClassLoader loader = new RecordingClassLoader(getClass().getClassLoader());
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes)) {
+          @Override
+          protected Class<?> resolveClass(java.io.ObjectStreamClass desc)
+              throws java.io.IOException, ClassNotFoundException {
+            return Class.forName(desc.getName(), false, loader);
+          }
+        }) {
+      in.setObjectInputFilter(
+          info ->
+              info.serialClass() == null
+                      || info.serialClass() == java.util.HashMap.class
+                      || info.serialClass().isArray() // HashMap checks its Map.Entry[] table
+                  ? java.io.ObjectInputFilter.Status.ALLOWED
+                  : java.io.ObjectInputFilter.Status.REJECTED);
+      assertThrows(java.io.InvalidClassException.class, in::readObject);
+    }
+    assertNull(System.getProperty("reliability.gadget.jdk"));
+    assertEquals(
+        List.of("org.apache.commons.collections.keyvalue.TiedMapEntry"),
+        loader.requestedUnder(GADGET_PACKAGE),
+        "the JDK resolves a class before its filter sees it");
+  }
+
   @Test
   void aGadgetChainWrittenByOneManagerIsRefusedByAnotherOverTheMooncakeBackend() {
     String property = "reliability.gadget.mooncake";

@@ -25,7 +25,10 @@ class ShutdownOrderTest {
     // The behaviour before the fix, kept reachable by the property: proves the test above can fail.
     Process child = new ProcessBuilder(command("0")).redirectErrorStream(true).start();
     String output;
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream()))) {
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(
+                child.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
       output = lines.lines().collect(Collectors.joining("\n"));
     }
     assertTrue(child.waitFor(60, TimeUnit.SECONDS));
@@ -59,7 +62,10 @@ class ShutdownOrderTest {
     long start = System.nanoTime();
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output;
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream()))) {
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(
+                child.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
       output = lines.lines().collect(Collectors.joining("\n"));
     }
     assertTrue(child.waitFor(60, TimeUnit.SECONDS));

@@ -48,7 +48,8 @@ class SoakTest {
             () -> {
               try (var lines =
                   new java.io.BufferedReader(
-                      new java.io.InputStreamReader(process.getInputStream()))) {
+                      new java.io.InputStreamReader(
+                          process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
                 lines.lines().forEach(System.out::println);
               } catch (java.io.IOException e) {
                 System.out.println("soak output: " + e);

@@ -75,7 +75,9 @@ class GracefulShutdownTest {
         new Thread(
             () -> {
               try (BufferedReader lines =
-                  new BufferedReader(new InputStreamReader(app.getInputStream()))) {
+                  new BufferedReader(
+                      new InputStreamReader(
+                          app.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
                 lines.lines().forEach(log::add);
               } catch (Exception e) {
                 log.add("log reader: " + e);
