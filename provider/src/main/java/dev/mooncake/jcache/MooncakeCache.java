@@ -1,7 +1,12 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.entry.Decision;
+import dev.mooncake.jcache.entry.EntryMap;
+import dev.mooncake.jcache.entry.EntryStorage;
+import dev.mooncake.jcache.entry.KeyNamespace;
+import dev.mooncake.jcache.entry.Outcome;
+import dev.mooncake.jcache.entry.StoredEntry;
 import dev.mooncake.jcache.event.EventDispatcher;
-import dev.mooncake.jcache.expiry.ExpiryQueue;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
@@ -13,10 +18,7 @@ import dev.mooncake.jcache.management.CacheConfigurationBean;
 import dev.mooncake.jcache.management.CacheStatistics;
 import dev.mooncake.jcache.management.JmxRegistration;
 import dev.mooncake.jcache.processor.ProcessorEntry;
-import dev.mooncake.jcache.entry.EntryStorage;
-import dev.mooncake.jcache.entry.KeyIndex;
-import dev.mooncake.jcache.entry.KeyNamespace;
-import dev.mooncake.jcache.entry.StoredEntry;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,6 +32,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import javax.cache.Cache;
@@ -53,28 +56,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A JCache {@link Cache} whose entries live in a Mooncake-contract store. This is the one place
- * where JCache's semantics meet the store: expiry, read-through and write-through, events,
- * entry processors and statistics.
- *
- * <p>Every mutation runs with the key's lock held (see {@link KeyLocks}): it reads the live entry,
- * calls the writer, computes the expiry, writes the store (remove then create-only put: Mooncake
- * never overwrites) and publishes events, all as one atomic step per key. Synchronous listeners
- * are awaited after the lock is released. Plain reads take no lock; a read that finds nothing
- * while the key is being rewritten waits for the writer and reads again, so no reader of this JVM
- * sees the gap between the remove and the put.
+ * A JCache {@link Cache} whose entries live in a Mooncake-contract store. This is where JCache's
+ * semantics live: statistics, events, read-through and write-through, entry processors and the
+ * expiry policy. The entries themselves, and what makes a step on them atomic, are the {@link
+ * EntryMap}'s: every operation here is one {@link EntryMap#compute} (or a read through {@link
+ * EntryMap#get}) whose remapping calls the writer, asks the expiry policy and returns a {@link
+ * Decision}; the map applies it under the key's lock and reports the change back to {@link
+ * Events}, which publishes it. Synchronous listeners are awaited after the lock is released.
  */
 public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Sweepable {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeCache.class);
+  /** The most keys one sweep of this cache examines. */
+  private static final int SWEEP_BATCH = 10_000;
 
   private final String name;
   private final MooncakeCacheManager manager;
   private final MutableConfiguration<K, V> configuration;
-  private final EntryStorage storage;
   private final KeyNamespace keys;
-  private final KeyIndex index = new KeyIndex();
-  private final ExpiryQueue expiring = new ExpiryQueue();
-  private final KeyLocks locks;
+  private final EntryMap<K> entries;
+  private final Ticker ticker;
   private final ExpiryTimes expiry;
   private final LoaderCalls<K, V> loader;
   private final WriterCalls<K, V> writer;
@@ -93,13 +93,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       KeyNamespace keys,
       KeyLocks locks,
       Lanes lanes,
-      Executor eventExecutor) {
+      Executor eventExecutor,
+      Ticker ticker) {
     this.name = name;
     this.manager = manager;
     this.configuration = configuration;
-    this.storage = storage;
     this.keys = keys;
-    this.locks = locks;
+    this.ticker = ticker;
+    this.entries = new EntryMap<>(storage, locks, ticker, this::cacheKey, new Events());
     this.lanes = lanes;
     this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());
     closeables.add(expiry.policy());
@@ -152,40 +153,37 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   private V getOrLoad(K key, String storeKey) {
-    StoredEntry entry = readUnlocked(key, storeKey);
+    StoredEntry entry = entries.get(key, storeKey);
     if (entry != null) {
       statistics.hits(1);
-      return accessed(storeKey, entry);
+      return accessed(key, storeKey, entry);
     }
     statistics.misses(1);
     if (!readThrough()) {
       return null;
     }
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome loaded = entries.compute(key, storeKey, current -> {
       if (current != null) {
-        return value(current); // loaded by someone else meanwhile
+        return Decision.KEEP; // loaded by someone else meanwhile
       }
-      V loaded = loader.load(key);
-      if (loaded != null) {
-        checkValue(loaded);
-        storeLoaded(key, storeKey, loaded, null);
+      V value = loader.load(key);
+      if (value == null) {
+        return Decision.KEEP;
       }
-      return loaded;
-    }
+      checkValue(value);
+      return writeDecision(value, null).returning(value); // no writer call: loads are not puts
+    });
+    return loaded.found() ? value(loaded.previous()) : typed(loaded.result());
   }
 
   /** Applies access expiry to an entry just read and returns its value. */
-  private V accessed(String storeKey, StoredEntry entry) {
+  private V accessed(K key, String storeKey, StoredEntry entry) {
     long accessExpiry = expiry.forAccess(now());
     if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != entry.expireAt()) {
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        StoredEntry current = storage.read(storeKey);
-        if (current != null && current.expireAt() == entry.expireAt()) {
-          storage.rewrite(storeKey, current, accessExpiry);
-          expiring.add(storeKey, accessExpiry);
-        }
-      }
+      entries.compute(key, storeKey, current ->
+          current != null && current.expireAt() == entry.expireAt()
+              ? Decision.touch(accessExpiry)
+              : Decision.KEEP);
     }
     return value(entry);
   }
@@ -205,23 +203,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     long start = statistics.start();
     Map<K, V> result = new HashMap<>(Math.max(16, count * 4 / 3 + 1));
     try {
-      long[] stamps = new long[count];
-      for (int i = 0; i < count; i++) {
-        stamps[i] = locks.readStamp(storeKeys[i]);
-      }
-      StoredEntry[] found = storage.readAll(storeKeys);
-      long now = now();
+      StoredEntry[] found = entries.getAll(keys, storeKeys);
       List<K> missing = new ArrayList<>();
       for (int i = 0; i < count; i++) {
-        StoredEntry entry = found[i];
-        boolean expired = entry != null && entry.isExpired(now);
-        if (expired || (entry == null && locks.mayHaveChanged(storeKeys[i], stamps[i]))) {
-          entry = readLocked(keys.get(i), storeKeys[i]); // expires it, or waits out a writer
-        }
-        if (entry == null) {
+        if (found[i] == null) {
           missing.add(keys.get(i));
         } else {
-          result.put(keys.get(i), accessed(storeKeys[i], entry));
+          result.put(keys.get(i), accessed(keys.get(i), storeKeys[i], found[i]));
         }
       }
       statistics.hits(result.size());
@@ -244,16 +232,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       if (e.getKey() == null || e.getValue() == null) {
         continue;
       }
-      String storeKey = storeKey(e.getKey());
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        StoredEntry current = readLive(e.getKey(), storeKey, now());
-        if (current == null) {
-          storeLoaded(e.getKey(), storeKey, e.getValue(), null);
-          result.put(e.getKey(), e.getValue());
-        } else {
-          result.put(e.getKey(), value(current));
-        }
-      }
+      V value = e.getValue();
+      Outcome stored = entries.compute(e.getKey(), storeKey(e.getKey()), current ->
+          current == null ? writeDecision(value, null) : Decision.KEEP);
+      result.put(e.getKey(), stored.found() ? value(stored.previous()) : value);
     }
   }
 
@@ -261,7 +243,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   public boolean containsKey(K key) {
     requireOpen();
     String storeKey = storeKey(key);
-    boolean present = readUnlocked(key, storeKey) != null;
+    boolean present = entries.get(key, storeKey) != null;
     dispatcher.awaitSynchronous();
     return present;
   }
@@ -306,27 +288,18 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
     for (K key : candidates) {
-      if (readUnlocked(key, storeKey(key)) == null) {
+      if (entries.get(key, storeKey(key)) == null) {
         absent.add(key);
       }
     }
     return absent;
   }
 
+  /** Stores a loaded value: no writer call, no put statistics (loads are not puts). */
   private void loadOne(K key, V value, boolean replace) {
     checkValue(value);
-    String storeKey = storeKey(key);
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      StoredEntry current = readLive(key, storeKey, now());
-      if (current == null || replace) {
-        storeLoaded(key, storeKey, value, current);
-      }
-    }
-  }
-
-  /** Stores a loaded value: no writer call, no put statistics (loads are not puts). */
-  private void storeLoaded(K key, String storeKey, V value, StoredEntry current) {
-    writeEntry(key, storeKey, value, current, now());
+    entries.compute(key, storeKey(key), current ->
+        current == null || replace ? writeDecision(value, current) : Decision.KEEP);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -338,16 +311,19 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    boolean written = mutate(storeKey, () -> {
-      if (blindWritesAllowed()) {
+    Outcome outcome;
+    if (blindWritesAllowed()) {
+      outcome = atomicallyUnread(key, storeKey, absent -> {
         writer.write(new CacheEntry<>(key, value));
-        return blindWrite(key, storeKey, value);
-      }
-      StoredEntry current = readLive(key, storeKey, now());
-      writer.write(new CacheEntry<>(key, value));
-      return writeEntry(key, storeKey, value, current, now());
-    });
-    if (written) {
+        return Decision.write(value, ExpiryTimes.ETERNAL);
+      });
+    } else {
+      outcome = atomically(key, storeKey, current -> {
+        writer.write(new CacheEntry<>(key, value));
+        return writeDecision(value, current);
+      });
+    }
+    if (outcome.changed()) {
       statistics.put(start);
     }
   }
@@ -362,45 +338,30 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         && !dispatcher.hasListenerFor(EventType.EXPIRED);
   }
 
-  /** A put that learns from the remove whether the key existed, instead of reading it first. */
-  private boolean blindWrite(K key, String storeKey, V value) {
-    boolean existed = storage.delete(storeKey);
-    storage.write(storeKey, value, ExpiryTimes.ETERNAL, true);
-    index.add(storeKey);
-    if (!existed) {
-      dispatcher.created(this, key, value);
-    }
-    return true;
-  }
-
   @Override
   public V getAndPut(K key, V value) {
     requireOpen();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Object[] old = new Object[1];
-    boolean written = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.write(new CacheEntry<>(key, value));
-      old[0] = current == null ? null : value(current);
-      return writeEntry(key, storeKey, value, current, now());
+      return writeDecision(value, current);
     });
-    statistics.lookup(old[0] != null);
-    if (written) {
+    statistics.lookup(outcome.found());
+    if (outcome.changed()) {
       statistics.put(start);
     }
     statistics.getTime(start);
-    @SuppressWarnings("unchecked")
-    V previous = (V) old[0];
-    return previous;
+    return outcome.found() ? value(outcome.previous()) : null;
   }
 
   @Override
   public void putAll(Map<? extends K, ? extends V> map) {
     requireOpen();
     Objects.requireNonNull(map, "map");
-    Map<String, Map.Entry<? extends K, ? extends V>> byStoreKey = new LinkedHashMap<>();
+    // Sorted by store key: the batch takes the keys' locks in that order (see EntryMap.putAll).
+    Map<String, Map.Entry<? extends K, ? extends V>> byStoreKey = new TreeMap<>();
     for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
       String storeKey = storeKey(e.getKey());
       checkValue(e.getValue());
@@ -426,13 +387,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     int puts;
     try {
-      Map<String, Map.Entry<? extends K, ? extends V>> toWrite = new java.util.TreeMap<>();
+      List<EntryMap.Put<K>> toWrite = new ArrayList<>(byStoreKey.size());
       for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : byStoreKey.entrySet()) {
         if (!notWritten.contains(e.getValue().getKey())) {
-          toWrite.put(e.getKey(), e.getValue());
+          toWrite.add(new EntryMap.Put<>(e.getKey(), e.getValue().getKey(), e.getValue().getValue()));
         }
       }
-      puts = writeBatch(toWrite);
+      long now = now();
+      puts = entries.putAll(toWrite, blindWritesAllowed(), current -> expiryForWrite(current, now));
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -447,83 +409,24 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
-  /**
-   * Writes many entries with one batch read and one batch put. The keys' locks are taken in store
-   * key order (the map is sorted), so two batches never deadlock; single-key operations hold one
-   * lock at a time. Answers how many entries were stored.
-   */
-  private int writeBatch(Map<String, Map.Entry<? extends K, ? extends V>> sorted) {
-    if (sorted.isEmpty()) {
-      return 0;
-    }
-    List<KeyLocks.Held> held = new ArrayList<>(sorted.size());
-    try {
-      for (String storeKey : sorted.keySet()) {
-        held.add(locks.lock(storeKey));
-      }
-      boolean blind = blindWritesAllowed();
-      StoredEntry[] current = blind
-          ? new StoredEntry[sorted.size()]
-          : storage.readAll(sorted.keySet().toArray(String[]::new));
-      long now = now();
-      List<EntryStorage.Write> writes = new ArrayList<>(sorted.size());
-      List<StoredEntry> previous = new ArrayList<>(sorted.size());
-      int next = 0;
-      for (Map.Entry<String, Map.Entry<? extends K, ? extends V>> e : sorted.entrySet()) {
-        K key = e.getValue().getKey();
-        StoredEntry entry = current[next++];
-        if (entry != null && entry.isExpired(now)) {
-          expire(key, e.getKey(), entry);
-          entry = null;
-        }
-        long expireAt = blind ? ExpiryTimes.ETERNAL : expiryForWrite(entry, now);
-        if (expireAt == NOT_STORED) {
-          continue;
-        }
-        writes.add(new EntryStorage.Write(
-            e.getKey(), e.getValue().getValue(), expireAt, !blind && entry == null));
-        previous.add(entry);
-      }
-      boolean[] replaced = storage.writeAll(writes);
-      for (int i = 0; i < writes.size(); i++) {
-        EntryStorage.Write write = writes.get(i);
-        index.add(write.key());
-        expiring.add(write.key(), write.expireAt());
-        @SuppressWarnings("unchecked")
-        K key = (K) sorted.get(write.key()).getKey();
-        @SuppressWarnings("unchecked")
-        V value = (V) write.value();
-        publishWrite(key, value, blind ? null : previous.get(i), blind && replaced[i]);
-      }
-      return writes.size();
-    } finally {
-      for (int i = held.size() - 1; i >= 0; i--) {
-        held.get(i).close();
-      }
-    }
-  }
-
   @Override
   public boolean putIfAbsent(K key, V value) {
     requireOpen();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    boolean[] present = new boolean[1];
-    boolean written = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current != null) {
-        present[0] = true;
-        return false;
+        return Decision.KEEP;
       }
       writer.write(new CacheEntry<>(key, value));
-      return writeEntry(key, storeKey, value, null, now());
+      return writeDecision(value, null);
     });
-    statistics.lookup(present[0]);
-    if (written) {
+    statistics.lookup(outcome.found());
+    if (outcome.changed()) {
       statistics.put(start);
     }
-    return written;
+    return outcome.changed();
   }
 
   @Override
@@ -531,15 +434,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    boolean removed = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.delete(key);
-      return current != null && deleteEntry(key, storeKey, current);
+      return Decision.REMOVE;
     });
-    if (removed) {
+    if (outcome.changed()) {
       statistics.removal(start);
     }
-    return removed;
+    return outcome.changed();
   }
 
   @Override
@@ -548,25 +450,21 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    boolean[] found = new boolean[1];
-    boolean removed = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
-        return false;
+        return Decision.KEEP;
       }
-      found[0] = true;
       if (!oldValue.equals(current.value())) {
-        touch(storeKey, current);
-        return false;
+        return Decision.touch(expiry.forAccess(now()));
       }
       writer.delete(key);
-      return deleteEntry(key, storeKey, current);
+      return Decision.REMOVE;
     });
-    statistics.lookup(found[0]);
-    if (removed) {
+    statistics.lookup(outcome.found());
+    if (outcome.changed()) {
       statistics.removal(start);
     }
-    return removed;
+    return outcome.changed();
   }
 
   @Override
@@ -574,26 +472,18 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Object[] old = new Object[1];
-    mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       writer.delete(key);
-      if (current == null) {
-        return false;
-      }
-      old[0] = value(current);
-      return deleteEntry(key, storeKey, current);
+      return Decision.REMOVE;
     });
-    if (old[0] == null) {
-      statistics.misses(1);
-    } else {
+    if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
+    } else {
+      statistics.misses(1);
     }
     statistics.getTime(start);
-    @SuppressWarnings("unchecked")
-    V previous = (V) old[0];
-    return previous;
+    return outcome.found() ? value(outcome.previous()) : null;
   }
 
   @Override
@@ -603,26 +493,22 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    boolean[] found = new boolean[1];
-    boolean replaced = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
-        return false;
+        return Decision.KEEP;
       }
-      found[0] = true;
       if (!oldValue.equals(current.value())) {
-        touch(storeKey, current);
-        return false;
+        return Decision.touch(expiry.forAccess(now()));
       }
       writer.write(new CacheEntry<>(key, newValue));
-      return writeEntry(key, storeKey, newValue, current, now());
+      return writeDecision(newValue, current);
     });
-    statistics.lookup(found[0]);
-    if (replaced) {
+    statistics.lookup(outcome.found());
+    if (outcome.changed()) {
       statistics.put(start);
     }
     statistics.getTime(start);
-    return replaced;
+    return outcome.changed();
   }
 
   @Override
@@ -631,20 +517,19 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    boolean replaced = mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
-        return false;
+        return Decision.KEEP;
       }
       writer.write(new CacheEntry<>(key, value));
-      return writeEntry(key, storeKey, value, current, now());
+      return writeDecision(value, current);
     });
-    statistics.lookup(replaced);
-    if (replaced) {
+    statistics.lookup(outcome.changed());
+    if (outcome.changed()) {
       statistics.put(start);
     }
     statistics.getTime(start);
-    return replaced;
+    return outcome.changed();
   }
 
   @Override
@@ -653,26 +538,21 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Object[] old = new Object[1];
-    mutate(storeKey, () -> {
-      StoredEntry current = readLive(key, storeKey, now());
+    Outcome outcome = atomically(key, storeKey, current -> {
       if (current == null) {
-        return false;
+        return Decision.KEEP;
       }
-      old[0] = value(current);
       writer.write(new CacheEntry<>(key, value));
-      return writeEntry(key, storeKey, value, current, now());
+      return writeDecision(value, current);
     });
-    if (old[0] == null) {
-      statistics.misses(1);
-    } else {
+    if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
+    } else {
+      statistics.misses(1);
     }
     statistics.getTime(start);
-    @SuppressWarnings("unchecked")
-    V previous = (V) old[0];
-    return previous;
+    return outcome.found() ? value(outcome.previous()) : null;
   }
 
   @Override
@@ -690,7 +570,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   public void removeAll() {
     requireOpen();
     Map<String, K> byStoreKey = new LinkedHashMap<>();
-    for (String storeKey : index.snapshot()) {
+    for (String storeKey : entries.keys()) {
       byStoreKey.put(storeKey, cacheKey(storeKey));
     }
     removeKeys(byStoreKey);
@@ -712,14 +592,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     int removed = 0;
     try {
       for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
-        if (notDeleted.contains(e.getValue())) {
-          continue;
-        }
-        try (KeyLocks.Held held = locks.lock(e.getKey())) {
-          StoredEntry current = readLive(e.getValue(), e.getKey(), now());
-          if (current != null && deleteEntry(e.getValue(), e.getKey(), current)) {
-            removed++;
-          }
+        if (!notDeleted.contains(e.getValue())
+            && entries.compute(e.getValue(), e.getKey(), current -> Decision.REMOVE).changed()) {
+          removed++;
         }
       }
     } catch (RuntimeException e) {
@@ -741,9 +616,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     // No writer, no listeners, no statistics (the spec's clear); one regex call removes this
     // cache's objects written by any JVM.
-    storage.deleteByPrefix(keys.prefixPattern());
-    index.clear();
-    expiring.clear();
+    entries.clear(keys.prefixPattern());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -755,17 +628,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
-    Object[] result = new Object[1];
-    mutate(storeKey, () -> {
-      long now = now();
-      StoredEntry current = readLive(key, storeKey, now);
-      V value = current == null ? null : value(current);
+    Outcome outcome = atomically(key, storeKey, current -> {
       statistics.lookup(current != null);
       Function<K, V> load = readThrough() ? loader::load : null;
-      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, value, load);
+      ProcessorEntry<K, V> entry =
+          new ProcessorEntry<>(key, current == null ? null : value(current), load);
       try {
-        result[0] = processor.process(entry, arguments);
-        applyProcessed(key, storeKey, entry, current);
+        T result = processor.process(entry, arguments);
+        return processed(key, entry, current).returning(result);
       } catch (EntryProcessorException e) {
         throw e;
       } catch (IllegalStateException e) {
@@ -776,44 +646,46 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       } catch (Exception e) {
         throw new EntryProcessorException(e);
       }
-      return true;
     });
-    @SuppressWarnings("unchecked")
-    T typed = (T) result[0];
-    return typed;
+    return typed(outcome.result());
   }
 
-  /** Applies what an entry processor did, inside the key's lock. */
-  private void applyProcessed(K key, String storeKey, ProcessorEntry<K, V> entry, StoredEntry current) {
+  /** The decision for what an entry processor did; calls the writer, counts puts and removals. */
+  private Decision processed(K key, ProcessorEntry<K, V> entry, StoredEntry current) {
     switch (entry.action()) {
-      case NONE -> { }
-      case READ -> touch(storeKey, current);
-      case LOADED -> {
+      case NONE:
+        return Decision.KEEP;
+      case READ:
+        return Decision.touch(expiry.forAccess(now()));
+      case LOADED:
         checkValue(entry.getValue());
-        writeEntry(key, storeKey, entry.getValue(), null, now());
-      }
-      case CREATED -> {
+        return writeDecision(entry.getValue(), null); // a load: no writer, no put counted
+      case CREATED: {
         V value = entry.getValue();
         checkValue(value);
         writer.write(new CacheEntry<>(key, value));
-        if (writeEntry(key, storeKey, value, null, now())) {
+        Decision decision = writeDecision(value, null);
+        if (decision != Decision.KEEP) {
           statistics.puts(1);
         }
+        return decision;
       }
-      case UPDATED -> {
+      case UPDATED: {
         V value = entry.getValue();
         checkValue(value);
         writer.write(new CacheEntry<>(key, value));
         statistics.puts(1);
-        writeEntry(key, storeKey, value, current, now());
+        return writeDecision(value, current);
       }
-      case DELETED -> {
+      case DELETED:
         writer.delete(key);
-        if (current != null) {
-          statistics.removals(1);
-          deleteEntry(key, storeKey, current);
+        if (current == null) {
+          return Decision.KEEP;
         }
-      }
+        statistics.removals(1);
+        return Decision.REMOVE;
+      default:
+        throw new AssertionError(entry.action());
     }
   }
 
@@ -866,14 +738,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return new ZeroCopyCache<>() {
       @Override
       public ByteBuffer allocate(int size) {
-        ByteBuffer buffer = storage.buffers().acquire(ZeroCopyCache.HEADER_BYTES + size);
+        ByteBuffer buffer = entries.storage().buffers().acquire(ZeroCopyCache.HEADER_BYTES + size);
         buffer.limit(ZeroCopyCache.HEADER_BYTES + size).position(ZeroCopyCache.HEADER_BYTES);
         return buffer;
       }
 
       @Override
       public void release(ByteBuffer buffer) {
-        storage.buffers().release(buffer.clear());
+        entries.storage().buffers().release(buffer.clear());
       }
 
       @Override
@@ -888,7 +760,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
       @Override
       public long javaCopiedBytes() {
-        return storage.copiedBytes();
+        return entries.storage().copiedBytes();
       }
     };
   }
@@ -900,23 +772,17 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
   }
 
+
   private void zeroCopyPut(K key, ByteBuffer value) {
     requireOpen();
     String storeKey = storeKey(key);
     Objects.requireNonNull(value, "value buffer");
     requireNoWriterOrListeners();
     long start = statistics.start();
-    mutate(storeKey, () -> {
-      // Eternal or modified expiry: the new expiry time does not depend on the old entry.
-      long expireAt = expiry.forUpdate(now());
-      if (expireAt == ExpiryTimes.UNCHANGED) {
-        expireAt = ExpiryTimes.ETERNAL;
-      }
-      storage.writeInPlace(storeKey, value, expireAt, false);
-      index.add(storeKey);
-      expiring.add(storeKey, expireAt);
-      return true;
-    });
+    // Eternal or modified expiry: the new expiry time does not depend on the old entry.
+    long expireAt = expiry.forUpdate(now());
+    entries.writeInPlace(
+        storeKey, value, expireAt == ExpiryTimes.UNCHANGED ? ExpiryTimes.ETERNAL : expireAt);
     statistics.put(start);
   }
 
@@ -926,24 +792,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     Objects.requireNonNull(destination, "destination buffer");
     requireNoWriterOrListeners();
     long start = statistics.start();
-    int position = destination.position();
-    int limit = destination.limit();
-    long stamp = locks.readStamp(storeKey);
-    long expireAt = storage.readInPlace(storeKey, destination);
-    if (expireAt == EntryStorage.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        expireAt = storage.readInPlace(storeKey, destination);
-      }
-    }
-    if (expireAt != EntryStorage.ABSENT && expireAt != ExpiryTimes.ETERNAL && now() >= expireAt) {
-      destination.limit(limit).position(position); // a miss leaves the destination as it was
-      readLocked(key, storeKey);
-      expireAt = EntryStorage.ABSENT;
-    }
-    boolean hit = expireAt != EntryStorage.ABSENT;
-    statistics.lookup(hit);
+    int length = entries.readInPlace(key, storeKey, destination);
+    statistics.lookup(length >= 0);
     statistics.getTime(start);
-    return hit ? destination.remaining() : -1;
+    return length;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -955,22 +807,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     if (closed) {
       return 0;
     }
-    List<String> due = expiring.pollDue(nowMillis, 10_000);
-    for (String storeKey : due) {
-      K key = cacheKey(storeKey);
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        StoredEntry live = readLive(key, storeKey, now()); // expires it if it has expired
-        if (live != null) {
-          expiring.add(storeKey, live.expireAt()); // extended meanwhile: check again later
-        }
-      }
-    }
+    int examined = entries.sweep(nowMillis, SWEEP_BATCH);
     try {
       dispatcher.awaitSynchronous();
     } catch (RuntimeException e) {
       LOG.warn("a listener failed on an expiry event of cache '{}'", name, e);
     }
-    return due.size();
+    return examined;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -979,7 +822,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public Iterator<Cache.Entry<K, V>> iterator() {
     requireOpen();
-    return new EntryIterator(index.snapshot());
+    return new EntryIterator(entries.keys());
   }
 
   private final class EntryIterator implements Iterator<Cache.Entry<K, V>> {
@@ -997,12 +840,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         requireOpen();
         String storeKey = storeKeys.next();
         K key = cacheKey(storeKey);
-        StoredEntry entry = readUnlocked(key, storeKey);
+        StoredEntry entry = entries.get(key, storeKey);
         if (entry == null) {
-          index.remove(storeKey); // evicted, expired or removed elsewhere
+          entries.forget(storeKey); // evicted, expired or removed elsewhere
           continue;
         }
-        next = new CacheEntry<>(key, accessed(storeKey, entry));
+        next = new CacheEntry<>(key, accessed(key, storeKey, entry));
       }
       dispatcher.awaitSynchronous();
       return next != null;
@@ -1031,121 +874,77 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The atomic step and its parts
+  // The atomic step: decisions, events, listeners
 
-  /** A mutation run with the key's lock held; answers whether it changed the store. */
-  @FunctionalInterface
-  private interface Mutation {
-    boolean run();
+  /** One step on the key, then a wait for synchronous listeners (the key's lock released). */
+  private Outcome atomically(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, false);
   }
 
-  /** Runs a mutation atomically for its key, then waits for synchronous listeners. */
-  private boolean mutate(String storeKey, Mutation mutation) {
-    boolean changed;
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      changed = mutation.run();
+  /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
+  private Outcome atomicallyUnread(K key, String storeKey, EntryMap.Remapping remapping) {
+    return awaitingListeners(key, storeKey, remapping, true);
+  }
+
+  private Outcome awaitingListeners(
+      K key, String storeKey, EntryMap.Remapping remapping, boolean unread) {
+    Outcome outcome;
+    try {
+      outcome = unread
+          ? entries.computeUnread(key, storeKey, remapping)
+          : entries.compute(key, storeKey, remapping);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
     }
     dispatcher.awaitSynchronous();
-    return changed;
+    return outcome;
   }
 
   /**
-   * Reads the live entry; an expired one is removed (publishing its expiry) and read as absent.
-   * Callers hold the key's lock.
+   * The decision to write {@code value} over {@code current} (null when absent) with the creation
+   * or update expiry; a creation that expires at once is not stored.
    */
-  private StoredEntry readLive(K key, String storeKey, long now) {
-    StoredEntry entry = storage.read(storeKey);
-    if (entry != null && entry.isExpired(now)) {
-      expire(key, storeKey, entry);
-      return null;
-    }
-    return entry;
+  private Decision writeDecision(V value, StoredEntry current) {
+    long expireAt = expiryForWrite(current, now());
+    return expireAt == ExpiryTimes.NOT_STORED ? Decision.KEEP : Decision.write(value, expireAt);
   }
 
-  /** A read without the lock, falling back to a locked one only when it must. */
-  private StoredEntry readUnlocked(K key, String storeKey) {
-    long stamp = locks.readStamp(storeKey);
-    StoredEntry entry = storage.read(storeKey);
-    if (entry == null) {
-      // Absent, or between the remove and the put of a writer of this JVM: wait for it.
-      return locks.mayHaveChanged(storeKey, stamp) ? readLocked(key, storeKey) : null;
-    }
-    return entry.isExpired(now()) ? readLocked(key, storeKey) : entry;
-  }
-
-  /** Reads under the key's lock, expiring what has expired; what is live there afterwards. */
-  private StoredEntry readLocked(K key, String storeKey) {
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      return readLive(key, storeKey, now());
-    }
-  }
-
-  private void expire(K key, String storeKey, StoredEntry entry) {
-    if (storage.delete(storeKey)) {
-      index.remove(storeKey);
-      statistics.evictions(1);
-      if (dispatcher.hasListenerFor(EventType.EXPIRED)) {
-        dispatcher.expired(this, key, value(entry));
-      }
-    }
-  }
-
-  /**
-   * Writes {@code value} over {@code current} (null when absent), with the creation or update
-   * expiry; publishes the event. Answers false when a creation expires at once (not stored).
-   */
-  private boolean writeEntry(K key, String storeKey, V value, StoredEntry current, long now) {
-    long expireAt = expiryForWrite(current, now);
-    if (expireAt == NOT_STORED) {
-      return false;
-    }
-    storage.write(storeKey, value, expireAt, current == null);
-    index.add(storeKey);
-    expiring.add(storeKey, expireAt);
-    publishWrite(key, value, current, false);
-    return true;
-  }
-
-  /** Returned by {@link #expiryForWrite} for a creation that expires at once (not stored). */
-  private static final long NOT_STORED = Long.MIN_VALUE + 1;
-
-  /** The expiry time of a value written over {@code current} (null when absent). */
+  /** The expiry time of a value written over {@code current}, or NOT_STORED. */
   private long expiryForWrite(StoredEntry current, long now) {
     if (current == null) {
       long expireAt = expiry.forCreation(now);
-      return expireAt == ExpiryTimes.EXPIRED_NOW ? NOT_STORED : expireAt;
+      return expireAt == ExpiryTimes.EXPIRED_NOW ? ExpiryTimes.NOT_STORED : expireAt;
     }
     long expireAt = expiry.forUpdate(now);
     return expireAt == ExpiryTimes.UNCHANGED ? current.expireAt() : expireAt;
   }
 
-  /** Publishes CREATED or UPDATED for a write over {@code current}. */
-  private void publishWrite(K key, V value, StoredEntry current, boolean replacedUnread) {
-    if (current == null && !replacedUnread) {
-      dispatcher.created(this, key, value);
-    } else if (current != null && dispatcher.hasListenerFor(EventType.UPDATED)) {
-      dispatcher.updated(this, key, value, value(current));
+  /** Publishes what the entry map did, under the key's lock: events stay in key order. */
+  private final class Events implements EntryMap.Listener<K> {
+    @Override
+    public void written(K key, Object value, StoredEntry previous, boolean replacedUnread) {
+      V typedValue = typed(value);
+      if (previous == null && !replacedUnread) {
+        dispatcher.created(MooncakeCache.this, key, typedValue);
+      } else if (previous != null && dispatcher.hasListenerFor(EventType.UPDATED)) {
+        dispatcher.updated(MooncakeCache.this, key, typedValue, value(previous));
+      }
     }
-  }
 
-  private boolean deleteEntry(K key, String storeKey, StoredEntry current) {
-    boolean removed = storage.delete(storeKey);
-    index.remove(storeKey);
-    if (removed && dispatcher.hasListenerFor(EventType.REMOVED)) {
-      dispatcher.removed(this, key, value(current));
+    @Override
+    public void removed(K key, StoredEntry previous) {
+      if (dispatcher.hasListenerFor(EventType.REMOVED)) {
+        dispatcher.removed(MooncakeCache.this, key, value(previous));
+      }
     }
-    return removed;
-  }
 
-  /** Access expiry for an entry read under the lock by a conditional operation. */
-  private void touch(String storeKey, StoredEntry current) {
-    long accessExpiry = expiry.forAccess(now());
-    if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != current.expireAt()) {
-      storage.rewrite(storeKey, current, accessExpiry);
-      expiring.add(storeKey, accessExpiry);
+    @Override
+    public void expired(K key, StoredEntry entry) {
+      statistics.evictions(1);
+      if (dispatcher.hasListenerFor(EventType.EXPIRED)) {
+        dispatcher.expired(MooncakeCache.this, key, value(entry));
+      }
     }
   }
 
@@ -1169,6 +968,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       }
     }
   }
+
 
   // ---------------------------------------------------------------------------------------------
   // Keys, values, checks
@@ -1208,8 +1008,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return loader != null && configuration.isReadThrough();
   }
 
-  private static long now() {
-    return System.currentTimeMillis();
+  private long now() {
+    return ticker.epochMillis();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T typed(Object value) {
+    return (T) value;
   }
 
   private void requireOpen() {

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.codec.Codec;
+import dev.mooncake.jcache.codec.ValueCodecs;
 import dev.mooncake.jcache.codec.DeserializationFilter;
 import dev.mooncake.jcache.codec.SerializationCodec;
 import dev.mooncake.jcache.codec.TypedCodec;
@@ -10,11 +11,11 @@ import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.entry.EntryStorage;
 import dev.mooncake.jcache.entry.KeyNamespace;
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,10 +56,14 @@ public final class MooncakeCacheManager implements CacheManager {
   private final ClassLoader classLoader;
   private final Properties properties;
   private final MooncakeConfig config;
+  private final StoreConnection connection;
   private final StoreGate store;
+  private final Ticker ticker;
   private final Lanes lanes;
-  private final KeyLocks locks = new LocalKeyLocks();
-  private final Codec codec;
+  private final KeyLocks locks;
+  /** Keys, and the values of caches without a codec setting. */
+  private final TypedCodec codec;
+  private final SerializationCodec serialization;
   private final ExecutorService events;
   private final ExpirySweeper sweeper;
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
@@ -73,7 +78,8 @@ public final class MooncakeCacheManager implements CacheManager {
       ClassLoader classLoader,
       Properties properties,
       MooncakeConfig config) {
-    this(provider, onClose, uri, classLoader, properties, config, StoreFactory.open(config));
+    this(provider, onClose, uri, classLoader, properties, config,
+        StoreConnection.open(config, Ticker.from(properties)));
   }
 
   /** A manager on a store opened elsewhere (tests share one store between tenants this way). */
@@ -85,27 +91,48 @@ public final class MooncakeCacheManager implements CacheManager {
       Properties properties,
       MooncakeConfig config,
       ObjectStore store) {
+    this(provider, onClose, uri, classLoader, properties, config, StoreConnection.of(store));
+  }
+
+  private MooncakeCacheManager(
+      CachingProvider provider,
+      Consumer<? super MooncakeCacheManager> onClose,
+      URI uri,
+      ClassLoader classLoader,
+      Properties properties,
+      MooncakeConfig config,
+      StoreConnection connection) {
     this.provider = provider;
     this.onClose = onClose;
     this.uri = uri;
     this.classLoader = classLoader;
     this.properties = properties;
     this.config = config;
+    try {
+      for (CacheDefinition definition : config.caches().values()) {
+        // Fails now, naming the cache and key, if a declared class cannot be loaded; before any
+        // thread is started, and giving the store connection back.
+        CacheDefinitions.toConfiguration(definition, classLoader);
+        declared.add(definition.name());
+      }
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
     String id = "m" + MANAGER_IDS.incrementAndGet();
-    this.codec = new TypedCodec(new SerializationCodec(
-        new DeserializationFilter(config.deserializationAllowList()), classLoader));
-    this.store = new StoreGate(store, "cache manager " + uri);
+    this.serialization = new SerializationCodec(
+        new DeserializationFilter(config.deserializationAllowList()), classLoader);
+    this.codec = new TypedCodec(serialization);
+    this.connection = connection;
+    this.store = new StoreGate(connection.store(), "cache manager " + uri);
+    this.locks = connection.locks();
+    this.ticker = Ticker.from(properties);
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes = new Lanes(config.numWorkers(), Lanes.perOpWorkers(config),
         config.singleCallsOnLanes(), !store.inProcess() || config.singleCallsOnLanes(), id);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
-    this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS);
-    for (CacheDefinition definition : config.caches().values()) {
-      // Fails now, naming the cache and key, if a declared class cannot be loaded.
-      CacheDefinitions.toConfiguration(definition, classLoader);
-      declared.add(definition.name());
-    }
+    this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
 
@@ -145,14 +172,29 @@ public final class MooncakeCacheManager implements CacheManager {
 
   private <K, V> MooncakeCache<K, V> newCache(String cacheName, MutableConfiguration<K, V> c) {
     KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
-    EntryStorage storage =
-        new EntryStorage(cacheName, store, lanes, codec, c.getValueType());
+    EntryStorage storage = new EntryStorage(cacheName, store, lanes, valueCodec(cacheName, c),
+        ticker, config.operationTimeout(), c.getValueType());
     MooncakeCache<K, V> cache =
-        new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events);
+        new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events, ticker);
     caches.put(cacheName, cache);
     declared.remove(cacheName);
     sweeper.register(cache);
     return cache;
+  }
+
+  /** The value codec the file's {@code codec} setting names for the cache (docs/configuration.md). */
+  private Codec valueCodec(String cacheName, Configuration<?, ?> c) {
+    CacheDefinition definition = config.caches().get(cacheName);
+    String setting = definition == null ? null : definition.codec();
+    Class<?> required = "string".equals(setting) ? String.class
+        : "bytes".equals(setting) ? byte[].class : Object.class;
+    Class<?> valueType = c.getValueType();
+    if (valueType != Object.class && !required.isAssignableFrom(valueType)) {
+      throw new CacheException("cache '" + cacheName + "' has codec '" + setting + "', which"
+          + " stores " + required.getSimpleName() + " values only, but its value type is "
+          + valueType.getName() + " (" + config.source() + ")");
+    }
+    return ValueCodecs.forSetting(setting, cacheName, codec, serialization);
   }
 
   /** The cache under that name, creating a cache the config file declares on first use. */
@@ -302,7 +344,12 @@ public final class MooncakeCacheManager implements CacheManager {
     drainStoreCalls();
     events.shutdown();
     lanes.close();
-    store.close();
+    connection.close();
+  }
+
+  /** Runs one expiry sweep now (tests that advance a fake ticker). */
+  void sweepExpired() {
+    sweeper.sweepNow();
   }
 
   /** Lets calls that passed their cache's closed check finish before the store closes. */

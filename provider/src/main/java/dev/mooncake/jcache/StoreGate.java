@@ -217,26 +217,6 @@ final class StoreGate implements ObjectStore {
   }
 
   @Override
-  public long removeAll(boolean force) {
-    int s = enter();
-    try {
-      return store.removeAll(force);
-    } finally {
-      leave(s);
-    }
-  }
-
-  @Override
-  public int healthCheck() {
-    int s = enter();
-    try {
-      return store.healthCheck();
-    } finally {
-      leave(s);
-    }
-  }
-
-  @Override
   public BufferPool buffers() {
     return pool;
   }

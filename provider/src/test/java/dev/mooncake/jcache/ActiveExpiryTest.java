@@ -3,7 +3,7 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
@@ -43,9 +43,10 @@ class ActiveExpiryTest {
 
   @Test
   void unreadExpiredEntriesAreRemovedFromTheStore() throws Exception {
-    RecordingStore store = new RecordingStore(StoreFactory.open(TestConfigs.inProcess()));
+    RecordingStore store = new RecordingStore(InProcessStore.open(TestConfigs.inProcess()));
     ExpiredLatch listener = new ExpiredLatch(20);
-    Cache<String, String> cache = fixture.manager(TestConfigs.inProcess(), store).createCache(
+    MooncakeCacheManager manager = fixture.manager(TestConfigs.inProcess(), store);
+    Cache<String, String> cache = manager.createCache(
         "short-lived", new MutableConfiguration<String, String>()
             .setTypes(String.class, String.class)
             .setExpiryPolicyFactory(
@@ -58,6 +59,10 @@ class ActiveExpiryTest {
     assertEquals(20, store.putKeys().size());
     assertEquals(1, store.isExist(store.putKeys().get(0)));
 
+    manager.sweepExpired();
+    assertEquals(20, listener.expired.getCount(), "swept before the entries expired");
+    fixture.ticker.advanceMillis(100);
+    manager.sweepExpired();
     assertTrue(listener.expired.await(5, TimeUnit.SECONDS),
         "expired entries were not swept; left: " + listener.expired.getCount());
     for (String storeKey : store.putKeys()) {

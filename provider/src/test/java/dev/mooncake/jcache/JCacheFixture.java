@@ -3,7 +3,8 @@ package dev.mooncake.jcache;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.time.FakeTicker;
+import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,21 +12,37 @@ import java.util.Properties;
 import javax.cache.Cache;
 import javax.cache.configuration.MutableConfiguration;
 
-/** Builds managers and caches for tests and closes them all afterwards. */
+/**
+ * Builds managers and caches for tests and closes them all afterwards. Every manager runs on the
+ * fixture's {@link FakeTicker} (as Caffeine's JCacheFixture does): expiry tests advance it instead
+ * of sleeping.
+ */
 final class JCacheFixture implements AutoCloseable {
   private final MooncakeCachingProvider provider = new MooncakeCachingProvider();
   private final List<AutoCloseable> opened = new ArrayList<>();
+  final FakeTicker ticker = new FakeTicker();
+
+  /** The provider properties every manager of the fixture gets: its ticker. */
+  Properties properties() {
+    Properties properties = new Properties();
+    properties.put(Ticker.PROPERTY, ticker);
+    return properties;
+  }
 
   /** A manager on its own in-process store. */
   MooncakeCacheManager manager(MooncakeConfig config) {
-    return manager(config, StoreFactory.open(config));
+    MooncakeCacheManager manager = new MooncakeCacheManager(provider, provider::forget,
+        URI.create("test:" + config.tenantId() + "-" + opened.size()),
+        getClass().getClassLoader(), properties(), config);
+    opened.add(manager);
+    return manager;
   }
 
   /** A manager on a given store (which may be shared with other managers). */
   MooncakeCacheManager manager(MooncakeConfig config, ObjectStore store) {
     MooncakeCacheManager manager = new MooncakeCacheManager(provider, provider::forget,
         URI.create("test:" + config.tenantId() + "-" + opened.size()),
-        getClass().getClassLoader(), new Properties(), config, store);
+        getClass().getClassLoader(), properties(), config, store);
     opened.add(manager);
     return manager;
   }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import java.util.Map;
 import java.util.Set;
 import javax.cache.Cache;
@@ -31,7 +31,7 @@ class LaneRoutingTest {
   private Cache<String, String> cache(boolean singleCallsOnLanes, boolean inProcess) {
     MooncakeConfig config = TestConfigs.withLanes(TestConfigs.inProcess(),
         Map.of("retrieve", 2, "store", 1), singleCallsOnLanes);
-    store = new RecordingStore(StoreFactory.open(config), inProcess);
+    store = new RecordingStore(InProcessStore.open(config), inProcess);
     return fixture.manager(config, store).createCache("routed",
         new MutableConfiguration<String, String>().setTypes(String.class, String.class));
   }

@@ -106,16 +106,6 @@ final class RecordingStore implements ObjectStore {
     return delegate.removeByRegex(pattern, force);
   }
 
-  @Override
-  public long removeAll(boolean force) {
-    record("removeAll");
-    return delegate.removeAll(force);
-  }
-
-  @Override
-  public int healthCheck() {
-    return delegate.healthCheck();
-  }
 
   @Override
   public BufferPool buffers() {

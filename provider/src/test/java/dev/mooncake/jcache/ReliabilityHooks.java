@@ -1,7 +1,7 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
@@ -20,7 +20,10 @@ public final class ReliabilityHooks {
 
   /** The store a config URI would open, for {@link #managerOn}. */
   public static ObjectStore openStore(URI configUri) {
-    return StoreFactory.open(ConfigLoader.load(configUri, ReliabilityHooks.class.getClassLoader()));
+    return StoreConnection.open(
+            ConfigLoader.load(configUri, ReliabilityHooks.class.getClassLoader()),
+            dev.mooncake.jcache.time.Ticker.system())
+        .store();
   }
 
   /** A manager of the config at {@code configUri} on {@code store} (not closed with it). */

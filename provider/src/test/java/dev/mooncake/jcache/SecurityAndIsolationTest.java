@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,7 +83,7 @@ class SecurityAndIsolationTest {
   @Test
   void tenantsOnOneStoreNeverSeeEachOther() {
     MooncakeConfig base = TestConfigs.inProcess();
-    ObjectStore shared = StoreFactory.open(base);
+    ObjectStore shared = InProcessStore.open(base);
     Cache<String, String> red = fixture
         .manager(TestConfigs.withTenantAndAllowList(base, "red", List.of()), shared)
         .createCache("users", new MutableConfiguration<String, String>()

@@ -121,7 +121,7 @@ class ZeroCopyTest {
     ZeroCopyCache<String> zeroCopy = cache.unwrap(ZeroCopyCache.class);
     ByteBuffer value = zeroCopy.allocate(4);
     zeroCopy.put("k", value);
-    Thread.sleep(120);
+    fixture.ticker.advanceMillis(120);
     assertEquals(-1, zeroCopy.get("k", ByteBuffer.allocateDirect(64)));
   }
 

@@ -11,15 +11,22 @@ import org.scijava.nativelib.NativeLoader;
 /**
  * Loads {@code libmooncake_jcache.so}, the JNI half of the bridge, once per class loader.
  *
- * <p>The library travels in the jar at {@code natives/linux_64/libmooncake_jcache.so}, the path
- * scijava native-lib-loader expects; its extractor copies it to a temporary directory and we
- * {@code System.load} it ourselves so that a failure can name the file, the platform and the
- * loader's own reason in one line (the loader swallows the cause). The system property
- * {@value #OVERRIDE_PROPERTY} names a file to load instead, for development.
+ * <p>The library travels in the jar once per platform it is built for ({@link #BUILT}), at {@code
+ * natives/<platform>/libmooncake_jcache.so}, the path scijava native-lib-loader picks by os.name
+ * and os.arch; its extractor copies it to a temporary directory and we {@code System.load} it
+ * ourselves so that a failure can name the file, the platform and the loader's own reason in one
+ * line (the loader swallows the cause). The system property {@value #OVERRIDE_PROPERTY} names a
+ * file to load instead, for development.
  */
 final class JniLoader {
   static final String LIBRARY = "mooncake_jcache";
   static final String OVERRIDE_PROPERTY = "mooncake.jcache.native.library";
+
+  /**
+   * native-lib-loader's directories the build can fill: linux_64 (x86-64) always, linux_arm64
+   * (aarch64) when a cross-compiler was there (native/pom.xml, execution jni-library-aarch64).
+   */
+  static final String[] BUILT = {"linux_64", "linux_arm64"};
 
   private static final Object LOCK = new Object();
   private static volatile boolean loaded;
@@ -54,15 +61,14 @@ final class JniLoader {
       loadFile(Path.of(override), "named by -D" + OVERRIDE_PROPERTY);
       return;
     }
-    String resourceDir = resourceDir();
-    String resource = resourceDir + System.mapLibraryName(LIBRARY);
-    if (JniLoader.class.getClassLoader().getResource(resource) == null) {
-      throw new NativeBridgeException(
-          "cannot load the Mooncake JCache native bridge: this jar has no "
-              + resource
-              + " for platform "
-              + platform()
-              + " (only linux x86_64 is built)");
+    loadFromJar(resourceDir());
+  }
+
+  /** Extracts and loads the jar's bridge in one of native-lib-loader's directories. */
+  static void loadFromJar(String resourceDir) {
+    String resource = resourceIn(resourceDir);
+    if (!inJar(resource)) {
+      throw new NativeBridgeException(missingPlatformMessage(resourceDir));
     }
     File file;
     try {
@@ -76,6 +82,38 @@ final class JniLoader {
           message(resource, "from the jar", "the extractor did not find it"));
     }
     loadFile(file.toPath(), "extracted from the jar's " + resource);
+  }
+
+  private static String resourceIn(String resourceDir) {
+    return resourceDir + System.mapLibraryName(LIBRARY);
+  }
+
+  private static boolean inJar(String resource) {
+    return JniLoader.class.getClassLoader().getResource(resource) != null;
+  }
+
+  /**
+   * The one line for a platform this jar has no bridge for: the platform, the directory looked in,
+   * the platforms the jar does carry and the two ways out. Package-visible so a test can ask for a
+   * platform directory that does not exist.
+   */
+  static String missingPlatformMessage(String resourceDir) {
+    StringBuilder carried = new StringBuilder();
+    for (String dir : BUILT) {
+      if (inJar(resourceIn("natives/" + dir + "/"))) {
+        carried.append(carried.length() == 0 ? "" : ", ").append(dir);
+      }
+    }
+    return "cannot load the Mooncake JCache native bridge: this jar has no "
+        + resourceIn(resourceDir)
+        + " for platform "
+        + platform()
+        + " (it carries "
+        + (carried.length() == 0 ? "none" : carried)
+        + "); build libmooncake_jcache.so for this platform from native/src/main/c"
+        + " (docs/native-bridge.md) and name it with -D"
+        + OVERRIDE_PROPERTY
+        + "=/path/to/libmooncake_jcache.so";
   }
 
   /** Loads one file; public to the package for tests of the failure message. */

@@ -4,17 +4,21 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One loaded {@code libmooncake_store.so} with all 19 functions of its C ABI resolved. A library
- * is never unloaded (Mooncake leaves threads and atexit handlers behind): a path is opened once
- * and instances need no closing.
+ * One loaded {@code libmooncake_store.so} with all 19 required functions of its C ABI resolved (an
+ * error names each one missing) and the optional ones looked up ({@link #hasEtcdTlsConfig}). A
+ * library is never unloaded (Mooncake leaves threads and atexit handlers behind): a path is opened
+ * once and instances need no closing.
  *
- * <p>Which file: the config's {@code library} path; else the environment variable
- * {@value #ENVIRONMENT_VARIABLE} (as Mooncake's own Rust binding does); else the plain soname
- * {@value #SONAME} through the dynamic loader's search path ({@code LD_LIBRARY_PATH}, ld.so.cache).
+ * <p>Which file: the config's {@code library} path; else the environment variable {@value
+ * #ENVIRONMENT_VARIABLE} (as Mooncake's own Rust binding does); else the plain soname {@value
+ * #SONAME} through the dynamic loader's search path ({@code LD_LIBRARY_PATH}, ld.so.cache).
  */
 public final class MooncakeLibrary {
   public static final String ENVIRONMENT_VARIABLE = "MOONCAKE_STORE_LIBRARY";
   public static final String SONAME = "libmooncake_store.so";
+
+  /** Bit of {@link #optionalSymbols}: {@code mooncake_store_set_etcd_tls_config}. */
+  private static final int ETCD_TLS_CONFIG = 1;
 
   /** Native handles by path: a path is dlopen()ed and resolved once. */
   private static final Map<String, Long> LOADED = new ConcurrentHashMap<>();
@@ -27,6 +31,11 @@ public final class MooncakeLibrary {
     this.handle = handle;
     this.path = path;
     this.origin = origin;
+  }
+
+  /** Loads the JNI library; idempotent. Throws {@link NativeBridgeException} naming the cause. */
+  public static void load() {
+    JniLoader.ensureLoaded();
   }
 
   /** Opens the library a config names ({@code null} or blank: the environment's choice). */
@@ -46,17 +55,19 @@ public final class MooncakeLibrary {
       origin = "$" + ENVIRONMENT_VARIABLE;
     } else {
       path = SONAME;
-      origin = "the default soname, searched on the loader's path (set 'library' in the config or $"
-          + ENVIRONMENT_VARIABLE + " to choose a file)";
+      origin =
+          "the default soname, searched on the loader's path (set 'library' in the config or $"
+              + ENVIRONMENT_VARIABLE
+              + " to choose a file)";
     }
-    MooncakeNative.load();
+    load();
     Long cached = LOADED.get(path);
     if (cached == null) {
       synchronized (LOADED) {
         cached = LOADED.get(path);
         if (cached == null) {
           try {
-            cached = MooncakeNative.openLibrary(path);
+            cached = openLibrary(path);
           } catch (NativeBridgeException e) {
             throw new NativeBridgeException(e.getMessage() + " [path from " + origin + "]", e);
           }
@@ -65,6 +76,15 @@ public final class MooncakeLibrary {
       }
     }
     return new MooncakeLibrary(cached, path, origin);
+  }
+
+  /**
+   * Sets {@code MC_RPC_TIMEOUT_MS} / {@code MC_RPC_CONNECT_TIMEOUT_MS} in the process environment
+   * when unset (values {@code <= 0} are skipped). Returns bit 0 / bit 1 for each one set.
+   */
+  public static int applyRpcTimeouts(long requestTimeoutMs, long connectTimeoutMs) {
+    load();
+    return setRpcTimeoutsIfUnset(requestTimeoutMs, connectTimeoutMs);
   }
 
   long handle() {
@@ -80,8 +100,29 @@ public final class MooncakeLibrary {
     return origin;
   }
 
+  /** Whether the library exports {@code mooncake_store_set_etcd_tls_config} (some versions). */
+  public boolean hasEtcdTlsConfig() {
+    return (optionalSymbols(handle) & ETCD_TLS_CONFIG) != 0;
+  }
+
   @Override
   public String toString() {
     return path;
   }
+
+  // Natives (mcj_library.c). Package-private, not private, so that the package's tests can hand
+  // them forged handles; nothing outside the package sees them.
+
+  /** dlopen()s the library and resolves its symbols; throws {@link NativeBridgeException}. */
+  static native long openLibrary(String path);
+
+  /** How many functions of the C ABI the bridge requires (19). */
+  static native int symbolCount();
+
+  static native int optionalSymbols(long library);
+
+  private static native int setRpcTimeoutsIfUnset(long requestTimeoutMs, long connectTimeoutMs);
+
+  /** Whether {@code Py_IsInitialized} is visible in the process's global symbol scope. */
+  static native boolean hostProbeVisible();
 }

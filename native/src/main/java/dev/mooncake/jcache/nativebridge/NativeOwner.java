@@ -4,9 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Java object that owns one native handle, RocksJava style: {@link #close()} frees it exactly
- * once, whichever thread calls it and however often; every use after that throws
- * {@link IllegalStateException} naming the object. (A call racing with close may also get the
- * native side's IllegalStateException; it never touches freed memory.)
+ * once, whichever thread calls it and however often; every use after that throws {@link
+ * ClosedHandleException} naming the object. (A call racing with close gets the native side's
+ * ClosedHandleException; it never touches freed memory.) Each public operation of a subclass is one
+ * line: {@code return someNative(handle(), ...)}, the only "ensure open" there is.
  */
 abstract class NativeOwner implements AutoCloseable {
   private final AtomicLong handle;
@@ -20,11 +21,11 @@ abstract class NativeOwner implements AutoCloseable {
     this.what = what;
   }
 
-  /** The live handle; throws {@link IllegalStateException} once closed. */
+  /** The live handle; throws {@link ClosedHandleException} once closed. */
   final long handle() {
     long value = handle.get();
     if (value == 0) {
-      throw new IllegalStateException(what + " is closed");
+      throw new ClosedHandleException(what + " is closed");
     }
     return value;
   }

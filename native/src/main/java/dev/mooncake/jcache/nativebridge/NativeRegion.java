@@ -11,9 +11,10 @@ import java.nio.ByteBuffer;
  * pages back to the system at once; a view still held somewhere keeps pointing at valid (zeroed)
  * memory. The mapping itself is unmapped only when no view, slice or duplicate of a view is
  * reachable any more: the native side keeps weak references to the views and checks them, and a
- * {@link Cleaner} retries when a view is collected. So no Java code can ever touch unmapped
- * memory through this class. Closing while a client still has the region registered throws
- * {@link IllegalStateException}: unregister (or close the client) first.
+ * {@link Cleaner} retries when a view is collected. So no Java code can ever touch unmapped memory
+ * through this class. Closing while a client still has the region registered throws {@link
+ * IllegalStateException}: close the client first. A closed region's handle throws {@link
+ * ClosedHandleException}; a released one refuses views with an IllegalStateException.
  */
 public final class NativeRegion implements AutoCloseable {
   private static final Cleaner CLEANER = Cleaner.create();
@@ -33,7 +34,7 @@ public final class NativeRegion implements AutoCloseable {
     }
 
     synchronized void tryFree() {
-      if (released && !freed && MooncakeNative.regionFree(handle)) {
+      if (released && !freed && regionFree(handle)) {
         freed = true;
       }
     }
@@ -41,20 +42,20 @@ public final class NativeRegion implements AutoCloseable {
 
   private NativeRegion(long handle) {
     this.state = new State(handle);
-    this.address = MooncakeNative.regionAddress(handle);
-    this.size = MooncakeNative.regionSize(handle);
+    this.address = regionAddress(handle);
+    this.size = regionSize(handle);
   }
 
   /** Maps {@code size} bytes; throws {@link NativeBridgeException} naming the size and errno. */
   public static NativeRegion allocate(long size) {
-    MooncakeNative.load();
-    return new NativeRegion(MooncakeNative.regionAllocate(size));
+    MooncakeLibrary.load();
+    return new NativeRegion(regionAllocate(size));
   }
 
   long nativeHandle() {
     synchronized (state) {
       if (state.released) {
-        throw new IllegalStateException("region is closed");
+        throw new ClosedHandleException("region is closed");
       }
       return state.handle;
     }
@@ -71,7 +72,7 @@ public final class NativeRegion implements AutoCloseable {
 
   /** A direct buffer over {@code [offset, offset + length)} of the region. */
   public ByteBuffer view(long offset, int length) {
-    ByteBuffer view = MooncakeNative.regionView(nativeHandle(), offset, length);
+    ByteBuffer view = regionView(nativeHandle(), offset, length);
     CLEANER.register(view, state::tryFree);
     return view;
   }
@@ -86,13 +87,19 @@ public final class NativeRegion implements AutoCloseable {
     if (!buffer.isDirect()) {
       return false;
     }
-    return contains(MooncakeNative.bufferAddress(buffer), buffer.capacity());
+    return contains(bufferAddress(buffer), buffer.capacity());
+  }
+
+  /** The native address of a direct buffer (its index 0), 0 for a heap buffer. */
+  public static long addressOf(ByteBuffer buffer) {
+    MooncakeLibrary.load();
+    return bufferAddress(buffer);
   }
 
   /** Views handed out that are still reachable (0 once the region is freed). */
   public int liveViews() {
     synchronized (state) {
-      return state.freed ? 0 : MooncakeNative.regionLiveViews(state.handle);
+      return state.freed ? 0 : regionLiveViews(state.handle);
     }
   }
 
@@ -116,7 +123,7 @@ public final class NativeRegion implements AutoCloseable {
       if (state.released) {
         return;
       }
-      MooncakeNative.regionRelease(state.handle);
+      regionRelease(state.handle);
       state.released = true;
     }
     state.tryFree();
@@ -126,4 +133,23 @@ public final class NativeRegion implements AutoCloseable {
   public String toString() {
     return "NativeRegion[" + size + " bytes at 0x" + Long.toHexString(address) + "]";
   }
+
+  // Natives (mcj_region.c); package-private for the package's tests.
+
+  static native long bufferAddress(ByteBuffer buffer);
+
+  static native long regionAllocate(long size);
+
+  static native ByteBuffer regionView(long region, long offset, int length);
+
+  static native long regionAddress(long region);
+
+  static native long regionSize(long region);
+
+  /** Views handed out and still reachable. */
+  static native int regionLiveViews(long region);
+
+  static native void regionRelease(long region);
+
+  static native boolean regionFree(long region);
 }

@@ -121,7 +121,6 @@ class BridgeFuzzTest {
   }
 
   private enum Call {
-    PUT,
     PUT_FROM,
     GET_INTO,
     REGISTER,
@@ -155,18 +154,17 @@ class BridgeFuzzTest {
     ByteBuffer b = kind.buffer;
     Runnable run =
         switch (call) {
-          case PUT -> () -> MooncakeNative.put(store, freshKey(), b, offset, length, 0);
-          case PUT_FROM -> () -> MooncakeNative.putFrom(store, freshKey(), b, offset, length, 0);
-          case GET_INTO -> () -> MooncakeNative.getInto(store, stored, b, offset, length);
+          case PUT_FROM -> () -> MooncakeClient.putFrom(store, freshKey(), b, offset, length, 0);
+          case GET_INTO -> () -> MooncakeClient.getInto(store, stored, b, offset, length);
           case REGISTER ->
               () -> {
-                if (MooncakeNative.registerBuffer(store, b, offset, length) == 0) {
-                  MooncakeNative.unregisterBuffer(store, b, offset);
+                if (MooncakeClient.registerBuffer(store, b, offset, length) == 0) {
+                  MooncakeClient.unregisterBuffer(store, b, offset);
                 }
               };
           case BATCH_PUT_FROM ->
               () ->
-                  MooncakeNative.batchPutFrom(
+                  MooncakeClient.batchPutFrom(
                       store,
                       new byte[][] {freshKey()},
                       new ByteBuffer[] {b},
@@ -176,7 +174,7 @@ class BridgeFuzzTest {
                       new int[1]);
           case BATCH_GET_INTO ->
               () ->
-                  MooncakeNative.batchGetInto(
+                  MooncakeClient.batchGetInto(
                       store,
                       new byte[][] {stored},
                       new ByteBuffer[] {b},
@@ -198,7 +196,7 @@ class BridgeFuzzTest {
       refused(what, run, "0 bytes");
     } else {
       run.run(); // accepted: a status code, never an exception
-      if (length > 0 && (call == Call.PUT || call == Call.PUT_FROM)) {
+      if (length > 0 && call == Call.PUT_FROM) {
         roundTrip(call, b, offset, length);
       }
       if (length >= CAPACITY && call == Call.GET_INTO) {
@@ -213,19 +211,16 @@ class BridgeFuzzTest {
   /** What an accepted put stored is exactly the bytes of the buffer's range (slices included). */
   private static void roundTrip(Call call, ByteBuffer b, int offset, int length) {
     byte[] key = freshKey();
-    int code =
-        call == Call.PUT
-            ? MooncakeNative.put(store, key, b, offset, length, 0)
-            : MooncakeNative.putFrom(store, key, b, offset, length, 0);
+    int code = MooncakeClient.putFrom(store, key, b, offset, length, 0);
     assertEquals(0, code);
     ByteBuffer back = ByteBuffer.allocateDirect(length);
-    assertEquals(length, MooncakeNative.getInto(store, key, back, 0, length));
+    assertEquals(length, MooncakeClient.getInto(store, key, back, 0, length));
     byte[] expected = new byte[length];
     b.get(offset, expected);
     byte[] got = new byte[length];
     back.get(0, got);
     assertArrayEquals(expected, got, call + " of a " + b + " at " + offset);
-    MooncakeNative.remove(store, key, true);
+    MooncakeClient.remove(store, key, true);
     count("round trips");
   }
 
@@ -235,7 +230,7 @@ class BridgeFuzzTest {
     long closedHandle = closed.handle();
     closed.close();
     NativeRegion region = NativeRegion.allocate(4096);
-    ReplicaConfig replica = ReplicaConfig.create(1, false, false, List.of());
+    ReplicaConfig replica = ReplicaConfig.create(client, 1, false, false, null, List.of());
     MooncakeLibrary library = FakeStore.open();
     long[] handles = {
       0L,
@@ -262,18 +257,16 @@ class BridgeFuzzTest {
       String what = "handle " + h;
       List<Runnable> calls =
           List.of(
-              () -> MooncakeNative.isExist(h, key),
-              () -> MooncakeNative.getSize(h, key),
-              () -> MooncakeNative.remove(h, key, true),
-              () -> MooncakeNative.removeByRegex(h, key, true),
-              () -> MooncakeNative.removeAll(h, true),
-              () -> MooncakeNative.healthCheck(h),
-              () -> MooncakeNative.put(h, key, direct, 0, 8, 0),
-              () -> MooncakeNative.putFrom(h, key, direct, 0, 8, 0),
-              () -> MooncakeNative.getInto(h, key, direct, 0, 8),
-              () -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]),
+              () -> MooncakeClient.isExist(h, key),
+              () -> MooncakeClient.getSize(h, key),
+              () -> MooncakeClient.remove(h, key, true),
+              () -> MooncakeClient.removeByRegex(h, key, true),
+              () -> MooncakeClient.healthCheck(h),
+              () -> MooncakeClient.putFrom(h, key, direct, 0, 8, 0),
+              () -> MooncakeClient.getInto(h, key, direct, 0, 8),
+              () -> MooncakeClient.batchIsExist(h, new byte[][] {key}, new int[1]),
               () ->
-                  MooncakeNative.batchGetInto(
+                  MooncakeClient.batchGetInto(
                       h,
                       new byte[][] {key},
                       new ByteBuffer[] {direct},
@@ -281,7 +274,7 @@ class BridgeFuzzTest {
                       new int[] {8},
                       new long[1]),
               () ->
-                  MooncakeNative.batchPutFrom(
+                  MooncakeClient.batchPutFrom(
                       h,
                       new byte[][] {key},
                       new ByteBuffer[] {direct},
@@ -289,24 +282,24 @@ class BridgeFuzzTest {
                       new int[] {8},
                       0,
                       new int[1]),
-              () -> MooncakeNative.registerBuffer(h, direct, 0, 8),
-              () -> MooncakeNative.unregisterBuffer(h, direct, 0),
-              () -> MooncakeNative.registerRegion(h, region.nativeHandle()),
-              () -> MooncakeNative.getHostname(h, new byte[64]),
-              () -> MooncakeNative.destroy(h),
+              () -> MooncakeClient.registerBuffer(h, direct, 0, 8),
+              () -> MooncakeClient.unregisterBuffer(h, direct, 0),
+              () -> MooncakeClient.registerRegion(h, region.nativeHandle()),
+              () -> MooncakeClient.getHostname(h, new byte[64]),
+              () -> MooncakeClient.destroy(h),
               // the handle as the other kinds the bridge takes
-              () -> MooncakeNative.regionView(h, 0, 8),
-              () -> MooncakeNative.regionRelease(h),
-              () -> MooncakeNative.freeReplicaConfig(h),
-              () -> MooncakeNative.create(h, 0),
-              () -> MooncakeNative.putFrom(store, key, direct, 0, 8, h));
+              () -> NativeRegion.regionView(h, 0, 8),
+              () -> NativeRegion.regionRelease(h),
+              () -> ReplicaConfig.freeReplicaConfig(h),
+              () -> MooncakeClient.create(h, 0, 0),
+              () -> MooncakeClient.putFrom(store, key, direct, 0, 8, h));
       int i = 0;
       for (Runnable call : calls) {
         boolean ownKind =
-            (h == region.nativeHandle() && (i == 17 || i == 18))
-                || (h == replica.nativeHandle() && (i == 19 || i == 21))
-                || (h == library.handle() && i == 20)
-                || (h == 0 && i == 21); // no replicate config: the default placement
+            (h == region.nativeHandle() && (i == 15 || i == 16))
+                || (h == replica.nativeHandle() && (i == 17 || i == 19))
+                || (h == library.handle() && i == 18)
+                || (h == 0 && i == 19); // no replicate config: the default placement
         count("handles");
         if (!ownKind) {
           refused(what + " call " + i, call, "handle", "closed", "not a ", "released");
@@ -329,14 +322,14 @@ class BridgeFuzzTest {
     for (byte[] key : bad) {
       String what = "key of " + key.length + " bytes";
       String[] names = {"empty", "NUL"};
-      refused(what, () -> MooncakeNative.isExist(store, key), names);
-      refused(what, () -> MooncakeNative.getSize(store, key), names);
-      refused(what, () -> MooncakeNative.remove(store, key, true), names);
-      refused(what, () -> MooncakeNative.putFrom(store, key, direct, 0, 8, 0), names);
-      refused(what, () -> MooncakeNative.getInto(store, key, direct, 0, 8), names);
+      refused(what, () -> MooncakeClient.isExist(store, key), names);
+      refused(what, () -> MooncakeClient.getSize(store, key), names);
+      refused(what, () -> MooncakeClient.remove(store, key, true), names);
+      refused(what, () -> MooncakeClient.putFrom(store, key, direct, 0, 8, 0), names);
+      refused(what, () -> MooncakeClient.getInto(store, key, direct, 0, 8), names);
       refused(
           what,
-          () -> MooncakeNative.batchIsExist(store, new byte[][] {key}, new int[1]),
+          () -> MooncakeClient.batchIsExist(store, new byte[][] {key}, new int[1]),
           "keys[0]");
       count("keys");
       count("keys");
@@ -345,7 +338,7 @@ class BridgeFuzzTest {
       count("keys");
       count("keys");
     }
-    refused("null key", () -> MooncakeNative.isExist(store, null), "key is null");
+    refused("null key", () -> MooncakeClient.isExist(store, null), "key is null");
     count("keys");
     // Accepted keys: 16 MiB, bytes that are not UTF-8, one byte, every non-NUL byte value.
     byte[] every = new byte[255];
@@ -353,11 +346,11 @@ class BridgeFuzzTest {
       every[i] = (byte) (i + 1);
     }
     for (byte[] key : new byte[][] {big, {(byte) 0xFF, (byte) 0xFE}, {'x'}, every}) {
-      assertEquals(0, MooncakeNative.putFrom(store, key, direct, 0, 8, 0));
-      assertEquals(1, MooncakeNative.isExist(store, key));
-      assertEquals(8, MooncakeNative.getSize(store, key));
-      assertEquals(8, MooncakeNative.getInto(store, key, direct, 8, 8));
-      assertEquals(0, MooncakeNative.remove(store, key, true));
+      assertEquals(0, MooncakeClient.putFrom(store, key, direct, 0, 8, 0));
+      assertEquals(1, MooncakeClient.isExist(store, key));
+      assertEquals(8, MooncakeClient.getSize(store, key));
+      assertEquals(8, MooncakeClient.getInto(store, key, direct, 8, 8));
+      assertEquals(0, MooncakeClient.remove(store, key, true));
       CASES.merge("keys", 5, Integer::sum);
     }
   }
@@ -377,34 +370,34 @@ class BridgeFuzzTest {
       lengths[i] = 16;
     }
     int[] codes = new int[n];
-    assertEquals(0, MooncakeNative.batchPutFrom(store, keys, buffers, offsets, lengths, 0, codes));
+    assertEquals(0, MooncakeClient.batchPutFrom(store, keys, buffers, offsets, lengths, 0, codes));
     int[] exist = new int[n];
-    assertEquals(0, MooncakeNative.batchIsExist(store, keys, exist));
+    assertEquals(0, MooncakeClient.batchIsExist(store, keys, exist));
     assertEquals(n, Arrays.stream(exist).filter(e -> e == 1).count());
     long[] sizes = new long[n];
-    assertEquals(0, MooncakeNative.batchGetInto(store, keys, buffers, offsets, lengths, sizes));
+    assertEquals(0, MooncakeClient.batchGetInto(store, keys, buffers, offsets, lengths, sizes));
     assertEquals(16L * n, Arrays.stream(sizes).sum());
     CASES.merge("batch entries", 3 * n, Integer::sum);
     for (int wrong : new int[] {0, 1, n - 1, n + 1}) {
       refused(
           "results of " + wrong,
-          () -> MooncakeNative.batchIsExist(store, keys, new int[wrong]),
+          () -> MooncakeClient.batchIsExist(store, keys, new int[wrong]),
           "mismatch");
       refused(
           "sizes of " + wrong,
           () ->
-              MooncakeNative.batchGetInto(store, keys, buffers, offsets, lengths, new long[wrong]),
+              MooncakeClient.batchGetInto(store, keys, buffers, offsets, lengths, new long[wrong]),
           "mismatch");
       refused(
           "offsets of " + wrong,
           () ->
-              MooncakeNative.batchPutFrom(
+              MooncakeClient.batchPutFrom(
                   store, keys, buffers, new int[wrong], lengths, 0, new int[n]),
           "offsets");
       refused(
           "buffers of " + wrong,
           () ->
-              MooncakeNative.batchPutFrom(
+              MooncakeClient.batchPutFrom(
                   store, keys, new ByteBuffer[wrong], offsets, lengths, 0, new int[n]),
           "buffers");
       CASES.merge("batch mismatches", 4, Integer::sum);
@@ -415,16 +408,16 @@ class BridgeFuzzTest {
     badOffsets[bad] = shared.capacity() - 8;
     refused(
         "offset at " + bad,
-        () -> MooncakeNative.batchGetInto(store, keys, buffers, badOffsets, lengths, new long[n]),
+        () -> MooncakeClient.batchGetInto(store, keys, buffers, badOffsets, lengths, new long[n]),
         "buffers[" + bad + "]");
     byte[][] badKeys = keys.clone();
     badKeys[bad] = new byte[] {'a', 0};
     refused(
         "key at " + bad,
-        () -> MooncakeNative.batchIsExist(store, badKeys, new int[n]),
+        () -> MooncakeClient.batchIsExist(store, badKeys, new int[n]),
         "keys[" + bad + "]");
     CASES.merge("batch mismatches", 2, Integer::sum);
-    assertTrue(MooncakeNative.removeByRegex(store, "^fuzz/batch/".getBytes(), true) >= n);
+    assertTrue(MooncakeClient.removeByRegex(store, "^fuzz/batch/".getBytes(), true) >= n);
   }
 
   @Test
@@ -453,10 +446,10 @@ class BridgeFuzzTest {
                     for (int i = 0; i < 200; i++) {
                       try {
                         switch (i % 4) {
-                          case 0 -> MooncakeNative.putFrom(h, key, b, 0, 256, 0);
-                          case 1 -> MooncakeNative.getInto(h, key, b, 0, 256);
-                          case 2 -> MooncakeNative.isExist(h, key);
-                          default -> MooncakeNative.batchIsExist(h, new byte[][] {key}, new int[1]);
+                          case 0 -> MooncakeClient.putFrom(h, key, b, 0, 256, 0);
+                          case 1 -> MooncakeClient.getInto(h, key, b, 0, 256);
+                          case 2 -> MooncakeClient.isExist(h, key);
+                          default -> MooncakeClient.batchIsExist(h, new byte[][] {key}, new int[1]);
                         }
                         ok[id]++;
                       } catch (IllegalStateException e) {

@@ -20,7 +20,7 @@ class ClientTest {
   @BeforeEach
   void open() {
     client = FakeStore.client(1 << 20);
-    client.removeAll(true);
+    client.removeByRegex(key("."), true); // everything: any key has a character
   }
 
   @AfterEach
@@ -50,8 +50,6 @@ class ClientTest {
     assertEquals(0, client.putFrom(key("k"), direct("first"), 0, 5, null));
     assertEquals(0, client.putFrom(key("k"), direct("second"), 0, 6, null));
     assertEquals("first", read("k"));
-    assertEquals(0, client.put(key("k"), direct("third"), 0, 5, null));
-    assertEquals("first", read("k"));
     assertEquals(5, client.getSize(key("k")));
     // Replacing is remove, then put.
     assertEquals(0, client.remove(key("k"), true));
@@ -79,7 +77,7 @@ class ClientTest {
     assertEquals(-600, client.putFrom(key("empty"), ByteBuffer.allocateDirect(0), 0, 0, null));
     assertEquals(0, client.putFrom(key("big"), direct("0123456789"), 0, 10, null));
     assertTrue(client.getInto(key("big"), ByteBuffer.allocateDirect(4), 0, 4) < 0);
-    try (ReplicaConfig zero = ReplicaConfig.create(0, false, false, List.of())) {
+    try (ReplicaConfig zero = ReplicaConfig.create(client, 0, false, false, null, List.of())) {
       assertEquals(-600, client.putFrom(key("zero"), direct("v"), 0, 1, zero));
     }
   }
@@ -106,8 +104,8 @@ class ClientTest {
     assertEquals(-600, client.removeByRegex(key("(unclosed"), true));
     assertEquals(0, client.putFrom(key("x1"), direct("v"), 0, 1, null));
     assertEquals(0, client.putFrom(key("x2"), direct("v"), 0, 1, null));
-    assertEquals(2, client.removeAll(true));
-    assertEquals(0, client.removeAll(true));
+    assertEquals(2, client.removeByRegex(key("."), true));
+    assertEquals(0, client.removeByRegex(key("."), true));
   }
 
   @Test
@@ -117,7 +115,13 @@ class ClientTest {
     int[] putResults = new int[3];
     assertEquals(
         0,
-        client.batchPutFrom(keys, new ByteBuffer[] {data, data, data}, new int[] {0, 3, 7}, new int[] {3, 4, 0}, null, putResults));
+        client.batchPutFrom(
+            keys,
+            new ByteBuffer[] {data, data, data},
+            new int[] {0, 3, 7},
+            new int[] {3, 4, 0},
+            null,
+            putResults));
     assertArrayEquals(new int[] {0, 0, -600}, putResults);
 
     int[] exist = new int[3];
@@ -127,7 +131,13 @@ class ClientTest {
     ByteBuffer out = ByteBuffer.allocateDirect(32);
     long[] sizes = new long[3];
     assertEquals(
-        0, client.batchGetInto(keys, new ByteBuffer[] {out, out, out}, new int[] {0, 8, 16}, new int[] {8, 2, 8}, sizes));
+        0,
+        client.batchGetInto(
+            keys,
+            new ByteBuffer[] {out, out, out},
+            new int[] {0, 8, 16},
+            new int[] {8, 2, 8},
+            sizes));
     assertEquals(3, sizes[0]);
     assertTrue(sizes[1] < 0, "too small: " + sizes[1]);
     assertEquals(-704, sizes[2]);
@@ -176,9 +186,13 @@ class ClientTest {
   @Test
   void preferredSegmentsPlaceObjectsAndASegmentLeavesWithItsObjects() {
     MooncakeClient other = FakeStore.client(1 << 20);
-    try (ReplicaConfig here = ReplicaConfig.create(1, false, false, List.of(other.hostname()))) {
+    try (ReplicaConfig here =
+        ReplicaConfig.create(client, 1, false, false, null, List.of(other.hostname()))) {
       assertEquals(0, client.putFrom(key("placed"), direct("v"), 0, 1, here));
-      assertEquals(0, client.putFrom(key("kept"), direct("v"), 0, 1, ReplicaConfig.create(1, false, false, List.of(client.hostname()))));
+    }
+    try (ReplicaConfig mine =
+        ReplicaConfig.create(client, 1, false, false, null, List.of(client.hostname()))) {
+      assertEquals(0, client.putFrom(key("kept"), direct("v"), 0, 1, mine));
     }
     other.close();
     assertEquals(0, client.isExist(key("placed")), "gone with the segment it was placed in");
@@ -204,7 +218,8 @@ class ClientTest {
   void aClosedClientThrows() {
     MooncakeClient closing = FakeStore.client(0);
     closing.close();
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> closing.isExist(key("k")));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> closing.isExist(key("k")));
     assertTrue(e.getMessage().contains("closed"), e.getMessage());
     assertThrows(IllegalStateException.class, closing::hostname);
   }
@@ -212,7 +227,8 @@ class ClientTest {
   @Test
   void createFailureIsAnException() {
     FakeStore.control("fail_create=1");
-    NativeBridgeException e = assertThrows(NativeBridgeException.class, () -> MooncakeClient.create(FakeStore.open()));
+    NativeBridgeException e =
+        assertThrows(NativeBridgeException.class, () -> MooncakeClient.create(FakeStore.open()));
     assertTrue(e.getMessage().contains("returned NULL"), e.getMessage());
     assertTrue(e.getMessage().contains(FakeStore.library()), e.getMessage());
   }
@@ -221,9 +237,10 @@ class ClientTest {
   void rpcTimeoutsAreSetOnlyWhenUnset() {
     // The surefire JVM has neither variable; the first call sets both, later ones none.
     org.junit.jupiter.api.Assumptions.assumeTrue(
-        System.getenv("MC_RPC_TIMEOUT_MS") == null && System.getenv("MC_RPC_CONNECT_TIMEOUT_MS") == null);
-    MooncakeNative.applyRpcTimeouts(1234, 567);
-    assertEquals(0, MooncakeNative.applyRpcTimeouts(99, 99));
+        System.getenv("MC_RPC_TIMEOUT_MS") == null
+            && System.getenv("MC_RPC_CONNECT_TIMEOUT_MS") == null);
+    MooncakeLibrary.applyRpcTimeouts(1234, 567);
+    assertEquals(0, MooncakeLibrary.applyRpcTimeouts(99, 99));
     assertEquals(1234, FakeStore.environment("MC_RPC_TIMEOUT_MS"));
     assertEquals(567, FakeStore.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
   }

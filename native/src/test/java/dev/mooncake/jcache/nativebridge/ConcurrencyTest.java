@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,9 @@ class ConcurrencyTest {
     CountDownLatch started = new CountDownLatch(threads);
     ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
     AtomicLong calls = new AtomicLong();
+    // closed once the threads are under way (a latch, not a sleep: under qemu-user, -P
+    // aarch64-qemu, 300 ms were not enough for one call)
+    CountDownLatch underLoad = new CountDownLatch(200);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int id = t;
@@ -39,6 +43,7 @@ class ConcurrencyTest {
                     }
                     client.remove(k, true);
                     calls.incrementAndGet();
+                    underLoad.countDown();
                   }
                 } catch (IllegalStateException closed) {
                   // the expected end
@@ -50,12 +55,12 @@ class ConcurrencyTest {
       workers.add(worker);
     }
     started.await();
-    Thread.sleep(300);
+    boolean loaded = underLoad.await(60, TimeUnit.SECONDS);
     client.close();
     for (Thread worker : workers) {
       worker.join(10_000);
     }
     assertTrue(unexpected.isEmpty(), () -> unexpected.toString());
-    assertTrue(calls.get() > 100, "calls: " + calls.get());
+    assertTrue(loaded && calls.get() >= 200, "calls: " + calls.get());
   }
 }

@@ -1,7 +1,10 @@
 package dev.mooncake.jcache.nativebridge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -20,6 +23,11 @@ final class FakeStore {
     return existing("mooncake.fixture.partialLibrary");
   }
 
+  /** The fake with all 19 required functions but without set_etcd_tls_config. */
+  static String noEtcdTlsLibrary() {
+    return existing("mooncake.fixture.noEtcdTlsLibrary");
+  }
+
   private static String existing(String property) {
     String path = System.getProperty(property);
     if (path == null || !Files.isRegularFile(Path.of(path))) {
@@ -33,6 +41,47 @@ final class FakeStore {
     return MooncakeLibrary.open(library(), null);
   }
 
+  static MooncakeLibrary openNoEtcdTls() {
+    return MooncakeLibrary.open(noEtcdTlsLibrary(), null);
+  }
+
+  /**
+   * A client set up against the fake cluster, on a fake handle reading replicate configs in the
+   * layout {@code fakeLayout} (the fake's ctl abi=N), and the bridge told {@code named}.
+   */
+  static MooncakeClient client(StoreAbi fakeLayout, StoreAbi named) {
+    control("abi=" + (fakeLayout.ordinal() + 1));
+    try {
+      MooncakeClient client = MooncakeClient.create(open(), named);
+      assertEquals(
+          0,
+          client.setup("127.0.0.1", "P2PHANDSHAKE", 1 << 20, 1 << 20, "tcp", "", "127.0.0.1:50051"),
+          "fixture setup");
+      return client;
+    } finally {
+      control("abi=0");
+    }
+  }
+
+  /** The fake's record of the replicate config the last put received ("layout=v3 ..."). */
+  static String lastReplicateConfig(MooncakeClient client) {
+    return text(client, "__fake_mc__/replicate_config/last");
+  }
+
+  /** The fake's record of the last set_etcd_tls_config ("calls=N ca=... after_setup=0"). */
+  static String lastEtcdTls(MooncakeClient client) {
+    return text(client, "__fake_mc__/etcd_tls");
+  }
+
+  private static String text(MooncakeClient client, String key) {
+    ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+    long length = client.getInto(MooncakeClient.key(key), buffer, 0, buffer.capacity());
+    assertTrue(length >= 0, () -> key + " answered " + length);
+    byte[] bytes = new byte[(int) length];
+    buffer.get(0, bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
   /** A client set up against the fake cluster over TCP. */
   static MooncakeClient client(long segmentSize) {
     return client(segmentSize, "tcp");
@@ -41,7 +90,8 @@ final class FakeStore {
   static MooncakeClient client(long segmentSize, String protocol) {
     MooncakeClient client = MooncakeClient.create(open());
     int code =
-        client.setup("127.0.0.1", "P2PHANDSHAKE", segmentSize, 1 << 20, protocol, "", "127.0.0.1:50051");
+        client.setup(
+            "127.0.0.1", "P2PHANDSHAKE", segmentSize, 1 << 20, protocol, "", "127.0.0.1:50051");
     assertEquals(0, code, "fixture setup");
     return client;
   }

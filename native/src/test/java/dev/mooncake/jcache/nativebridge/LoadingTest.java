@@ -15,13 +15,30 @@ class LoadingTest {
 
   @Test
   void jniLibraryLoadsFromTheNativesDirectory() {
-    MooncakeNative.load();
-    MooncakeNative.load(); // idempotent
-    assertEquals(19, MooncakeNative.symbolCount());
-    assertEquals("natives/linux_64/", JniLoader.resourceDir());
+    MooncakeLibrary.load();
+    MooncakeLibrary.load(); // idempotent
+    assertEquals(19, MooncakeLibrary.symbolCount());
+    assertEquals("natives/" + PlatformsTest.expectedDir() + "/", JniLoader.resourceDir());
     assertTrue(
-        LoadingTest.class.getClassLoader().getResource("natives/linux_64/libmooncake_jcache.so")
+        LoadingTest.class
+                .getClassLoader()
+                .getResource("natives/" + PlatformsTest.expectedDir() + "/libmooncake_jcache.so")
             != null);
+  }
+
+  /** The sanitizer run (surefire execution "sanitizers") really runs over instrumented code. */
+  @Test
+  void theSanitizerRunLoadsTheInstrumentedLibraries() throws IOException {
+    if (!Boolean.getBoolean("mooncake.sanitizers")) {
+      return; // the plain run
+    }
+    FakeStore.open();
+    String maps = Files.readString(Path.of("/proc/self/maps"));
+    assertTrue(maps.contains("libasan.so"), "libasan preloaded");
+    assertTrue(maps.contains("libubsan.so"), "libubsan preloaded");
+    assertTrue(maps.contains(System.getProperty(JniLoader.OVERRIDE_PROPERTY)), "sanitized bridge");
+    assertTrue(maps.contains(FakeStore.library()), "sanitized fake");
+    assertTrue(FakeStore.library().contains("/sanitizers/"), FakeStore.library());
   }
 
   @Test
@@ -33,7 +50,7 @@ class LoadingTest {
     String message = e.getMessage();
     assertTrue(message.contains(garbage.toString()), message);
     assertTrue(message.contains("linux/"), message);
-    assertTrue(message.contains("linux_64"), message);
+    assertTrue(message.contains(PlatformsTest.expectedDir()), message);
     assertTrue(message.contains("a test"), message);
     assertTrue(message.toLowerCase().contains("elf"), message); // dlerror's "invalid ELF header"
     assertFalse(message.contains("\n"), message);
@@ -47,7 +64,8 @@ class LoadingTest {
   @Test
   void fixtureLoadsAndIsCachedByPath() {
     MooncakeLibrary first = MooncakeLibrary.open(FakeStore.library(), null);
-    MooncakeLibrary second = MooncakeLibrary.open(FakeStore.library(), "/ignored/because/config/wins.so");
+    MooncakeLibrary second =
+        MooncakeLibrary.open(FakeStore.library(), "/ignored/because/config/wins.so");
     assertEquals(first.handle(), second.handle());
     assertEquals(FakeStore.library(), first.path());
     assertTrue(first.origin().contains("config"), first.origin());
@@ -82,7 +100,8 @@ class LoadingTest {
   void missingSymbolsAreAllNamed() {
     NativeBridgeException e =
         assertThrows(
-            NativeBridgeException.class, () -> MooncakeLibrary.open(FakeStore.partialLibrary(), null));
+            NativeBridgeException.class,
+            () -> MooncakeLibrary.open(FakeStore.partialLibrary(), null));
     String message = e.getMessage();
     assertTrue(message.contains(FakeStore.partialLibrary()), message);
     assertTrue(message.contains("lacks 3 of the 19"), message);
@@ -99,7 +118,8 @@ class LoadingTest {
     Path text = dir.resolve("libmooncake_store.so");
     Files.writeString(text, "hello");
     NativeBridgeException e =
-        assertThrows(NativeBridgeException.class, () -> MooncakeLibrary.open(text.toString(), null));
+        assertThrows(
+            NativeBridgeException.class, () -> MooncakeLibrary.open(text.toString(), null));
     assertTrue(e.getMessage().contains(text.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("the config's 'library'"), e.getMessage());
   }

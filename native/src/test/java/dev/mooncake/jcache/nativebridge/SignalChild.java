@@ -10,7 +10,8 @@ public final class SignalChild {
   public static void main(String[] args) throws Exception {
     MooncakeLibrary library = MooncakeLibrary.open(FakeStore.library(), null);
     MooncakeClient client = MooncakeClient.create(library);
-    int code = client.setup("127.0.0.1", "P2PHANDSHAKE", 1 << 20, 1 << 20, "tcp", "", "127.0.0.1:50051");
+    int code =
+        client.setup("127.0.0.1", "P2PHANDSHAKE", 1 << 20, 1 << 20, "tcp", "", "127.0.0.1:50051");
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -57,7 +57,7 @@ class SignalsTest {
   @Test
   void theHostProbeKeepsMooncakesSignalThreadFromStarting() {
     try (MooncakeClient client = FakeStore.client(0)) {
-      assertTrue(MooncakeNative.hostProbeVisible());
+      assertTrue(MooncakeLibrary.hostProbeVisible());
       assertEquals(0, FakeStore.stat("signal_thread"), "no sigwait thread in this JVM");
     }
   }
@@ -72,7 +72,8 @@ class SignalsTest {
       // (every create installs one while the control is on, the probing clients' too)
       assertTrue(FakeStore.stat("sigint_handler") > handlersBefore, "the fake did install one");
       long restored = client.signalsRestored();
-      assertTrue((restored & (1L << SIGINT)) != 0, "SIGINT put back: 0x" + Long.toHexString(restored));
+      assertTrue(
+          (restored & (1L << SIGINT)) != 0, "SIGINT put back: 0x" + Long.toHexString(restored));
       long mask = blockedMask();
       assertEquals(maskBefore, mask, blockedSignals());
       for (int signal : new int[] {SIGHUP, SIGINT, SIGUSR1, SIGTERM}) {
@@ -87,12 +88,18 @@ class SignalsTest {
     }
   }
 
-  private static Outcome runChild(String signalMode, String signal, boolean fakeInstallsHandler, int waitSeconds)
+  private static Outcome runChild(
+      String signalMode, String signal, boolean fakeInstallsHandler, int waitSeconds)
       throws Exception {
-    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     ProcessBuilder builder =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // -P aarch64-qemu names its qemu-user wrapper: without binfmt_misc the arm64
+                // java of java.home cannot be exec()ed directly
+                System.getProperty(
+                    "mooncake.test.java",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()),
                 "-cp",
                 classPath,
                 "-Dmooncake.fixture.library=" + FakeStore.library(),
@@ -110,7 +117,8 @@ class SignalsTest {
         new Thread(
             () -> {
               try (BufferedReader in =
-                  new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = in.readLine()) != null) {
                   output.add(line);
@@ -127,7 +135,9 @@ class SignalsTest {
     try {
       assertTrue(ready.await(30, TimeUnit.SECONDS), () -> "child never got ready: " + output);
       Process kill =
-          new ProcessBuilder("sh", "-c", "kill -" + signal + " " + process.pid()).inheritIO().start();
+          new ProcessBuilder("sh", "-c", "kill -" + signal + " " + process.pid())
+              .inheritIO()
+              .start();
       assertEquals(0, kill.waitFor());
       boolean exited = process.waitFor(waitSeconds, TimeUnit.SECONDS);
       if (exited) {
@@ -145,7 +155,8 @@ class SignalsTest {
     assertTrue(outcome.exited(), () -> "SIGINT swallowed: " + outcome.output());
     assertEquals(130, outcome.exitCode(), () -> outcome.output().toString());
     assertTrue(outcome.hookRan(), () -> outcome.output().toString());
-    String ready = outcome.output().stream().filter(l -> l.startsWith("READY")).findFirst().orElseThrow();
+    String ready =
+        outcome.output().stream().filter(l -> l.startsWith("READY")).findFirst().orElseThrow();
     assertTrue(ready.contains("signal_thread=0"), ready);
     assertFalse(ready.contains("sigint_handler=0"), ready);
   }
@@ -162,8 +173,11 @@ class SignalsTest {
   @Test
   void withoutTheCountermeasuresCtrlCIsLost() throws Exception {
     Outcome outcome = runChild("mooncake", "INT", true, 4);
-    String ready = outcome.output().stream().filter(l -> l.startsWith("READY")).findFirst().orElseThrow();
+    String ready =
+        outcome.output().stream().filter(l -> l.startsWith("READY")).findFirst().orElseThrow();
     assertTrue(ready.contains("signal_thread=1"), ready);
-    assertFalse(outcome.exited() && outcome.hookRan(), () -> "the hazard did not show: " + outcome.output());
+    assertFalse(
+        outcome.exited() && outcome.hookRan(),
+        () -> "the hazard did not show: " + outcome.output());
   }
 }

@@ -64,12 +64,6 @@ public interface ObjectStore extends AutoCloseable {
    */
   long removeByRegex(String pattern, boolean force);
 
-  /** Removes every object in the store; the count removed or a negative code. */
-  long removeAll(boolean force);
-
-  /** 0 when the store (and, for Mooncake, its master) answers. */
-  int healthCheck();
-
   /** Where buffers handed to {@link #put} and {@link #getInto} should come from. */
   BufferPool buffers();
 

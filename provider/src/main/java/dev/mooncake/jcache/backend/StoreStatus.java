@@ -3,10 +3,14 @@ package dev.mooncake.jcache.backend;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Mooncake Store's result codes, with their names as Mooncake spells them. */
+/**
+ * Mooncake Store's result codes, with their names as Mooncake spells them, but for -1: its C ABI
+ * answers -1 both for a bad argument or an exception caught in the C layer and for the C++
+ * {@code INTERNAL_ERROR}, and nothing tells the two apart, so the name says both.
+ */
 public enum StoreStatus {
   OK(0),
-  INTERNAL_ERROR(-1),
+  INTERNAL_ERROR_OR_INVALID_ARGUMENT(-1),
   BUFFER_OVERFLOW(-10),
   SEGMENT_NOT_FOUND(-101),
   NO_AVAILABLE_HANDLE(-200),
@@ -55,6 +59,10 @@ public enum StoreStatus {
   /** {@code "-200 NO_AVAILABLE_HANDLE"}, or {@code "-42 UNKNOWN"} for a code not in the table. */
   public static String describe(long code) {
     StoreStatus status = of(code);
+    if (status == INTERNAL_ERROR_OR_INVALID_ARGUMENT) {
+      return "-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an invalid"
+          + " argument, an exception inside the library, and an internal error alike)";
+    }
     return code + " " + (status == null ? "UNKNOWN" : status.name());
   }
 }

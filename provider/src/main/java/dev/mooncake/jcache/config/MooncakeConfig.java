@@ -18,7 +18,7 @@ import java.util.Map;
  * @param localHostname the address this client advertises to the cluster
  * @param globalSegmentSize bytes this process contributes to the pool (the in-process store's bound)
  * @param localBufferSize bytes of the pinned, registered transfer region
- * @param enableOffload vLLM's flag, passed through
+ * @param nativeSettings what the Mooncake library needs told: its ABI layout and etcd TLS files
  * @param tenantId the namespace every stored key is prefixed with
  * @param library path of {@code libmooncake_store.so}, or {@code null} for the environment's choice
  * @param numWorkers threads of the shared lane pool
@@ -32,6 +32,7 @@ import java.util.Map;
  *     that Java deserialization may instantiate, beyond the built-in safe JDK value types
  * @param caches caches declared in the file, by name
  * @param strict whether unknown keys are errors rather than warnings
+ * @param consistency how far per-key atomicity reaches: this JVM, or every JVM of the cluster
  */
 public record MooncakeConfig(
     String source,
@@ -44,7 +45,7 @@ public record MooncakeConfig(
     String localHostname,
     long globalSegmentSize,
     long localBufferSize,
-    boolean enableOffload,
+    NativeSettings nativeSettings,
     String tenantId,
     String library,
     int numWorkers,
@@ -55,13 +56,14 @@ public record MooncakeConfig(
     EvictionSettings eviction,
     List<String> deserializationAllowList,
     Map<String, CacheDefinition> caches,
-    boolean strict) {
+    boolean strict,
+    Consistency consistency) {
 
   /**
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
    * (The lanes themselves live in {@code dev.mooncake.jcache.lane}, above the config.)
    */
-  public static final List<String> LANES = List.of("lookup", "retrieve", "store", "delete");
+  public static final List<String> LANES = List.of("retrieve", "store", "delete");
 
   /** Which store implementation runs the caches. */
   public enum Backend {
@@ -102,11 +104,40 @@ public record MooncakeConfig(
    * @param softPin evicted last
    * @param hardPin never evicted
    * @param preferredSegments segments (client hostnames) to place objects in, in order
+   * @param softPinTtl how long a soft pin holds ({@code soft_pin_ttl}, v3 libraries only); {@code
+   *     null}: the master's {@code --default_kv_soft_pin_ttl}
    */
   public record ReplicaSettings(
-      int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      int replicaNum,
+      boolean softPin,
+      boolean hardPin,
+      List<String> preferredSegments,
+      Duration softPinTtl) {
     public static final ReplicaSettings DEFAULT = new ReplicaSettings(1, false, false, List.of());
+
+    /** Without a soft pin TTL. */
+    public ReplicaSettings(
+        int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
+      this(replicaNum, softPin, hardPin, preferredSegments, null);
+    }
   }
+
+  /**
+   * What the loaded {@code libmooncake_store.so} must be told (see docs/native-bridge.md).
+   *
+   * @param abi the layout of its {@code replicate_config}, {@code "v1"}, {@code "v2"} or {@code
+   *     "v3"}; {@code null}: not named, then pins and {@code soft_pin_ttl} are refused
+   * @param etcdTls certificates for an etcd metadata server, {@code null} for none
+   */
+  public record NativeSettings(String abi, EtcdTls etcdTls) {
+    public static final NativeSettings DEFAULT = new NativeSettings(null, null);
+  }
+
+  /**
+   * {@code etcd_tls}: passed to {@code mooncake_store_set_etcd_tls_config} before setup; a library
+   * without that function refuses to start. Empty strings for files not given.
+   */
+  public record EtcdTls(String caFile, String certFile, String keyFile) {}
 
   /**
    * Eviction thresholds, as Mooncake's master flags.
@@ -118,9 +149,39 @@ public record MooncakeConfig(
     public static final EvictionSettings DEFAULT = new EvictionSettings(0.90, 0.05);
   }
 
-  /** The settings of a cache that the file does not declare. */
-  public CacheDefinition cacheOrDefault(String name) {
-    CacheDefinition declared = caches.get(name);
-    return declared == null ? CacheDefinition.unset(name) : declared;
+  /**
+   * How far per-key atomicity reaches (docs/cluster-consistency.md).
+   *
+   * @param level {@code local}: among the caches of this JVM only; {@code cluster}: among every
+   *     JVM of the Mooncake cluster, through lock objects in the store
+   * @param lockLease how long a cluster lock is trusted after it was taken (on this JVM's clock);
+   *     below {@code clientTtl} with a margin
+   * @param clientTtl the master's {@code --client_ttl}: how long a silent client keeps its segment
+   */
+  public record Consistency(Level level, Duration lockLease, Duration clientTtl) {
+    public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_CLIENT_TTL = Duration.ofSeconds(10);
+    /** Mooncake clients ping the master once a second: a running client's last ping is this old. */
+    public static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+    public static final Consistency LOCAL =
+        new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+    public static final Consistency CLUSTER =
+        new Consistency(Level.CLUSTER, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+
+    /** The {@code consistency} values. */
+    public enum Level {
+      LOCAL("local"),
+      CLUSTER("cluster");
+
+      private final String configValue;
+
+      Level(String configValue) {
+        this.configValue = configValue;
+      }
+
+      public String configValue() {
+        return configValue;
+      }
+    }
   }
 }

@@ -21,7 +21,11 @@ final class EffectiveSettings {
       "masterServerAddress", List.of("master_server_address", "master_server_addr"),
       "deviceName", List.of("device_name", "rdma_devices"),
       "operationTimeout", List.of("operation_timeout_ms"),
-      "replica", List.of("replica_num", "with_soft_pin", "with_hard_pin", "preferred_segments"));
+      "consistency", List.of("consistency", "lock_lease_ms", "client_ttl_ms"),
+      "replica",
+      List.of("replica_num", "with_soft_pin", "with_hard_pin", "preferred_segments",
+          "soft_pin_ttl"),
+      "nativeSettings", List.of("abi", "etcd_tls"));
 
   /** One setting: its config key, its effective value, where that came from. */
   record Setting(String key, String value, String origin) {}

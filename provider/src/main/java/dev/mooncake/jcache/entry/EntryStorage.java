@@ -2,22 +2,30 @@ package dev.mooncake.jcache.entry;
 
 import dev.mooncake.jcache.codec.Codec;
 import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import javax.cache.CacheException;
 
 /**
  * One cache's view of the store: values with their header in, {@link StoredEntry StoredEntries}
  * out, every call on its lane, every failure a {@link CacheException} naming the operation, the
- * cache and Mooncake's code. It knows nothing of JCache semantics (expiry, events, locking): that
- * is {@code MooncakeCache}'s job.
+ * cache and Mooncake's code. It knows nothing of locks, expiry or events: only {@link EntryMap}
+ * calls it (hence package-private), with the key's lock held for every mutation; the lock is asked
+ * ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries included.
  */
 public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
@@ -34,25 +42,35 @@ public final class EntryStorage {
   private final Lanes lanes;
   private final Codec codec;
   private final boolean bytesAllowed; // byte[] payloads skip the codec (StoredEntry.copyOfValue)
+  private final Ticker ticker;
+  private final long timeoutNanos;
   private volatile int readBufferSize = MIN_READ_BUFFER;
   private final LongAdder copiedBytes = new LongAdder();
 
-  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec) {
-    this(cacheName, store, lanes, codec, Object.class);
+  /**
+   * @param ticker the clock of retry deadlines
+   * @param operationTimeout how long a mutation retries transient answers (-703, -706) and dropped
+   *     puts before it fails ({@code operation_timeout_ms})
+   */
+  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec,
+      Ticker ticker, Duration operationTimeout) {
+    this(cacheName, store, lanes, codec, ticker, operationTimeout, Object.class);
   }
 
   /**
-   * Storage whose reads refuse a value that is not a {@code valueType} (another cache's or
+   * Storage whose reads also refuse a value that is not a {@code valueType} (another cache's or
    * program's object under this cache's key) instead of handing it to a caller who expects one.
    */
-  public EntryStorage(
-      String cacheName, ObjectStore store, Lanes lanes, Codec codec, Class<?> valueType) {
+  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec,
+      Ticker ticker, Duration operationTimeout, Class<?> valueType) {
     this.cacheName = cacheName;
     this.store = store;
     this.buffers = store.buffers();
     this.lanes = lanes;
     this.codec = ValueTypeCodec.of(codec, valueType, cacheName);
     this.bytesAllowed = valueType.isAssignableFrom(byte[].class);
+    this.ticker = ticker;
+    this.timeoutNanos = Math.max(1, operationTimeout.toNanos());
   }
 
   /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
@@ -61,7 +79,7 @@ public final class EntryStorage {
   }
 
   /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
-  public StoredEntry read(String key) {
+  StoredEntry read(String key) {
     return lanes.call(Lane.RETRIEVE, () -> readNow(key));
   }
 
@@ -105,7 +123,7 @@ public final class EntryStorage {
    * Reads many entries in one batch call: the entry of {@code keys[i]} at index i, null when
    * absent.
    */
-  public StoredEntry[] readAll(String[] keys) {
+  StoredEntry[] readAll(String[] keys) {
     StoredEntry[] found = new StoredEntry[keys.length];
     if (keys.length == 0) {
       return found;
@@ -192,25 +210,33 @@ public final class EntryStorage {
     }
   }
 
-  /** 1 when present, 0 when absent. */
-  public boolean exists(String key) {
-    long result = lanes.callLong(Lane.LOOKUP, () -> store.isExist(key));
-    if (result < 0) {
-      throw failure("exists", key, result);
-    }
-    return result == 1;
-  }
-
   /**
    * Stores {@code value} under {@code key}, replacing what is there. Mooncake's put never
    * overwrites, so this is remove (with force: reads hold leases) then put. Callers hold the key's
-   * lock, so no writer of this JVM can slip in between.
+   * lock, so no writer of this JVM can slip in between. A replace is checked: see {@link
+   * #putBytes}.
    *
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
    */
-  public void write(String key, Object value, long expireAt, boolean knownAbsent) {
+  void write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent);
+    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, held);
+  }
+
+  /**
+   * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read
+   * the old entry). Answers whether something was removed.
+   */
+  boolean replace(String key, Object value, long expireAt, KeyLocks.Held held) {
+    boolean existed = deleteNow(key, held);
+    Codec.Encoded encoded = codec.encode(value);
+    ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
+    try {
+      putChecked(key, buffer, existed, held);
+    } finally {
+      buffers.release(buffer);
+    }
+    return existed;
   }
 
   /**
@@ -220,14 +246,16 @@ public final class EntryStorage {
    * @param value the value to encode
    * @param expireAt its expiry time
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
+   * @param held the key's lock, asked before each mutation of the key
    */
-  public record Write(String key, Object value, long expireAt, boolean knownAbsent) {}
+  record Write(
+      String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {}
 
   /**
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
    * write, whether the remove found an object (for callers that did not read first).
    */
-  public boolean[] writeAll(List<Write> writes) {
+  boolean[] writeAll(List<Write> writes) {
     boolean[] replaced = new boolean[writes.size()];
     if (writes.isEmpty()) {
       return replaced;
@@ -245,8 +273,11 @@ public final class EntryStorage {
         Write write = writes.get(i);
         fill(values[i], encoded[i].format(), encoded[i].bytes(), write.expireAt());
         if (!write.knownAbsent()) {
-          replaced[i] = deleteNow(write.key());
+          replaced[i] = deleteNow(write.key(), write.held());
         }
+      }
+      for (Write write : writes) {
+        write.held().ensureHeld();
       }
       int[] results = new int[keys.length];
       lanes.runChunked(Lane.STORE, keys.length, MIN_BATCH_CHUNK, (from, to) -> {
@@ -254,33 +285,110 @@ public final class EntryStorage {
             Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(values, from, to));
         System.arraycopy(chunk, 0, results, from, to - from);
       });
+      List<Integer> toCheck = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
-        if (results[i] != 0) {
+        if (results[i] == 0 && replaced[i]) {
+          toCheck.add(i); // a put right after a remove may be dropped: see putChecked
+        } else if (results[i] != 0 && !isTransient(results[i])) {
           throw failure("batch put", keys[i], results[i]);
+        } else if (results[i] != 0) {
+          putChecked(keys[i], values[i], true, writes.get(i).held()); // in flight: retried singly
         }
       }
+      checkBatchStored(writes, values, toCheck);
       return replaced;
     }
   }
 
   /** Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding. */
-  public void rewrite(String key, StoredEntry entry, long expireAt) {
-    putBytes(key, entry.format(), entry.payload(), expireAt, false);
+  void rewrite(String key, StoredEntry entry, long expireAt, KeyLocks.Held held) {
+    putBytes(key, entry.format(), entry.payload(), expireAt, false, held);
   }
 
-  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent) {
+  private void putBytes(String key, byte format, byte[] payload, long expireAt, boolean absent,
+      KeyLocks.Held held) {
     ByteBuffer buffer = headed(format, payload, expireAt);
     try {
-      if (!absent) {
-        deleteNow(key);
-      }
-      long result = lanes.callLong(Lane.STORE, () -> store.put(key, buffer));
-      if (result != 0) {
-        throw failure("put", key, result);
-      }
+      boolean removed = !absent && deleteNow(key, held);
+      putChecked(key, buffer, removed, held);
     } finally {
       buffers.release(buffer);
     }
+  }
+
+  /**
+   * Puts {@code value}; after a remove ({@code replacing}), checks that the store now holds an
+   * object of the value's size. Mooncake has been seen to answer OK to a put that followed a
+   * remove and store nothing (readers then saw the key absent for seconds): such a put, and an
+   * answer that the key is still busy (-703, -706), is retried with remove then put until {@code
+   * operation_timeout_ms} has passed; then the failure names the cache, the key and the status.
+   * A put on a key known to be absent is not checked: a create is not dropped that way, and the
+   * check would cost every create a round trip.
+   */
+  private void putChecked(String key, ByteBuffer value, boolean replacing, KeyLocks.Held held) {
+    long deadline = ticker.nanos() + timeoutNanos;
+    for (int attempt = 0; ; attempt++) {
+      held.ensureHeld();
+      long result = lanes.callLong(Lane.STORE, () -> store.put(key, value));
+      if (result == 0 && !replacing) {
+        return;
+      }
+      if (result == 0) {
+        long size = lanes.callLong(Lane.STORE, () -> store.getSize(key));
+        if (size == value.remaining()) {
+          return;
+        }
+        if (ticker.nanos() - deadline >= 0) {
+          throw new CacheException("put on cache '" + cacheName + "' was dropped for store key '"
+              + key + "': the store answered OK but holds "
+              + (size < 0 ? StoreStatus.describe(size) : size + " bytes instead of "
+                  + value.remaining()) + ", still after " + retriesFor() + " ("
+              + store.describe() + ")");
+        }
+      } else if (!isTransient(result)) {
+        throw failure("put", key, result);
+      } else if (ticker.nanos() - deadline >= 0) {
+        throw failure("put", key, result, retriesFor());
+      }
+      backOff(attempt);
+      deleteNow(key, held);
+      replacing = true;
+    }
+  }
+
+  /** Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call. */
+  private void checkBatchStored(List<Write> writes, ByteBuffer[] values, List<Integer> indexes) {
+    if (indexes.isEmpty()) {
+      return;
+    }
+    String[] checked = new String[indexes.size()];
+    for (int i = 0; i < checked.length; i++) {
+      checked[i] = writes.get(indexes.get(i)).key();
+    }
+    int[] present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked));
+    for (int i = 0; i < checked.length; i++) {
+      if (present[i] != 1) {
+        Write write = writes.get(indexes.get(i));
+        deleteNow(write.key(), write.held());
+        putChecked(write.key(), values[indexes.get(i)], true, write.held());
+      }
+    }
+  }
+
+  /** Mooncake's answers for an object that another put or a read lease still holds. */
+  private static boolean isTransient(long code) {
+    return code == StoreStatus.REPLICA_IS_NOT_READY.code()
+        || code == StoreStatus.OBJECT_HAS_LEASE.code();
+  }
+
+  /** A short pause between retries: 1, 2, 4 … 16 ms, so a put in flight can land. */
+  private static void backOff(int attempt) {
+    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1L << Math.min(attempt, 4)));
+  }
+
+  private String retriesFor() {
+    return "retries for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+        + " ms (operation_timeout_ms)";
   }
 
   /**
@@ -288,7 +396,8 @@ public final class EntryStorage {
    * header into the {@link ValueHeader#SIZE} bytes before its position. No byte is copied in Java;
    * the store transfers straight from the caller's buffer.
    */
-  public void writeInPlace(String key, ByteBuffer value, long expireAt, boolean knownAbsent) {
+  void writeInPlace(
+      String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
       throw new IllegalArgumentException("a zero-copy value needs " + ValueHeader.SIZE
@@ -296,26 +405,21 @@ public final class EntryStorage {
     }
     ValueHeader.write(value, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
     ByteBuffer whole = value.duplicate().position(start);
-    if (!knownAbsent) {
-      deleteNow(key);
-    }
-    long result = lanes.callLong(Lane.STORE, () -> store.put(key, whole));
-    if (result != 0) {
-      throw failure("put", key, result);
-    }
+    boolean removed = !knownAbsent && deleteNow(key, held);
+    putChecked(key, whole, removed, held);
   }
 
   /**
    * Zero-copy read into {@code destination} at its position (header first). Answers the entry's
-   * expiry time, or {@link #ABSENT}; on success the destination's position and limit frame the
+   * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit frame the
    * payload. No byte is copied in Java.
    */
-  public long readInPlace(String key, ByteBuffer destination) {
+  long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
     long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
     if (length == StoreStatus.OBJECT_NOT_FOUND.code()
         || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
-      return ABSENT;
+      return ExpiryTimes.ABSENT;
     }
     if (length < 0) {
       long size = store.getSize(key);
@@ -334,9 +438,6 @@ public final class EntryStorage {
     destination.limit(start + (int) length).position(start + ValueHeader.SIZE);
     return expireAt;
   }
-
-  /** Answered by {@link #readInPlace} for a missing key. */
-  public static final long ABSENT = Long.MIN_VALUE;
 
   /** The bytes this cache has copied in Java to encode or decode values (zero-copy adds none). */
   public long copiedBytes() {
@@ -363,23 +464,40 @@ public final class EntryStorage {
   }
 
   /** Removes the object; true when there was one. */
-  public boolean delete(String key) {
-    return deleteNow(key);
+  boolean delete(String key, KeyLocks.Held held) {
+    return deleteNow(key, held);
   }
 
-  private boolean deleteNow(String key) {
-    long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
-    if (result == 0) {
-      return true;
+  /**
+   * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is
+   * retried until {@code operation_timeout_ms} has passed: another JVM's write of the key is
+   * about to land, and callers must not see that as an error.
+   */
+  private boolean deleteNow(String key, KeyLocks.Held held) {
+    long deadline = 0;
+    for (int attempt = 0; ; attempt++) {
+      held.ensureHeld();
+      long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
+      if (result == 0) {
+        return true;
+      }
+      if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        return false;
+      }
+      if (!isTransient(result)) {
+        throw failure("remove", key, result);
+      }
+      if (attempt == 0) {
+        deadline = ticker.nanos() + timeoutNanos;
+      } else if (ticker.nanos() - deadline >= 0) {
+        throw failure("remove", key, result, retriesFor());
+      }
+      backOff(attempt);
     }
-    if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
-      return false;
-    }
-    throw failure("remove", key, result);
   }
 
   /** Removes every object whose key starts with {@code prefix}; the count removed. */
-  public long deleteByPrefix(String prefixPattern) {
+  long deleteByPrefix(String prefixPattern) {
     long result = lanes.callLong(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
     if (result < 0) {
       throw failure("remove_by_regex", prefixPattern, result);
@@ -421,5 +539,12 @@ public final class EntryStorage {
     return new CacheException(
         operation + " on cache '" + cacheName + "' failed for store key '" + key + "': "
             + StoreStatus.describe(code) + " (" + store.describe() + ")");
+  }
+
+  private CacheException failure(String operation, String key, long code, String after) {
+    return new CacheException(
+        operation + " on cache '" + cacheName + "' failed for store key '" + key + "': "
+            + StoreStatus.describe(code) + ", still after " + after + " (" + store.describe()
+            + ")");
   }
 }

@@ -10,22 +10,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * store has since evicted (readers skip and forget those). Keys written by another JVM sharing
  * the cluster are not in it: see docs/deviations.md.
  */
-public final class KeyIndex {
+final class KeyIndex {
   private final Set<String> keys = ConcurrentHashMap.newKeySet();
 
-  public void add(String storeKey) {
+  void add(String storeKey) {
     keys.add(storeKey);
   }
 
-  public void remove(String storeKey) {
+  void remove(String storeKey) {
     keys.remove(storeKey);
   }
 
-  public List<String> snapshot() {
+  List<String> snapshot() {
     return List.copyOf(keys);
   }
 
-  public void clear() {
+  void clear() {
     keys.clear();
   }
 }

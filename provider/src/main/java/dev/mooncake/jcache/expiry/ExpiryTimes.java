@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns an {@link ExpiryPolicy}'s durations into absolute expiry times (epoch millis) as stored in
- * the value header. A policy that throws is logged and treated as "no change" (the spec leaves the
+ * the value header. The sentinels that travel in place of an expiry time are all defined here. A policy that throws is logged and treated as "no change" (the spec leaves the
  * entry's expiry as it was; for a creation, eternal).
  */
 public final class ExpiryTimes {
@@ -17,6 +17,10 @@ public final class ExpiryTimes {
   public static final long UNCHANGED = Long.MIN_VALUE;
   /** The entry is expired as of now (Duration.ZERO). */
   public static final long EXPIRED_NOW = 0L;
+  /** A creation that expires at once: the entry is not stored at all. */
+  public static final long NOT_STORED = Long.MIN_VALUE + 1;
+  /** No entry: what a zero-copy read answers instead of an expiry time for a missing key. */
+  public static final long ABSENT = Long.MIN_VALUE + 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(ExpiryTimes.class);
 
@@ -38,7 +42,8 @@ public final class ExpiryTimes {
     try {
       duration = policy.getExpiryForCreation();
     } catch (RuntimeException e) {
-      return failed(e);
+      failed(e);
+      return ETERNAL; // UNCHANGED here would read as an expiry time long past
     }
     long time = toTime(duration, nowMillis);
     return time == UNCHANGED ? ETERNAL : time;
@@ -77,8 +82,9 @@ public final class ExpiryTimes {
     if (duration.isEternal()) {
       return ETERNAL;
     }
-    long time = duration.getAdjustedTime(nowMillis);
-    // getAdjustedTime saturates at Long.MAX_VALUE: a finite duration must not read as eternal.
-    return time == ETERNAL ? ETERNAL - 1 : time;
+    // Not Duration.getAdjustedTime: it overflows to a time long past for a huge duration. A
+    // finite duration must not read as eternal either, so it saturates one below.
+    long millis = duration.getTimeUnit().toMillis(duration.getDurationAmount());
+    return millis >= ETERNAL - 1 - nowMillis ? ETERNAL - 1 : nowMillis + millis;
   }
 }

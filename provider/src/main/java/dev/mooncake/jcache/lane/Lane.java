@@ -1,12 +1,14 @@
 package dev.mooncake.jcache.lane;
 
-/** The four kinds of store call, each of which may have its own worker pool (LMCache's lanes). */
+/**
+ * The kinds of store call, each of which may have its own worker pool (LMCache's lanes). LMCache's
+ * fourth lane, {@code lookup}, has no calls here: {@code containsKey} reads the entry (it must see
+ * its expiry time), so the config refuses a pool for it.
+ */
 public enum Lane {
-  /** {@code exists} / {@code batch_is_exist}. */
-  LOOKUP("lookup"),
   /** {@code get_into} / {@code batch_get_into}. */
   RETRIEVE("retrieve"),
-  /** {@code put_from} / {@code batch_put_from}. */
+  /** {@code put_from} / {@code batch_put_from}, and the checks that a replacing put landed. */
   STORE("store"),
   /** {@code remove} / {@code remove_by_regex}. */
   DELETE("delete");

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * Worker lanes for store calls, as LMCache runs Mooncake: a lane named in {@code per_op_workers}
  * gets its own fixed pool of that many threads; the other lanes share one pool of
  * {@code num_workers} threads. A slow kind of call (say, large retrieves) then cannot starve
- * another (lookups).
+ * another (small puts).
  *
  * <p>Single synchronous calls run on the caller's thread unless {@code single_calls_on_lanes} is
  * set: the caller waits anyway, so a hop would only add a context switch. Batches and asynchronous
@@ -103,18 +103,18 @@ public final class Lanes implements AutoCloseable {
     return workers;
   }
 
-  /** The executor that runs a lane's work. Do not shut it down: {@link #close()} does. */
-  public ExecutorService executor(Lane lane) {
+  /** The executor that runs a lane's work (tests; {@link #submit} for work). */
+  ExecutorService executor(Lane lane) {
     return pools.get(lane).executor;
   }
 
-  /** The prefix of the names of the lane's threads, e.g. {@code mooncake-cm1-lookup-}. */
-  public String threadNamePrefix(Lane lane) {
+  /** The prefix of the names of the lane's threads, e.g. {@code mooncake-cm1-retrieve-} (tests). */
+  String threadNamePrefix(Lane lane) {
     return pools.get(lane).prefix;
   }
 
   /** How many threads run the lane's work (shared with other lanes when it has no own pool). */
-  public int poolSize(Lane lane) {
+  int poolSize(Lane lane) {
     return pools.get(lane).size;
   }
 

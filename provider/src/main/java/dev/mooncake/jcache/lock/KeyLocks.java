@@ -6,6 +6,10 @@ package dev.mooncake.jcache.lock;
  * Mooncake cluster: a distributed implementation replaces {@link LocalKeyLocks} here and nowhere
  * else.
  *
+ * <p>One {@code KeyLocks} serves every cache manager on one store connection (see
+ * {@link KeyLockRegistry}): managers that share a connection share its keys, so they must share
+ * its locks too.
+ *
  * <p>Plain reads take no lock. Because Mooncake's put never overwrites, a writer replaces a value
  * by remove-then-put, and an unlocked read can fall into that gap. Readers therefore take a
  * {@link #readStamp} before reading and, when they find nothing, ask {@link #mayHaveChanged}: if
@@ -21,12 +25,21 @@ public interface KeyLocks {
 
   /**
    * Whether a lock on the key may have been held at any time since {@code stamp} was taken. False
-   * positives are allowed (they cost a locked re-read); false negatives are not.
+   * positives are allowed (they cost a locked re-read); false negatives are not. A lock shared
+   * with other JVMs cannot see their writers without a round trip, and answers true always.
    */
   boolean mayHaveChanged(String key, long stamp);
 
   /** A held lock; closing it releases it. */
   interface Held extends AutoCloseable {
+    /**
+     * Called by the entry layer right before each store mutation (remove, put) made under this
+     * lock, so that no write goes out after the lock was lost. A distributed lock whose lease has
+     * expired throws a {@link javax.cache.CacheException} naming the key; a local lock cannot be
+     * lost, and does nothing.
+     */
+    default void ensureHeld() {}
+
     @Override
     void close();
   }

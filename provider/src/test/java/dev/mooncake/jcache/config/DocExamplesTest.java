@@ -75,6 +75,7 @@ class DocExamplesTest {
     assertEquals("rdma", config.protocol());
     assertEquals("mlx5_0", config.deviceName());
     assertEquals(2, config.replica().replicaNum());
+    assertEquals("v2", config.nativeSettings().abi(), "a pin needs the layout named");
   }
 
   @Test

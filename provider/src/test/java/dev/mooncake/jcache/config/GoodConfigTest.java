@@ -41,7 +41,7 @@ class GoodConfigTest {
     assertEquals("127.0.0.1", config.localHostname());
     assertEquals(256L << 20, config.globalSegmentSize());
     assertEquals(64L << 20, config.localBufferSize());
-    assertFalse(config.enableOffload());
+    assertEquals(MooncakeConfig.NativeSettings.DEFAULT, config.nativeSettings());
     assertEquals("default", config.tenantId());
     assertNull(config.library());
     assertEquals(4, config.numWorkers());
@@ -93,14 +93,14 @@ class GoodConfigTest {
 
   @Test
   void standaloneStoreContributesNothing() {
-    MooncakeConfig config = parse("{'backend':'mooncake','mode':'standalone-store','metadata_server':'P2PHANDSHAKE',"
+    MooncakeConfig config = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
         + "'master_server_address':'127.0.0.1:50051','local_buffer_size':'1GB'}");
 
     assertEquals(Mode.STANDALONE_STORE, config.mode());
     assertEquals(0, config.globalSegmentSize(), "defaults to 0 in standalone-store mode");
     assertEquals(1L << 30, config.localBufferSize());
 
-    MooncakeConfig explicitZero = parse("{'backend':'mooncake','mode':'standalone-store','metadata_server':'P2PHANDSHAKE',"
+    MooncakeConfig explicitZero = parse("{'backend':'mooncake','mode':'standalone-store','consistency':'local','metadata_server':'P2PHANDSHAKE',"
         + "'master_server_address':'127.0.0.1:50051','global_segment_size':0}");
     assertEquals(0, explicitZero.globalSegmentSize());
   }
@@ -123,7 +123,7 @@ class GoodConfigTest {
   @Test
   void lmcacheStyleConfig() {
     MooncakeConfig config = parse("{'type':'mooncake_store','num_workers':8,"
-        + "'per_op_workers':{'lookup':2,'retrieve':16,'store':4},'local_hostname':'node01',"
+        + "'per_op_workers':{'delete':2,'retrieve':16,'store':4},'local_hostname':'node01',"
         + "'metadata_server':'http://localhost:8080/metadata','master_server_addr':'localhost:50051',"
         + "'protocol':'tcp','local_buffer_size':'3221225472','global_segment_size':'3221225472'}");
 
@@ -132,7 +132,7 @@ class GoodConfigTest {
     assertEquals("http://localhost:8080/metadata", config.metadataServer());
     assertEquals("node01", config.localHostname());
     assertEquals(8, config.numWorkers());
-    assertEquals(Map.of("lookup", 2, "retrieve", 16, "store", 4), config.perOpWorkers());
+    assertEquals(Map.of("delete", 2, "retrieve", 16, "store", 4), config.perOpWorkers());
     assertEquals(3221225472L, config.globalSegmentSize());
     assertEquals(3221225472L, config.localBufferSize());
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
@@ -142,17 +142,24 @@ class GoodConfigTest {
   void vllmStyleConfigWithOurKeys() {
     MooncakeConfig config = parse("{'metadata_server':'redis://127.0.0.1:6379','master_server_address':'127.0.0.1:50051',"
         + "'master_server_addr':'127.0.0.1:50051','global_segment_size':3221225472,'local_buffer_size':1073741824,"
-        + "'enable_offload':true,'tenant_id':'  team-a  ','library':'/opt/mooncake/lib/libmooncake_store.so',"
+        + "'enable_offload':false,'abi':' V3 ','soft_pin_ttl':'90s',"
+        + "'etcd_tls':{'ca_file':'/tls/ca.pem','cert_file':'/tls/c.pem','key_file':'/tls/c.key'},"
+        + "'tenant_id':'  team-a  ','library':'/opt/mooncake/lib/libmooncake_store.so',"
         + "'single_calls_on_lanes':true,'replica_num':2,'with_soft_pin':true,'with_hard_pin':false,"
         + "'preferred_segments':['node01:12345'],'operation_timeout_ms':'5s',"
         + "'eviction':{'high_watermark_ratio':0.8,'eviction_ratio':0.1},"
         + "'deserialization_allow_list':['com.acme.Foo','com.acme.model.*','org.example.**'],'device_name':null}");
 
-    assertTrue(config.enableOffload());
+    assertEquals(
+        new MooncakeConfig.NativeSettings(
+            "v3", new MooncakeConfig.EtcdTls("/tls/ca.pem", "/tls/c.pem", "/tls/c.key")),
+        config.nativeSettings());
     assertEquals("team-a", config.tenantId(), "tenant ids are trimmed");
     assertEquals("/opt/mooncake/lib/libmooncake_store.so", config.library());
     assertTrue(config.singleCallsOnLanes());
-    assertEquals(new ReplicaSettings(2, true, false, List.of("node01:12345")), config.replica());
+    assertEquals(
+        new ReplicaSettings(2, true, false, List.of("node01:12345"), Duration.ofSeconds(90)),
+        config.replica());
     assertEquals(Duration.ofSeconds(5), config.operationTimeout());
     assertEquals(new EvictionSettings(0.8, 0.1), config.eviction());
     assertEquals(List.of("com.acme.Foo", "com.acme.model.*", "org.example.**"), config.deserializationAllowList());
@@ -187,7 +194,7 @@ class GoodConfigTest {
     assertEquals(new ExpirySettings("created", Duration.ofMillis(1500)), config.caches().get("sessions").expiry());
     assertEquals(new ExpirySettings("eternal", null), config.caches().get("forever").expiry());
     assertEquals(List.of("users", "sessions", "forever"), List.copyOf(config.caches().keySet()), "file order is kept");
-    assertEquals(CacheDefinition.unset("other"), config.cacheOrDefault("other"));
+    assertEquals(null, config.caches().get("other"));
     assertTrue(warnings.messages.isEmpty(), () -> warnings.messages.toString());
   }
 
@@ -227,8 +234,8 @@ class GoodConfigTest {
 
   private static MooncakeConfig withSource(MooncakeConfig c, String source) {
     return new MooncakeConfig(source, c.backend(), c.mode(), c.metadataServer(), c.masterServerAddress(), c.protocol(),
-        c.deviceName(), c.localHostname(), c.globalSegmentSize(), c.localBufferSize(), c.enableOffload(), c.tenantId(),
+        c.deviceName(), c.localHostname(), c.globalSegmentSize(), c.localBufferSize(), c.nativeSettings(), c.tenantId(),
         c.library(), c.numWorkers(), c.perOpWorkers(), c.singleCallsOnLanes(), c.replica(), c.operationTimeout(),
-        c.eviction(), c.deserializationAllowList(), c.caches(), c.strict());
+        c.eviction(), c.deserializationAllowList(), c.caches(), c.strict(), c.consistency());
   }
 }

@@ -30,7 +30,7 @@ class LanesTest {
     assertEquals(dev.mooncake.jcache.config.MooncakeConfig.LANES, keys);
   }
 
-  private static final Map<Lane, Integer> LOOKUP_2_STORE_1 = Map.of(Lane.LOOKUP, 2, Lane.STORE, 1);
+  private static final Map<Lane, Integer> RETRIEVE_2_STORE_1 = Map.of(Lane.RETRIEVE, 2, Lane.STORE, 1);
 
   private static String threadName() {
     return Thread.currentThread().getName();
@@ -38,30 +38,27 @@ class LanesTest {
 
   @Test
   void dedicatedLanesRunOnTheirOwnThreadsTheOthersShareOnePool() throws Exception {
-    try (Lanes lanes = new Lanes(3, LOOKUP_2_STORE_1, false, "cm1")) {
-      assertTrue(lanes.submit(Lane.LOOKUP, LanesTest::threadName).get(5, TimeUnit.SECONDS)
-          .startsWith("mooncake-cm1-lookup-"));
+    try (Lanes lanes = new Lanes(3, RETRIEVE_2_STORE_1, false, "cm1")) {
+      assertTrue(lanes.submit(Lane.RETRIEVE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
+          .startsWith("mooncake-cm1-retrieve-"));
       assertTrue(lanes.submit(Lane.STORE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
           .startsWith("mooncake-cm1-store-"));
-      assertTrue(lanes.submit(Lane.RETRIEVE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
-          .startsWith("mooncake-cm1-shared-"));
       assertTrue(lanes.submit(Lane.DELETE, LanesTest::threadName).get(5, TimeUnit.SECONDS)
           .startsWith("mooncake-cm1-shared-"));
-      assertTrue(lanes.submit(Lane.LOOKUP, () -> Thread.currentThread().isDaemon()).get());
+      assertTrue(lanes.submit(Lane.RETRIEVE, () -> Thread.currentThread().isDaemon()).get());
 
-      assertEquals("mooncake-cm1-lookup-", lanes.threadNamePrefix(Lane.LOOKUP));
+      assertEquals("mooncake-cm1-retrieve-", lanes.threadNamePrefix(Lane.RETRIEVE));
       assertEquals("mooncake-cm1-shared-", lanes.threadNamePrefix(Lane.DELETE));
-      assertEquals(2, lanes.poolSize(Lane.LOOKUP));
+      assertEquals(2, lanes.poolSize(Lane.RETRIEVE));
       assertEquals(1, lanes.poolSize(Lane.STORE));
-      assertEquals(3, lanes.poolSize(Lane.RETRIEVE));
-      assertSame(lanes.executor(Lane.RETRIEVE), lanes.executor(Lane.DELETE));
-      assertFalse(lanes.executor(Lane.LOOKUP) == lanes.executor(Lane.STORE));
+      assertEquals(3, lanes.poolSize(Lane.DELETE));
+      assertFalse(lanes.executor(Lane.RETRIEVE) == lanes.executor(Lane.STORE));
     }
   }
 
   @Test
   void aLaneOfTwoRunsTwoTasksAtOnceAndQueuesTheThird() throws Exception {
-    try (Lanes lanes = new Lanes(4, LOOKUP_2_STORE_1, false, "p")) {
+    try (Lanes lanes = new Lanes(4, RETRIEVE_2_STORE_1, false, "p")) {
       CountDownLatch gate = new CountDownLatch(1);
       CountDownLatch twoStarted = new CountDownLatch(2);
       AtomicInteger running = new AtomicInteger();
@@ -71,7 +68,7 @@ class LanesTest {
         int id = i;
         tasks.add(
             lanes.submit(
-                Lane.LOOKUP,
+                Lane.RETRIEVE,
                 () -> {
                   maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
                   twoStarted.countDown();
@@ -81,7 +78,7 @@ class LanesTest {
                 }));
       }
       assertTrue(twoStarted.await(5, TimeUnit.SECONDS), "two tasks never ran at once");
-      ThreadPoolExecutor pool = (ThreadPoolExecutor) lanes.executor(Lane.LOOKUP);
+      ThreadPoolExecutor pool = (ThreadPoolExecutor) lanes.executor(Lane.RETRIEVE);
       assertEquals(1, pool.getQueue().size()); // the third waits for a thread
       assertEquals(2, running.get());
       assertFalse(tasks.get(2).isDone());
@@ -97,7 +94,7 @@ class LanesTest {
 
   @Test
   void singleCallsRunOnTheCallersThreadByDefault() {
-    try (Lanes lanes = new Lanes(2, LOOKUP_2_STORE_1, false, "i")) {
+    try (Lanes lanes = new Lanes(2, RETRIEVE_2_STORE_1, false, "i")) {
       String caller = threadName();
       for (Lane lane : Lane.values()) {
         assertEquals(caller, lanes.call(lane, LanesTest::threadName));
@@ -107,8 +104,8 @@ class LanesTest {
 
   @Test
   void singleCallsHopOntoTheLaneWhenConfigured() {
-    try (Lanes lanes = new Lanes(2, LOOKUP_2_STORE_1, true, "h")) {
-      assertTrue(lanes.call(Lane.LOOKUP, LanesTest::threadName).startsWith("mooncake-h-lookup-"));
+    try (Lanes lanes = new Lanes(2, RETRIEVE_2_STORE_1, true, "h")) {
+      assertTrue(lanes.call(Lane.RETRIEVE, LanesTest::threadName).startsWith("mooncake-h-retrieve-"));
       assertTrue(lanes.call(Lane.STORE, LanesTest::threadName).startsWith("mooncake-h-store-"));
       assertTrue(lanes.call(Lane.DELETE, LanesTest::threadName).startsWith("mooncake-h-shared-"));
     }
@@ -128,7 +125,7 @@ class LanesTest {
       AssertionError error = new AssertionError("bad");
       assertSame(
           error,
-          assertThrows(AssertionError.class, () -> lanes.call(Lane.LOOKUP, () -> {
+          assertThrows(AssertionError.class, () -> lanes.call(Lane.RETRIEVE, () -> {
             throw error;
           })));
     }
@@ -208,7 +205,7 @@ class LanesTest {
 
   @Test
   void afterCloseEveryEntryPointThrowsNamingTheLanes() {
-    Lanes lanes = new Lanes(2, LOOKUP_2_STORE_1, false, "z");
+    Lanes lanes = new Lanes(2, RETRIEVE_2_STORE_1, false, "z");
     lanes.close();
     lanes.close();
     for (Lane lane : Lane.values()) {
@@ -216,7 +213,7 @@ class LanesTest {
       IllegalStateException call =
           assertThrows(IllegalStateException.class, () -> lanes.call(lane, () -> 1));
       assertTrue(call.getMessage().contains("closed"), call.getMessage());
-      assertTrue(call.getMessage().contains("mooncake-z-lookup-*"), call.getMessage());
+      assertTrue(call.getMessage().contains("mooncake-z-retrieve-*"), call.getMessage());
       assertTrue(call.getMessage().contains("mooncake-z-shared-*"), call.getMessage());
       assertThrows(IllegalStateException.class, () -> lanes.submit(lane, () -> 1));
       assertThrows(
@@ -229,14 +226,14 @@ class LanesTest {
     Lanes lanes = new Lanes(1, Map.of(), false, "s");
     CountDownLatch started = new CountDownLatch(1);
     CompletableFuture<String> running =
-        lanes.submit(Lane.LOOKUP, () -> {
+        lanes.submit(Lane.RETRIEVE, () -> {
           started.countDown();
           return "finished";
         });
     assertTrue(started.await(5, TimeUnit.SECONDS));
     lanes.close();
     assertEquals("finished", running.get(5, TimeUnit.SECONDS));
-    assertTrue(lanes.executor(Lane.LOOKUP).isTerminated());
+    assertTrue(lanes.executor(Lane.RETRIEVE).isTerminated());
   }
 
   @Test

@@ -56,7 +56,7 @@ abstract class RawObjects implements AutoCloseable {
       void put(String storeKey, byte[] bytes) {
         ByteBuffer buffer = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
         client.remove(MooncakeClient.key(storeKey), true);
-        int put = client.put(MooncakeClient.key(storeKey), buffer, 0, bytes.length, null);
+        int put = client.putFrom(MooncakeClient.key(storeKey), buffer, 0, bytes.length, null);
         if (put != 0) {
           throw new IllegalStateException("raw put answered " + put);
         }

@@ -1,13 +1,13 @@
 package dev.mooncake.jcache.backend.inprocess;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -19,8 +19,8 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Where Mooncake's behaviour is not spelled out by {@link ObjectStore}, we follow its master:
  * {@link #isExist} answers 0 for an object still being written; {@link #remove} of such an object
- * answers REPLICA_IS_NOT_READY (even with force); {@link #removeByRegex} and {@link #removeAll}
- * skip objects being written and, without force, objects under a lease. Regexes are
+ * answers REPLICA_IS_NOT_READY (even with force); {@link #removeByRegex} skips
+ * objects being written and, without force, objects under a lease. Regexes are
  * {@link java.util.regex} (Mooncake uses ECMAScript; the common subset behaves alike).
  *
  * <p>After {@link #close()} every store call throws a {@link StoreException}. Two exceptions, on
@@ -36,20 +36,25 @@ public final class InProcessStore implements ObjectStore {
   private final StagingBuffers buffers;
   private final Pin pin;
   private final long leaseTtlNanos;
-  private final LongSupplier clock;
+  private final Ticker clock;
   private final String description;
   private volatile boolean closed;
 
-  /** The store {@code StoreFactory} opens for {@code backend: in-process}. */
+  /** The store for {@code backend: in-process}, on the system clock. */
   public static InProcessStore open(MooncakeConfig config) {
-    return new InProcessStore(config, DEFAULT_LEASE_TTL_MILLIS, System::nanoTime);
+    return open(config, Ticker.system());
+  }
+
+  /** The store for {@code backend: in-process}; its read leases run on {@code ticker}. */
+  public static InProcessStore open(MooncakeConfig config, Ticker ticker) {
+    return new InProcessStore(config, DEFAULT_LEASE_TTL_MILLIS, ticker);
   }
 
   /**
    * @param leaseTtlMillis the read lease, as Mooncake's {@code --default_kv_lease_ttl}
-   * @param nanoClock the time source for leases ({@code System::nanoTime}; tests pass their own)
+   * @param ticker the time source for leases (tests pass a fake one)
    */
-  InProcessStore(MooncakeConfig config, long leaseTtlMillis, LongSupplier nanoClock) {
+  InProcessStore(MooncakeConfig config, long leaseTtlMillis, Ticker ticker) {
     long segment = config.globalSegmentSize();
     if (segment <= 0) {
       throw new StoreException(
@@ -68,7 +73,7 @@ public final class InProcessStore implements ObjectStore {
         new StagingBuffers(config.localBufferSize(), config.operationTimeout().toMillis());
     this.pin = Pin.of(config.replica());
     this.leaseTtlNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, leaseTtlMillis));
-    this.clock = nanoClock;
+    this.clock = ticker;
     this.description = "in-process store (segment " + Sizes.format(segment) + ")";
   }
 
@@ -86,7 +91,7 @@ public final class InProcessStore implements ObjectStore {
     if (table.get(key) != null) {
       return StoreStatus.OK.code(); // create-only: keep the old value (or the put in flight)
     }
-    Slot slot = table.newSlot(key, value.remaining(), pin, clock.getAsLong());
+    Slot slot = table.newSlot(key, value.remaining(), pin, clock.nanos());
     if (slot == null) {
       return StoreStatus.NO_AVAILABLE_HANDLE.code();
     }
@@ -140,7 +145,7 @@ public final class InProcessStore implements ObjectStore {
       return StoreStatus.OBJECT_NOT_FOUND.code(); // removed or evicted just now
     }
     try {
-      slot.grantLease(clock.getAsLong(), leaseTtlNanos);
+      slot.grantLease(clock.nanos(), leaseTtlNanos);
       if (slot.size > destination.remaining()) {
         return StoreStatus.BUFFER_OVERFLOW.code();
       }
@@ -172,7 +177,7 @@ public final class InProcessStore implements ObjectStore {
     if (slot == null || !slot.isReady()) {
       return 0; // Mooncake's ExistKey: an object whose put is in flight does not exist yet
     }
-    slot.grantLease(clock.getAsLong(), leaseTtlNanos);
+    slot.grantLease(clock.nanos(), leaseTtlNanos);
     return 1;
   }
 
@@ -213,7 +218,7 @@ public final class InProcessStore implements ObjectStore {
     if (slot == null) {
       return StoreStatus.OBJECT_NOT_FOUND.code();
     }
-    if (!force && slot.leaseHeld(clock.getAsLong())) {
+    if (!force && slot.leaseHeld(clock.nanos())) {
       return StoreStatus.OBJECT_HAS_LEASE.code();
     }
     if (slot.isWriting()) {
@@ -225,7 +230,7 @@ public final class InProcessStore implements ObjectStore {
   @Override
   public long removeByRegex(String pattern, boolean force) {
     ensureOpen();
-    if (pattern == null) {
+    if (!validKey(pattern)) { // Mooncake takes the pattern as it takes a key
       return StoreStatus.INVALID_PARAMS.code();
     }
     Pattern compiled;
@@ -237,19 +242,13 @@ public final class InProcessStore implements ObjectStore {
     return removeMatching(compiled, force);
   }
 
-  @Override
-  public long removeAll(boolean force) {
-    ensureOpen();
-    return removeMatching(null, force);
-  }
-
-  /** Removes ready objects whose key the pattern finds (all when null), leases permitting. */
+  /** Removes ready objects whose key the pattern finds, leases permitting. */
   private long removeMatching(Pattern pattern, boolean force) {
-    long now = clock.getAsLong();
+    long now = clock.nanos();
     long count = 0;
     for (Slot slot : table.slots()) {
       if (!slot.isReady()
-          || (pattern != null && !pattern.matcher(slot.key).find())
+          || !pattern.matcher(slot.key).find()
           || (!force && slot.leaseHeld(now))) {
         continue;
       }
@@ -258,12 +257,6 @@ public final class InProcessStore implements ObjectStore {
       }
     }
     return count;
-  }
-
-  @Override
-  public int healthCheck() {
-    ensureOpen();
-    return StoreStatus.OK.code();
   }
 
   @Override

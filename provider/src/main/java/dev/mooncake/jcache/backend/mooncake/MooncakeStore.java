@@ -2,17 +2,19 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
+import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeBridgeException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
+import dev.mooncake.jcache.nativebridge.StoreAbi;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.OwnSegment;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * refuses new calls, waits for calls in flight, unregisters the region, destroys the client; the
  * region's pages are given back then and its mapping once no buffer of it is reachable.
  */
-public final class MooncakeStore implements ObjectStore, CallerMemory {
+public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegment {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeStore.class);
 
   private final MooncakeConfig config;
@@ -64,6 +66,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
   private final NativeRegion region;
   private final RegionBufferPool pool;
   private final ReplicaConfig replica;
+  /** Hard pin in this client's own segment (cluster locks); null when it contributes none. */
+  private final ReplicaConfig pinnedHere;
   private final String segment;
   private final boolean registrationNeeded;
   private final String description;
@@ -80,6 +84,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       NativeRegion region,
       RegionBufferPool pool,
       ReplicaConfig replica,
+      ReplicaConfig pinnedHere,
       String segment,
       boolean registrationNeeded,
       String description) {
@@ -88,6 +93,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     this.region = region;
     this.pool = pool;
     this.replica = replica;
+    this.pinnedHere = pinnedHere;
     this.segment = segment;
     this.registrationNeeded = registrationNeeded;
     this.description = description;
@@ -152,7 +158,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
-    int applied = MooncakeNative.applyRpcTimeouts(timeoutMs, timeoutMs);
+    int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
@@ -173,13 +179,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
 
     List<AutoCloseable> opened = new ArrayList<>();
     try {
+      MooncakeConfig.NativeSettings nativeSettings = config.nativeSettings();
+      StoreAbi abi = nativeSettings.abi() == null ? null : StoreAbi.parse(nativeSettings.abi());
       MooncakeClient client;
       try {
-        client = MooncakeClient.create(library);
+        client = MooncakeClient.create(library, abi);
       } catch (NativeBridgeException e) {
         throw new StoreException("cannot create a Mooncake client: " + e.getMessage(), e);
       }
       opened.add(client);
+      // Before Mooncake joins the cluster: replica settings the library's layout cannot say.
+      replicaConfig(client, config, List.of()).close();
+      if (nativeSettings.etcdTls() != null) {
+        MooncakeConfig.EtcdTls tls = nativeSettings.etcdTls();
+        try {
+          client.setEtcdTlsConfig(tls.caFile(), tls.certFile(), tls.keyFile());
+        } catch (NativeBridgeException e) {
+          throw new StoreException(
+              "etcd_tls: " + e.getMessage() + " (config " + config.source() + ")", e);
+        }
+      }
       long restored = client.signalsRestored();
       int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
       restored |= client.signalsRestored();
@@ -236,10 +255,13 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       if (preferred.isEmpty() && !standalone && contributed > 0) {
         preferred = List.of(segment);
       }
-      MooncakeConfig.ReplicaSettings settings = config.replica();
-      ReplicaConfig replica =
-          ReplicaConfig.create(settings.replicaNum(), settings.softPin(), settings.hardPin(), preferred);
+      ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
+      ReplicaConfig pinnedHere = null;
+      if (!standalone && contributed > 0) {
+        pinnedHere = ReplicaConfig.create(client, 1, false, true, null, List.of(segment));
+        opened.add(pinnedHere);
+      }
 
       String description =
           "mooncake(master "
@@ -257,7 +279,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
               + library.path()
               + ")";
       MooncakeStore store =
-          new MooncakeStore(config, client, region, pool, replica, segment, rdma, description);
+          new MooncakeStore(config, client, region, pool, replica, pinnedHere, segment, rdma,
+              description);
       try {
         Runtime.getRuntime().addShutdownHook(store.shutdownHook);
       } catch (IllegalStateException shuttingDown) {
@@ -268,6 +291,23 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     } catch (RuntimeException e) {
       closeAll(opened, e);
       throw e;
+    }
+  }
+
+  /** The replicate config every put carries, in the layout of the client's library. */
+  private static ReplicaConfig replicaConfig(
+      MooncakeClient client, MooncakeConfig config, List<String> preferred) {
+    MooncakeConfig.ReplicaSettings settings = config.replica();
+    try {
+      return ReplicaConfig.create(
+          client,
+          settings.replicaNum(),
+          settings.softPin(),
+          settings.hardPin(),
+          settings.softPinTtl(),
+          preferred);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(e.getMessage() + " (config " + config.source() + ")", e);
     }
   }
 
@@ -333,15 +373,60 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
     }
   }
 
+  /**
+   * A key as Mooncake takes it, or null when Mooncake would refuse it (null, empty, or holding a
+   * NUL, which C would cut short). Per-key failures are statuses, never exceptions (the
+   * ObjectStore contract): callers answer INVALID_PARAMS for a null here.
+   */
   private static byte[] key(String key) {
-    Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("empty key");
-    }
-    if (key.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("key contains a NUL character");
+    if (key == null || key.isEmpty() || key.indexOf('\0') >= 0) {
+      return null;
     }
     return key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static final int INVALID = StoreStatus.INVALID_PARAMS.code();
+
+  /** INVALID_PARAMS for a call Mooncake would refuse; a closed store still throws first. */
+  private int invalid() {
+    ensureOpen();
+    return INVALID;
+  }
+
+  /** A call into the client that may find it closed. */
+  @FunctionalInterface
+  private interface ClientCall<T> {
+    T call();
+  }
+
+  /** A call answering a status or a length: no boxing on the path of every get. */
+  @FunctionalInterface
+  private interface LongClientCall {
+    long call();
+  }
+
+  /**
+   * The one place where a call is made on the client: refused once the store is closed, and the
+   * bridge's "handle closed" ({@link ClosedHandleException}, a call racing with close) turned into
+   * a {@link StoreException} naming this store. Anything else the bridge throws (a bad argument,
+   * a released region, a full handle table) goes up as it is.
+   */
+  private <T> T call(ClientCall<T> call) {
+    ensureOpen();
+    try {
+      return call.call();
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
+  }
+
+  private long callLong(LongClientCall call) {
+    ensureOpen();
+    try {
+      return call.call();
+    } catch (ClosedHandleException e) {
+      throw closedException(e);
+    }
   }
 
   /** How one buffer reaches Mooncake: as is, registered for the call, or through a copy. */
@@ -433,186 +518,205 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
   @Override
   public int put(String key, ByteBuffer value) {
     byte[] k = key(key);
-    ensureOpen();
-    try (Transfer transfer = new Transfer(value, true)) {
-      return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
+    if (k == null || value == null || !value.hasRemaining()) {
+      return invalid();
     }
+    return (int) callLong(() -> {
+      try (Transfer transfer = new Transfer(value, true)) {
+        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, replica);
+      }
+    });
+  }
+
+  /** This client's segment, or null when it contributes none (standalone-store, size 0). */
+  @Override
+  public String ownSegment() {
+    return pinnedHere == null ? null : segment;
+  }
+
+  @Override
+  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+    if (pinnedHere == null) {
+      throw new StoreException("this client contributes no segment of its own (mode "
+          + config.mode().configValue() + ", global_segment_size " + config.globalSegmentSize()
+          + "): nothing can be placed in it (" + description + ")");
+    }
+    byte[] k = key(key);
+    if (k == null || value == null || !value.hasRemaining()) {
+      return invalid();
+    }
+    return (int) callLong(() -> {
+      try (Transfer transfer = new Transfer(value, true)) {
+        return client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
+      }
+    });
   }
 
   @Override
   public long getInto(String key, ByteBuffer destination) {
     byte[] k = key(key);
-    ensureOpen();
-    try (Transfer transfer = new Transfer(destination, false)) {
-      long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
-      transfer.deliver(destination, result);
-      return result;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
+    if (k == null || destination == null || destination.isReadOnly()) {
+      return invalid();
     }
+    return callLong(() -> {
+      try (Transfer transfer = new Transfer(destination, false)) {
+        long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
+        transfer.deliver(destination, result);
+        return result;
+      }
+    });
   }
 
-  private static void checkBatch(String[] keys, ByteBuffer[] buffers) {
+  private static void checkBatch(String[] keys, Object[] buffers) {
     Objects.requireNonNull(keys, "keys");
-    Objects.requireNonNull(buffers, "buffers");
-    if (keys.length != buffers.length) {
+    if (buffers != null && keys.length != buffers.length) {
       throw new IllegalArgumentException(keys.length + " keys but " + buffers.length + " buffers");
     }
-    for (int i = 0; i < buffers.length; i++) {
-      int index = i;
-      Objects.requireNonNull(buffers[i], () -> "buffers[" + index + "] is null");
-    }
   }
 
-  private static byte[][] keys(String[] keys) {
-    byte[][] encoded = new byte[keys.length][];
-    for (int i = 0; i < keys.length; i++) {
-      encoded[i] = key(keys[i]);
+  /**
+   * The keys of a batch as Mooncake takes them, and which of them it can take: a key or buffer it
+   * would refuse answers INVALID_PARAMS alone, and the others still go, as the in-process store
+   * does it.
+   */
+  private static final class Batch {
+    final int[] positions; // of the valid entries, in the caller's arrays
+    final byte[][] keys;
+
+    Batch(String[] keys, ByteBuffer[] buffers, boolean destinations) {
+      int[] positions = new int[keys.length];
+      byte[][] encoded = new byte[keys.length][];
+      int valid = 0;
+      for (int i = 0; i < keys.length; i++) {
+        byte[] k = key(keys[i]);
+        ByteBuffer buffer = buffers == null ? null : buffers[i];
+        boolean usable = buffers == null || (buffer != null
+            && (destinations ? !buffer.isReadOnly() : buffer.hasRemaining()));
+        if (k != null && usable) {
+          positions[valid] = i;
+          encoded[valid++] = k;
+        }
+      }
+      this.positions = Arrays.copyOf(positions, valid);
+      this.keys = Arrays.copyOf(encoded, valid);
     }
-    return encoded;
+
+    boolean all(int length) {
+      return keys.length == length;
+    }
+
+    ByteBuffer[] select(ByteBuffer[] buffers) {
+      ByteBuffer[] selected = new ByteBuffer[positions.length];
+      for (int i = 0; i < positions.length; i++) {
+        selected[i] = buffers[positions[i]];
+      }
+      return selected;
+    }
   }
 
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    checkBatch(keys, values);
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new int[0];
+    checkBatch(keys, Objects.requireNonNull(values, "values"));
+    Batch batch = new Batch(keys, values, false);
+    int[] results = new int[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results); // still refused when closed
     }
-    BatchTransfer batch = null;
-    try {
-      batch = new BatchTransfer(values, true);
-      int[] results = new int[k.length];
-      int overall =
-          client.batchPutFrom(k, batch.buffers, batch.offsets, batch.lengths, replica, results);
-      if (overall != 0) {
-        Arrays.fill(results, overall);
+    ByteBuffer[] selected = batch.select(values);
+    int[] answered = new int[selected.length];
+    call(() -> {
+      try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
+        int overall = client.batchPutFrom(batch.keys, transfer.buffers, transfer.offsets,
+            transfer.lengths, replica, answered);
+        if (overall != 0) {
+          Arrays.fill(answered, overall);
+        }
       }
-      return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    } finally {
-      if (batch != null) {
-        batch.close();
-      }
+      return null;
+    });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
     }
+    return results;
   }
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    checkBatch(keys, destinations);
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new long[0];
+    checkBatch(keys, Objects.requireNonNull(destinations, "destinations"));
+    Batch batch = new Batch(keys, destinations, true);
+    long[] results = new long[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results);
     }
-    BatchTransfer batch = null;
-    try {
-      batch = new BatchTransfer(destinations, false);
-      long[] results = new long[k.length];
-      int overall = client.batchGetInto(k, batch.buffers, batch.offsets, batch.lengths, results);
-      if (overall != 0) {
-        Arrays.fill(results, overall);
-      } else {
-        for (int i = 0; i < k.length; i++) {
-          batch.transfers.get(i).deliver(destinations[i], results[i]);
+    ByteBuffer[] selected = batch.select(destinations);
+    long[] answered = new long[selected.length];
+    call(() -> {
+      try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
+        int overall = client.batchGetInto(
+            batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
+        if (overall != 0) {
+          Arrays.fill(answered, overall);
+        } else {
+          for (int i = 0; i < selected.length; i++) {
+            transfer.transfers.get(i).deliver(selected[i], answered[i]);
+          }
         }
       }
-      return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    } finally {
-      if (batch != null) {
-        batch.close();
-      }
+      return null;
+    });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
     }
+    return results;
   }
 
   @Override
   public int isExist(String key) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.isExist(k);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return k == null ? invalid() : (int) callLong(() -> client.isExist(k));
   }
 
   @Override
   public int[] batchIsExist(String[] keys) {
-    Objects.requireNonNull(keys, "keys");
-    byte[][] k = keys(keys);
-    ensureOpen();
-    if (k.length == 0) {
-      return new int[0];
+    checkBatch(keys, null);
+    Batch batch = new Batch(keys, null, false);
+    int[] results = new int[keys.length];
+    Arrays.fill(results, INVALID);
+    if (batch.keys.length == 0) {
+      return call(() -> results);
     }
-    try {
-      int[] results = new int[k.length];
-      int overall = client.batchIsExist(k, results);
+    int[] answered = new int[batch.keys.length];
+    call(() -> {
+      int overall = client.batchIsExist(batch.keys, answered);
       if (overall != 0) {
-        Arrays.fill(results, overall);
+        Arrays.fill(answered, overall);
       }
-      return results;
-    } catch (IllegalStateException e) {
-      throw closedException(e);
+      return null;
+    });
+    for (int i = 0; i < answered.length; i++) {
+      results[batch.positions[i]] = answered[i];
     }
+    return results;
   }
 
   @Override
   public long getSize(String key) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.getSize(k);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return k == null ? invalid() : callLong(() -> client.getSize(k));
   }
 
   @Override
   public int remove(String key, boolean force) {
     byte[] k = key(key);
-    ensureOpen();
-    try {
-      return client.remove(k, force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return k == null ? invalid() : (int) callLong(() -> client.remove(k, force));
   }
 
   @Override
   public long removeByRegex(String pattern, boolean force) {
     byte[] p = key(pattern);
-    ensureOpen();
-    try {
-      return client.removeByRegex(p, force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
-  }
-
-  @Override
-  public long removeAll(boolean force) {
-    ensureOpen();
-    try {
-      return client.removeAll(force);
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
-  }
-
-  @Override
-  public int healthCheck() {
-    ensureOpen();
-    try {
-      return client.healthCheck();
-    } catch (IllegalStateException e) {
-      throw closedException(e);
-    }
+    return p == null ? invalid() : callLong(() -> client.removeByRegex(p, force));
   }
 
   @Override
@@ -649,16 +753,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       return NO_REGISTRATION;
     }
     ensureOpen();
-    long address = MooncakeNative.bufferAddress(buffer);
+    long address = NativeRegion.addressOf(buffer);
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
-        int code;
-        try {
-          code = client.registerBuffer(buffer, 0, buffer.capacity());
-        } catch (IllegalStateException e) {
-          throw closedException(e);
-        }
+        int code = (int) callLong(() -> client.registerBuffer(buffer, 0, buffer.capacity()));
         if (code != 0) {
           throw new StoreException(
               "registering a caller buffer of "
@@ -696,7 +795,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
         if (code != 0) {
           LOG.warn("unregistering a caller buffer at 0x{} answered {}", Long.toHexString(address), StoreStatus.describe(code));
         }
-      } catch (IllegalStateException e) {
+      } catch (ClosedHandleException e) {
         // closed meanwhile: nothing left to unregister
       }
     }
@@ -762,6 +861,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory {
       client.close(); // waits for calls in flight, unregisters the region, destroys the client
     } finally {
       replica.close();
+      if (pinnedHere != null) {
+        pinnedHere.close();
+      }
       region.close(); // pages back now; the mapping when no buffer of it is reachable
       LOG.debug("closed {}", description);
     }

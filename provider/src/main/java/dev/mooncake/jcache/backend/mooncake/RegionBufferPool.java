@@ -197,6 +197,16 @@ final class RegionBufferPool implements BufferPool {
     }
   }
 
+  /** Whether a thread waits in {@link #acquire} for space (tests wait for it with this). */
+  boolean hasWaiters() {
+    lock.lock();
+    try {
+      return lock.hasWaiters(released);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Refuses further acquisitions and wakes waiters; buffers already out stay valid memory. */
   void close() {
     lock.lock();

@@ -1,11 +1,6 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.backend.BufferPool;
-import dev.mooncake.jcache.backend.CallerMemory;
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.StoreException;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -32,11 +27,12 @@ public final class SharedMooncakeStores {
   /** What makes two configs need the same client. */
   record Connection(String library, String master, String metadata, String protocol,
       String device, String localHostname, MooncakeConfig.Mode mode, long segment, long buffer,
-      MooncakeConfig.ReplicaSettings replica, long timeoutMillis) {
+      MooncakeConfig.ReplicaSettings replica, long timeoutMillis,
+      MooncakeConfig.NativeSettings nativeSettings) {
     static Connection of(MooncakeConfig c) {
       return new Connection(c.library(), c.masterServerAddress(), c.metadataServer(),
           c.protocol(), c.deviceName(), c.localHostname(), c.mode(), c.globalSegmentSize(),
-          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis());
+          c.localBufferSize(), c.replica(), c.operationTimeout().toMillis(), c.nativeSettings());
     }
   }
 
@@ -61,7 +57,7 @@ public final class SharedMooncakeStores {
   private SharedMooncakeStores() {}
 
   /** A lease on the process's client for this config's cluster, opening it if needed. */
-  public static ObjectStore open(MooncakeConfig config) {
+  public static Lease open(MooncakeConfig config) {
     Connection connection = Connection.of(config);
     synchronized (STORES) {
       Shared shared = STORES.get(connection);
@@ -117,8 +113,11 @@ public final class SharedMooncakeStores {
     store.close();
   }
 
-  /** A manager's use of a shared client: every call delegates; close gives the lease back. */
-  private static final class Lease implements ObjectStore, CallerMemory {
+  /**
+   * A manager's use of the shared client: the store itself (calls go to it directly, no layer in
+   * between), and {@link #close} to give the lease back.
+   */
+  public static final class Lease implements AutoCloseable {
     private final Connection connection;
     private final MooncakeStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -128,87 +127,9 @@ public final class SharedMooncakeStores {
       this.store = store;
     }
 
-    private MooncakeStore store() {
-      if (closed.get()) {
-        throw new StoreException("this cache manager's Mooncake store is closed ("
-            + store.describe() + ")");
-      }
+    /** The process's client for this cluster, shared with every other lease on it. */
+    public MooncakeStore store() {
       return store;
-    }
-
-    @Override
-    public int put(String key, ByteBuffer value) {
-      return store().put(key, value);
-    }
-
-    @Override
-    public int[] batchPut(String[] keys, ByteBuffer[] values) {
-      return store().batchPut(keys, values);
-    }
-
-    @Override
-    public long getInto(String key, ByteBuffer destination) {
-      return store().getInto(key, destination);
-    }
-
-    @Override
-    public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-      return store().batchGetInto(keys, destinations);
-    }
-
-    @Override
-    public int isExist(String key) {
-      return store().isExist(key);
-    }
-
-    @Override
-    public int[] batchIsExist(String[] keys) {
-      return store().batchIsExist(keys);
-    }
-
-    @Override
-    public long getSize(String key) {
-      return store().getSize(key);
-    }
-
-    @Override
-    public int remove(String key, boolean force) {
-      return store().remove(key, force);
-    }
-
-    @Override
-    public long removeByRegex(String pattern, boolean force) {
-      return store().removeByRegex(pattern, force);
-    }
-
-    @Override
-    public long removeAll(boolean force) {
-      return store().removeAll(force);
-    }
-
-    @Override
-    public int healthCheck() {
-      return store().healthCheck();
-    }
-
-    @Override
-    public BufferPool buffers() {
-      return store.buffers();
-    }
-
-    @Override
-    public String describe() {
-      return store.describe();
-    }
-
-    @Override
-    public boolean contains(ByteBuffer buffer) {
-      return store.contains(buffer);
-    }
-
-    @Override
-    public AutoCloseable registerForCall(ByteBuffer buffer) {
-      return store().registerForCall(buffer);
     }
 
     @Override

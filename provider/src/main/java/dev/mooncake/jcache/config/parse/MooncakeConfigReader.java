@@ -6,6 +6,7 @@ import dev.mooncake.jcache.config.ConfigException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mooncake.jcache.config.MooncakeConfig.Backend;
+import dev.mooncake.jcache.config.MooncakeConfig.Consistency;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
@@ -53,7 +54,8 @@ public final class MooncakeConfigReader {
     Optional<String> localHostname = config.string("local_hostname").map(String::strip);
     long globalSegmentSize = config.size("global_segment_size").orElse(defaultSegmentSize(backend, mode));
     long localBufferSize = config.size("local_buffer_size").orElse(defaultBufferSize(backend));
-    boolean enableOffload = config.bool("enable_offload", false);
+    offload(config);
+    MooncakeConfig.NativeSettings nativeSettings = nativeSettings(config);
     String tenantId = check(config, "tenant_id", TenantIds::normalize, config.string("tenant_id", TenantIds.DEFAULT));
     String library = config.string("library").map(v -> library(config, v)).orElse(null);
     int numWorkers = positive(config, "num_workers", config.integer("num_workers").orElse(DEFAULT_NUM_WORKERS));
@@ -66,6 +68,7 @@ public final class MooncakeConfigReader {
     }
     EvictionSettings eviction = config.object("eviction").map(MooncakeConfigReader::eviction).orElse(EvictionSettings.DEFAULT);
     List<String> allowList = allowList(config);
+    Consistency consistency = consistency(config, backend);
     Map<String, CacheDefinition> caches = config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     config.finish();
 
@@ -82,7 +85,7 @@ public final class MooncakeConfigReader {
         hostname,
         globalSegmentSize,
         localBufferSize,
-        enableOffload,
+        nativeSettings,
         tenantId,
         library,
         numWorkers,
@@ -93,8 +96,10 @@ public final class MooncakeConfigReader {
         eviction,
         allowList,
         caches,
-        config.context().strict());
+        config.context().strict(),
+        consistency);
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
+    checkConsistency(config, settings);
     return settings;
   }
 
@@ -170,6 +175,11 @@ public final class MooncakeConfigReader {
     Map<String, Integer> workers = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> entry : lanes.entries().entrySet()) {
       String lane = entry.getKey();
+      if (lane.equals("lookup")) {
+        throw lanes.error(lane, "no call of this provider runs on a lookup lane (containsKey reads"
+            + " the entry, to see its expiry time), so a pool for it would never be used; remove"
+            + " the key, or give the workers to retrieve");
+      }
       if (!MooncakeConfig.LANES.contains(lane)) {
         throw lanes.error(lane, "unknown lane; per_op_workers takes only "
             + String.join(", ", MooncakeConfig.LANES));
@@ -189,6 +199,13 @@ public final class MooncakeConfigReader {
     }
     boolean softPin = config.bool("with_soft_pin", false);
     boolean hardPin = config.bool("with_hard_pin", false);
+    Duration softPinTtl = config.durationMillis("soft_pin_ttl").map(Duration::ofMillis).orElse(null);
+    if (softPinTtl != null && softPinTtl.toMillis() <= 0) {
+      throw config.error("soft_pin_ttl", "must be at least 1 ms, not " + softPinTtl.toMillis());
+    }
+    if (softPinTtl != null && !softPin) {
+      throw config.error("soft_pin_ttl", "needs with_soft_pin: true (Mooncake takes a TTL only for a soft pin)");
+    }
     List<String> segments = config.stringList("preferred_segments").orElse(List.of());
     List<String> cleaned = new ArrayList<>();
     for (int i = 0; i < segments.size(); i++) {
@@ -198,7 +215,100 @@ public final class MooncakeConfigReader {
       }
       cleaned.add(segment);
     }
-    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned));
+    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl);
+  }
+
+  /** vLLM's enable_offload asks for Mooncake's SSD tier, which the C ABI does not offer. */
+  private static void offload(ConfigObject config) {
+    if (config.bool("enable_offload", false)) {
+      throw config.error("enable_offload", "true is not supported: Mooncake's C ABI "
+          + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
+          + " remove the key or set it to false, and size the memory pool with"
+          + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
+          + " clients)");
+    }
+  }
+
+  private static MooncakeConfig.NativeSettings nativeSettings(ConfigObject config) {
+    String abi = config.string("abi").map(v -> v.strip().toLowerCase(java.util.Locale.ROOT)).orElse(null);
+    if (abi != null && !List.of("v1", "v2", "v3").contains(abi)) {
+      throw config.error("abi", "must be v1, v2 or v3 (the replicate_config layout of the Mooncake"
+          + " library; see docs/native-bridge.md), not '" + abi + "'");
+    }
+    MooncakeConfig.EtcdTls tls = config.object("etcd_tls").map(MooncakeConfigReader::etcdTls).orElse(null);
+    return abi == null && tls == null ? MooncakeConfig.NativeSettings.DEFAULT
+        : new MooncakeConfig.NativeSettings(abi, tls);
+  }
+
+  private static MooncakeConfig.EtcdTls etcdTls(ConfigObject tls) {
+    String ca = tls.string("ca_file", "").strip();
+    String cert = tls.string("cert_file", "").strip();
+    String key = tls.string("key_file", "").strip();
+    tls.finish();
+    if (ca.isEmpty()) {
+      throw tls.error("ca_file", "is required: the CA certificate that signs the etcd server's");
+    }
+    if (cert.isEmpty() != key.isEmpty()) {
+      throw tls.error(cert.isEmpty() ? "cert_file" : "key_file",
+          "cert_file and key_file go together (the client certificate and its key)");
+    }
+    return new MooncakeConfig.EtcdTls(ca, cert, key);
+  }
+
+  /**
+   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms} and
+   * {@code client_ttl_ms}. The in-process store belongs to one JVM, so there local locks already
+   * reach every user: it always runs {@code local}. A Mooncake client without a segment of its own
+   * has nowhere to put locks that die with it: {@code cluster} is refused there.
+   */
+  private static Consistency consistency(ConfigObject config, Backend backend) {
+    Consistency.Level level = config.string("consistency").map(v -> level(config, v))
+        .orElse(backend == Backend.MOONCAKE ? Consistency.Level.CLUSTER : Consistency.Level.LOCAL);
+    long ttl = config.durationMillis("client_ttl_ms")
+        .orElse(Consistency.DEFAULT_CLIENT_TTL.toMillis());
+    long lease = config.durationMillis("lock_lease_ms")
+        .orElse(Consistency.DEFAULT_LOCK_LEASE.toMillis());
+    if (ttl <= 0) {
+      throw config.error("client_ttl_ms", "must be > 0 milliseconds (the master's --client_ttl)");
+    }
+    if (lease <= 0) {
+      throw config.error("lock_lease_ms", "must be > 0 milliseconds");
+    }
+    long ping = Consistency.PING_INTERVAL.toMillis();
+    if (lease >= ttl - ping) {
+      throw config.error("lock_lease_ms", lease + " ms must be below client_ttl_ms (" + ttl
+          + " ms) minus Mooncake's " + ping + " ms ping interval: a paused holder's lock can"
+          + " vanish that soon, and the lease must end first");
+    }
+    if (backend == Backend.IN_PROCESS) {
+      level = Consistency.Level.LOCAL;
+    }
+    return new Consistency(level, Duration.ofMillis(lease), Duration.ofMillis(ttl));
+  }
+
+  /** After the mode rules: {@code cluster} on a client without a segment of its own is refused. */
+  private static void checkConsistency(ConfigObject config, MooncakeConfig settings) {
+    Mode mode = settings.mode();
+    long segment = settings.globalSegmentSize();
+    Consistency.Level level = settings.consistency().level();
+    if (level == Consistency.Level.CLUSTER && (mode == Mode.STANDALONE_STORE || segment == 0)) {
+      throw config.error("consistency", "\"cluster\" (the default for backend mooncake) needs a"
+          + " client that contributes a segment of its own (mode \"embedded\","
+          + " global_segment_size > 0): cluster locks live there, so that they go with a holder"
+          + " that dies. This client contributes none (mode " + mode.configValue()
+          + ", global_segment_size " + segment + "). Set \"consistency\": \"local\" to accept"
+          + " per-key atomicity within one JVM only (docs/cluster-consistency.md)");
+    }
+  }
+
+  private static Consistency.Level level(ConfigObject config, String value) {
+    for (Consistency.Level level : Consistency.Level.values()) {
+      if (level.configValue().equals(value.strip())) {
+        return level;
+      }
+    }
+    throw config.error("consistency", "unknown consistency '" + value
+        + "'; use \"cluster\" (every JVM of the cluster) or \"local\" (this JVM only)");
   }
 
   private static EvictionSettings eviction(ConfigObject eviction) {

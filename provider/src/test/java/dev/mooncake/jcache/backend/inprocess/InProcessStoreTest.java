@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend.inprocess;
 
+import dev.mooncake.jcache.time.FakeTicker;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.KIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.MIB;
 import static dev.mooncake.jcache.backend.inprocess.TestConfigs.segment;
@@ -30,12 +31,12 @@ class InProcessStoreTest {
   private static final int OBJECT_NOT_FOUND = -704;
   private static final int OBJECT_HAS_LEASE = -706;
 
-  private final TestConfigs.Clock clock = new TestConfigs.Clock();
+  private final FakeTicker clock = new FakeTicker();
   private InProcessStore store;
 
   @BeforeEach
   void open() {
-    store = new InProcessStore(segment(16 * MIB), 10_000, clock::now);
+    store = new InProcessStore(segment(16 * MIB), 10_000, clock);
   }
 
   @AfterEach
@@ -125,7 +126,7 @@ class InProcessStoreTest {
     assertEquals(OBJECT_NOT_FOUND, store.remove("nope", false));
     assertEquals(OBJECT_NOT_FOUND, store.remove("nope", true));
     assertEquals(0, store.removeByRegex("nope", true));
-    assertEquals(0, store.removeAll(true));
+    assertEquals(0, store.removeByRegex("^", true));
   }
 
   @Test
@@ -204,7 +205,7 @@ class InProcessStoreTest {
   @Test
   void anObjectWhosePutIsInFlightAnswersAsMooncakeDoes() {
     // Hold a put in flight: a slot linked in the table whose bytes are not copied in yet.
-    Slot writing = store.table().newSlot("k", 5, Pin.NONE, clock.now());
+    Slot writing = store.table().newSlot("k", 5, Pin.NONE, clock.nanos());
     assertEquals(null, store.table().insert(writing));
 
     assertEquals(REPLICA_IS_NOT_READY, store.getInto("k", ByteBuffer.allocate(8)));
@@ -213,7 +214,7 @@ class InProcessStoreTest {
     assertEquals(OK, store.put("k", utf8("other"))); // a put while one is in flight: 0
     assertEquals(REPLICA_IS_NOT_READY, store.remove("k", true));
     assertEquals(0, store.removeByRegex("^k$", true));
-    assertEquals(0, store.removeAll(true));
+    assertEquals(0, store.removeByRegex("^", true));
 
     writing.copyFrom(utf8("first"));
     assertTrue(writing.markReady());
@@ -265,9 +266,9 @@ class InProcessStoreTest {
     }
     store.isExist("k0");
     store.isExist("k1");
-    assertEquals(3, store.removeAll(false));
+    assertEquals(3, store.removeByRegex("^", false));
     assertEquals(2, store.objectCount());
-    assertEquals(2, store.removeAll(true));
+    assertEquals(2, store.removeByRegex("^", true));
     assertEquals(0, store.objectCount());
     assertEquals(0, store.usedBytes());
   }
@@ -316,6 +317,13 @@ class InProcessStoreTest {
       assertEquals(INVALID_PARAMS, store.remove(key, true), "remove " + key);
     }
     assertEquals(0, store.objectCount());
+    // The same answers as the Mooncake store's (MooncakeStoreTest): a status, never a throw.
+    assertEquals(INVALID_PARAMS, store.removeByRegex("", true));
+    assertEquals(INVALID_PARAMS, store.getInto("k", ByteBuffer.allocate(4).asReadOnlyBuffer()));
+    assertArrayEquals(new int[] {OK, INVALID_PARAMS, OK}, store.batchPut(
+        new String[] {"b1", "", "b2"}, new ByteBuffer[] {utf8("1"), utf8("2"), utf8("3")}));
+    assertArrayEquals(new int[] {1, INVALID_PARAMS, 1},
+        store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
   }
 
   @Test
@@ -327,7 +335,7 @@ class InProcessStoreTest {
 
   @Test
   void anObjectLargerThanTheSegmentAnswersNoAvailableHandle() {
-    try (InProcessStore small = new InProcessStore(segment(64 * KIB), 10_000, clock::now)) {
+    try (InProcessStore small = new InProcessStore(segment(64 * KIB), 10_000, clock)) {
       assertEquals(NO_AVAILABLE_HANDLE, small.put("big", ByteBuffer.allocate(64 * 1024 + 1)));
       assertEquals(OK, small.put("fits", ByteBuffer.allocate(64 * 1024)));
       assertEquals(64 * KIB, small.usedBytes());
@@ -353,11 +361,6 @@ class InProcessStoreTest {
   }
 
   @Test
-  void healthCheckAnswersZero() {
-    assertEquals(0, store.healthCheck());
-  }
-
-  @Test
   void everyCallThrowsAfterCloseAndCloseIsIdempotent() {
     store.put("k", utf8("v"));
     store.close();
@@ -372,8 +375,6 @@ class InProcessStoreTest {
     calls.add(() -> store.getSize("k"));
     calls.add(() -> store.remove("k", true));
     calls.add(() -> store.removeByRegex(".*", true));
-    calls.add(() -> store.removeAll(true));
-    calls.add(() -> store.healthCheck());
     calls.add(() -> store.buffers().acquire(16));
     for (Executable call : calls) {
       StoreException e = assertThrows(StoreException.class, call);

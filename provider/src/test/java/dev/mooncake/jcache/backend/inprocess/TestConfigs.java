@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Configs and values for the in-process store's tests. */
 final class TestConfigs {
@@ -35,7 +34,7 @@ final class TestConfigs {
         d.localHostname(),
         segment,
         localBuffer,
-        d.enableOffload(),
+        d.nativeSettings(),
         d.tenantId(),
         d.library(),
         d.numWorkers(),
@@ -46,7 +45,8 @@ final class TestConfigs {
         eviction,
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        d.consistency());
   }
 
   static MooncakeConfig segment(long segment) {
@@ -66,19 +66,6 @@ final class TestConfigs {
   static MooncakeConfig buffers(long localBuffer, Duration timeout) {
     return config(
         16 * MIB, localBuffer, EvictionSettings.DEFAULT, ReplicaSettings.DEFAULT, timeout);
-  }
-
-  /** A manual clock in nanoseconds (starting away from zero, like System.nanoTime). */
-  static final class Clock {
-    final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-
-    long now() {
-      return nanos.get();
-    }
-
-    void advanceMillis(long millis) {
-      nanos.addAndGet(millis * 1_000_000L);
-    }
   }
 
   static ByteBuffer utf8(String text) {

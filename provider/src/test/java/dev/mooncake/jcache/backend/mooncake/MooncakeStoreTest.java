@@ -11,10 +11,10 @@ import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.backend.CallerMemory;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
-import dev.mooncake.jcache.backend.open.StoreFactory;
+import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.time.Ticker;
 import dev.mooncake.jcache.backend.StoreStatus;
 import java.nio.ByteBuffer;
-import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +28,7 @@ class MooncakeStoreTest {
   @BeforeEach
   void open() {
     store = new TestConfig().open();
-    store.removeAll(true);
+    store.removeByRegex("^", true);
   }
 
   @AfterEach
@@ -57,10 +57,12 @@ class MooncakeStoreTest {
 
   @Test
   void openedThroughTheFactory() {
-    try (ObjectStore opened = StoreFactory.open(new TestConfig().build())) {
-      // a lease on the process's shared client for this cluster (SharedMooncakeStores)
+    try (StoreConnection connection =
+        StoreConnection.open(new TestConfig().build(), Ticker.system())) {
+      // the process's shared client for this cluster (SharedMooncakeStores), leased
+      ObjectStore opened = connection.store();
       assertInstanceOf(CallerMemory.class, opened);
-      assertEquals(0, opened.healthCheck());
+      assertEquals(0, opened.isExist("probe"));
       assertTrue(opened.describe().contains("master 127.0.0.1:50051"), opened.describe());
     }
   }
@@ -119,7 +121,7 @@ class MooncakeStoreTest {
     }
     assertEquals(1, store.removeByRegex("^t/a/1$", true));
     assertEquals(2, store.removeByRegex("t/a/", true));
-    assertEquals(1, store.removeAll(true));
+    assertEquals(1, store.removeByRegex("^", true));
     assertEquals(0, store.isExist("t/b/1"));
   }
 
@@ -145,7 +147,8 @@ class MooncakeStoreTest {
     assertEquals(0, store.batchGetInto(new String[0], new ByteBuffer[0]).length);
     assertEquals(0, store.batchIsExist(new String[0]).length);
     assertThrows(IllegalArgumentException.class, () -> store.batchPut(keys, new ByteBuffer[1]));
-    assertThrows(NullPointerException.class, () -> store.batchPut(new String[] {"x"}, new ByteBuffer[] {null}));
+    assertArrayEquals(new int[] {StoreStatus.INVALID_PARAMS.code()},
+        store.batchPut(new String[] {"x"}, new ByteBuffer[] {null}), "a missing buffer is per key");
   }
 
   @Test
@@ -155,6 +158,14 @@ class MooncakeStoreTest {
     int put = store.put("e2", heap("v"));
     assertEquals(-901, put);
     assertEquals("-901 RPC_TIMEOUT", StoreStatus.describe(put));
+    // -1 is two things in Mooncake's C ABI, and the status says so rather than pick one.
+    Fake.control("fail_ops=-1");
+    int ambiguous = store.put("e3", heap("v"));
+    assertEquals(StoreStatus.INTERNAL_ERROR_OR_INVALID_ARGUMENT, StoreStatus.of(ambiguous));
+    assertEquals("-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an"
+        + " invalid argument, an exception inside the library, and an internal error alike)",
+        StoreStatus.describe(ambiguous));
+    Fake.control("fail_ops=-901");
     assertEquals(-901, store.getInto("e", ByteBuffer.allocate(8)));
     assertArrayEquals(new int[] {-901, -901}, store.batchIsExist(new String[] {"e", "f"}));
     Fake.control("fail_ops=0");
@@ -162,18 +173,31 @@ class MooncakeStoreTest {
     assertArrayEquals(new int[] {-200, -200}, store.batchPut(new String[] {"x", "y"}, new ByteBuffer[] {heap("1"), heap("2")}));
     assertArrayEquals(new long[] {-200}, store.batchGetInto(new String[] {"e"}, new ByteBuffer[] {ByteBuffer.allocate(4)}));
     assertArrayEquals(new int[] {-200}, store.batchIsExist(new String[] {"e"}));
-    Fake.control("fail_health=-900");
-    assertEquals(-900, store.healthCheck());
   }
 
   @Test
-  void badKeysAndReadOnlyDestinations() {
-    assertThrows(NullPointerException.class, () -> store.put(null, heap("v")));
-    assertThrows(IllegalArgumentException.class, () -> store.put("", heap("v")));
-    assertThrows(IllegalArgumentException.class, () -> store.isExist("a\0b"));
-    assertThrows(ReadOnlyBufferException.class, () -> store.getInto("k", ByteBuffer.allocate(4).asReadOnlyBuffer()));
-    assertThrows(ReadOnlyBufferException.class, () -> store.getInto("k", ByteBuffer.allocateDirect(4).asReadOnlyBuffer()));
+  void badKeysAndReadOnlyDestinationsAnswerInvalidParams() {
+    // The ObjectStore contract: per-key failures are statuses, as on the in-process store.
+    int invalid = StoreStatus.INVALID_PARAMS.code();
+    for (String key : new String[] {null, "", "a\0b", "\0"}) {
+      assertEquals(invalid, store.put(key, heap("v")), "put " + key);
+      assertEquals(invalid, store.getInto(key, ByteBuffer.allocate(4)), "get " + key);
+      assertEquals(invalid, store.isExist(key), "exists " + key);
+      assertEquals(invalid, store.getSize(key), "size " + key);
+      assertEquals(invalid, store.remove(key, true), "remove " + key);
+    }
+    assertEquals(invalid, store.removeByRegex("", true));
+    assertEquals(invalid, store.getInto("k", ByteBuffer.allocate(4).asReadOnlyBuffer()));
+    assertEquals(invalid, store.getInto("k", ByteBuffer.allocateDirect(4).asReadOnlyBuffer()));
+    assertEquals(invalid, store.put("k", ByteBuffer.allocate(0)));
     assertEquals(0, store.put("ro-source", heap("v").asReadOnlyBuffer()));
+    // In a batch the bad entry answers alone; the others are done.
+    assertArrayEquals(new int[] {0, invalid, 0},
+        store.batchPut(new String[] {"b1", "", "b2"}, new ByteBuffer[] {heap("1"), heap("2"), heap("3")}));
+    assertArrayEquals(new int[] {1, invalid, 1}, store.batchIsExist(new String[] {"b1", "a\0", "b2"}));
+    long[] read = store.batchGetInto(new String[] {"b1", null, "b2"},
+        new ByteBuffer[] {ByteBuffer.allocate(4), ByteBuffer.allocate(4), ByteBuffer.allocate(4)});
+    assertArrayEquals(new long[] {1, invalid, 1}, read);
   }
 
   @Test
@@ -185,8 +209,8 @@ class MooncakeStoreTest {
     assertTrue(e.getMessage().contains("closed"), e.getMessage());
     assertThrows(StoreException.class, () -> store.getInto("k", ByteBuffer.allocate(4)));
     assertThrows(StoreException.class, () -> store.batchIsExist(new String[] {"k"}));
-    assertThrows(StoreException.class, () -> store.removeAll(true));
-    assertThrows(StoreException.class, store::healthCheck);
+    assertThrows(StoreException.class, () -> store.removeByRegex("^", true));
+    assertThrows(StoreException.class, () -> store.isExist(""));
     assertThrows(StoreException.class, () -> store.buffers().acquire(1));
     held.put(0, (byte) 1); // still valid memory: no crash
   }
@@ -241,6 +265,7 @@ class MooncakeStoreTest {
   void configuredReplicaSettingsAreUsed() {
     TestConfig config = new TestConfig();
     config.replica = new MooncakeConfig.ReplicaSettings(2, true, false, List.of(store.segment()));
+    config.nativeSettings = new MooncakeConfig.NativeSettings("v2", null); // the fake's default
     try (MooncakeStore replicated = config.open()) {
       assertTrue(replicated.describe().contains("replicas=2 soft-pin preferred=" + store.segment()), replicated.describe());
       assertEquals(0, replicated.put("r", heap("v")));

@@ -1,10 +1,10 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.nativebridge.MooncakeNative;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.backend.StoreException;
 import java.nio.ByteBuffer;
@@ -46,7 +46,7 @@ class RegionBufferPoolTest {
       assertEquals(size, buffer.limit());
       assertTrue(buffer.isDirect());
       assertTrue(region.contains(buffer));
-      long address = MooncakeNative.bufferAddress(buffer);
+      long address = NativeRegion.addressOf(buffer);
       assertEquals(0, (address - region.address()) % RegionBufferPool.ALIGNMENT);
       var before = taken.floorEntry(address);
       assertTrue(before == null || before.getKey() + Math.max(before.getValue(), 1) <= address);
@@ -100,9 +100,14 @@ class RegionBufferPoolTest {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread waiter = new Thread(() -> failure.set(assertThrows(StoreException.class, () -> pool.acquire(1))));
     waiter.start();
-    Thread.sleep(100);
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (!pool.hasWaiters() && System.nanoTime() < deadline) {
+      Thread.onSpinWait(); // until the waiter waits for space: then close must wake it
+    }
+    assertTrue(pool.hasWaiters(), "the waiter never waited");
     pool.close();
-    waiter.join(5000);
+    waiter.join(5000); // the pool's own timeout is 10 s: only close can end the wait this soon
+    assertFalse(waiter.isAlive(), "close did not wake the waiter");
     assertTrue(failure.get().getMessage().contains("closed"), failure.get().getMessage());
   }
 

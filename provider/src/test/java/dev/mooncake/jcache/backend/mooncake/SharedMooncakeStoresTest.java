@@ -1,9 +1,9 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -38,33 +38,49 @@ class SharedMooncakeStoresTest {
   void managersOfOneClusterShareOneClient() {
     System.setProperty(SharedMooncakeStores.LINGER_PROPERTY, "0");
     long clients = Fake.stat("clients");
-    ObjectStore first = SharedMooncakeStores.open(new TestConfig().build());
-    ObjectStore second = SharedMooncakeStores.open(new TestConfig().build());
+    SharedMooncakeStores.Lease first = SharedMooncakeStores.open(new TestConfig().build());
+    SharedMooncakeStores.Lease second = SharedMooncakeStores.open(new TestConfig().build());
     assertEquals(clients + 1, Fake.stat("clients"), "a second client for the same cluster");
-    assertEquals(0, first.put("k", bytes("v")));
-    assertEquals(1, second.isExist("k"), "the leases do not share one client");
+    assertSame(first.store(), second.store(), "the leases do not share one client");
+    assertEquals(0, first.store().put("k", bytes("v")));
+    assertEquals(1, second.store().isExist("k"));
 
     first.close();
-    assertThrows(StoreException.class, () -> first.isExist("k"));
-    assertEquals(1, second.isExist("k"), "closing one lease closed the client");
+    first.close(); // a second close gives nothing back twice
+    assertEquals(1, second.store().isExist("k"), "closing one lease closed the client");
     second.close();
     assertEquals(clients, Fake.stat("clients"), "the last lease did not close the client");
+    assertThrows(StoreException.class, () -> second.store().isExist("k"));
+  }
+
+  @Test
+  void aConfigNamingTheLibraryLayoutGetsItsOwnClient() {
+    System.setProperty(SharedMooncakeStores.LINGER_PROPERTY, "0");
+    long clients = Fake.stat("clients");
+    TestConfig named = new TestConfig();
+    named.nativeSettings = new dev.mooncake.jcache.config.MooncakeConfig.NativeSettings("v2", null);
+    SharedMooncakeStores.Lease plain = SharedMooncakeStores.open(new TestConfig().build());
+    SharedMooncakeStores.Lease layout = SharedMooncakeStores.open(named.build());
+    assertEquals(clients + 2, Fake.stat("clients"), "abi changes how every put is encoded");
+    plain.close();
+    layout.close();
+    assertEquals(clients, Fake.stat("clients"));
   }
 
   @Test
   void anUnusedClientLingersThenCloses() throws Exception {
     System.setProperty(SharedMooncakeStores.LINGER_PROPERTY, "300");
     long clients = Fake.stat("clients");
-    ObjectStore lease = SharedMooncakeStores.open(new TestConfig().build());
-    assertEquals(0, lease.put("kept", bytes("v")));
+    SharedMooncakeStores.Lease lease = SharedMooncakeStores.open(new TestConfig().build());
+    assertEquals(0, lease.store().put("kept", bytes("v")));
     lease.close();
-    ObjectStore again = SharedMooncakeStores.open(new TestConfig().build());
-    assertEquals(1, again.isExist("kept"), "a manager re-opened at once got a new client");
+    SharedMooncakeStores.Lease again = SharedMooncakeStores.open(new TestConfig().build());
+    assertEquals(1, again.store().isExist("kept"), "a manager re-opened at once got a new client");
     assertEquals(clients + 1, Fake.stat("clients"));
     again.close();
     long deadline = System.nanoTime() + 5_000_000_000L;
     while (Fake.stat("clients") != clients && System.nanoTime() < deadline) {
-      Thread.sleep(50);
+      Thread.sleep(50); // polls for the linger timer's close, bounded; asserts nothing on timing
     }
     assertEquals(clients, Fake.stat("clients"), "the idle client never closed");
   }

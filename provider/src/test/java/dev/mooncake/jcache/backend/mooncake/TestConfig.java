@@ -21,6 +21,8 @@ final class TestConfig {
   String library = Fake.library();
   MooncakeConfig.ReplicaSettings replica = MooncakeConfig.ReplicaSettings.DEFAULT;
   Duration operationTimeout = Duration.ofSeconds(2);
+  MooncakeConfig.NativeSettings nativeSettings = MooncakeConfig.NativeSettings.DEFAULT;
+  MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
 
   MooncakeConfig build() {
     MooncakeConfig d = ConfigLoader.defaults();
@@ -35,7 +37,7 @@ final class TestConfig {
         localHostname,
         globalSegmentSize,
         localBufferSize,
-        d.enableOffload(),
+        nativeSettings,
         "test",
         library,
         d.numWorkers(),
@@ -46,7 +48,8 @@ final class TestConfig {
         d.eviction(),
         d.deserializationAllowList(),
         d.caches(),
-        d.strict());
+        d.strict(),
+        consistency);
   }
 
   MooncakeStore open() {

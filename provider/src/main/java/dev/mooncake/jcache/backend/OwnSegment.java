@@ -1,0 +1,21 @@
+package dev.mooncake.jcache.backend;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A store client that contributes a segment of its own to the cluster (Mooncake in embedded mode
+ * with {@code global_segment_size > 0}), and can place objects there. Objects in it disappear when
+ * this client leaves the cluster or dies (Mooncake drops a silent client's segment after {@code
+ * client_ttl}): what cluster-wide locks rely on to be released by a dead holder.
+ */
+public interface OwnSegment {
+
+  /** This client's segment name ({@code host:port}, as {@code get_hostname} answers). */
+  String ownSegment();
+
+  /**
+   * Create-only put of {@code value[position, limit)}: one replica, hard-pinned (never evicted),
+   * placed in {@link #ownSegment()}. Codes as {@link ObjectStore#put}.
+   */
+  int putPinnedInOwnSegment(String key, ByteBuffer value);
+}

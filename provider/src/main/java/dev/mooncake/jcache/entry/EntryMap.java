@@ -1,0 +1,348 @@
+package dev.mooncake.jcache.entry;
+
+import dev.mooncake.jcache.expiry.ExpiryQueue;
+import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Ticker;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * One cache's entries as a map with one atomic step, in the spirit of {@code
+ * ConcurrentMap.compute} (Caffeine's {@code CacheProxy} writes every JCache operation on {@code
+ * asMap().compute}). It owns what makes a step atomic and a read safe: the key locks, the key index,
+ * the expiry queue and the read protocol. It knows nothing of JCache (statistics, events, loaders,
+ * writers, processors): the cache's {@link Remapping} decides, this map applies.
+ *
+ * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one is
+ * removed first and reported as expired), asks the remapping for a {@link Decision}, applies it to
+ * the store and reports the change to the {@link Listener}, all before the lock is released, and
+ * answers an {@link Outcome}. The held lock travels with every mutation into {@link EntryStorage},
+ * which asks it ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries
+ * included, so a distributed lock that lost its lease writes nothing more.
+ *
+ * <p><b>The read protocol.</b> Mooncake's put never overwrites, so a writer replaces a value by
+ * remove-then-put and an unlocked read can fall into that gap. {@link #get} takes a read stamp,
+ * reads without the lock and, when it finds nothing but a writer may have held the key meanwhile
+ * ({@link KeyLocks#mayHaveChanged}), reads again under the lock; an expired entry is read under the
+ * lock too, which removes it. Written once here, for single reads, batches and zero-copy reads.
+ *
+ * @param <K> the cache's key type (handed back to the listener)
+ */
+public final class EntryMap<K> {
+
+  /** Decides what a step does with the live entry ({@code null} when absent); runs locked. */
+  @FunctionalInterface
+  public interface Remapping {
+    Decision remap(StoredEntry current);
+  }
+
+  /**
+   * Hears of every change the map makes, under the key's lock, right after the store reflects it:
+   * where the cache publishes its events (in key order, as the lock orders the changes).
+   */
+  public interface Listener<K> {
+    /**
+     * A value was written over {@code previous} (null when there was none, or when the write did
+     * not read it: then {@code replacedUnread} tells whether something was replaced).
+     */
+    void written(K key, Object value, StoredEntry previous, boolean replacedUnread);
+
+    /** A live entry was removed. */
+    void removed(K key, StoredEntry previous);
+
+    /** An expired entry was found and removed. */
+    void expired(K key, StoredEntry entry);
+  }
+
+  /** How the expiry time of a batch write is chosen from the live entry. */
+  @FunctionalInterface
+  public interface WriteExpiry {
+    /** The expiry time, or {@link ExpiryTimes#NOT_STORED} to skip this write. */
+    long expireAt(StoredEntry current);
+  }
+
+  /** One write of a batch. */
+  public record Put<K>(String storeKey, K key, Object value) {}
+
+  private final EntryStorage storage;
+  private final KeyLocks locks;
+  private final Ticker ticker;
+  private final Function<String, K> cacheKeys;
+  private final Listener<K> listener;
+  private final KeyIndex index = new KeyIndex();
+  private final ExpiryQueue expiring = new ExpiryQueue();
+
+  /**
+   * @param cacheKeys the cache key of a store key (for entries found by the sweeper)
+   * @param listener hears of every change
+   */
+  public EntryMap(EntryStorage storage, KeyLocks locks, Ticker ticker,
+      Function<String, K> cacheKeys, Listener<K> listener) {
+    this.storage = storage;
+    this.locks = locks;
+    this.ticker = ticker;
+    this.cacheKeys = cacheKeys;
+    this.listener = listener;
+  }
+
+  /** The store beneath (buffers for zero-copy callers, copied-bytes counts). */
+  public EntryStorage storage() {
+    return storage;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  /** The live entry under the key, or null; takes the lock only when the protocol says so. */
+  public StoredEntry get(K key, String storeKey) {
+    long stamp = locks.readStamp(storeKey);
+    StoredEntry entry = storage.read(storeKey);
+    if (entry == null
+        ? locks.mayHaveChanged(storeKey, stamp)
+        : entry.isExpired(ticker.epochMillis())) {
+      return getLocked(key, storeKey); // waits out a writer, or expires the entry
+    }
+    return entry;
+  }
+
+  /** The live entries of many keys in one batch read: index i for key i, null when absent. */
+  public StoredEntry[] getAll(List<K> keys, String[] storeKeys) {
+    long[] stamps = new long[storeKeys.length];
+    for (int i = 0; i < storeKeys.length; i++) {
+      stamps[i] = locks.readStamp(storeKeys[i]);
+    }
+    StoredEntry[] found = storage.readAll(storeKeys);
+    long now = ticker.epochMillis();
+    for (int i = 0; i < storeKeys.length; i++) {
+      StoredEntry entry = found[i];
+      if (entry == null ? locks.mayHaveChanged(storeKeys[i], stamps[i]) : entry.isExpired(now)) {
+        found[i] = getLocked(keys.get(i), storeKeys[i]);
+      }
+    }
+    return found;
+  }
+
+  private StoredEntry getLocked(K key, String storeKey) {
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      return readLive(key, storeKey, held);
+    }
+  }
+
+  /** Reads with the lock held; an expired entry is removed, reported, and read as absent. */
+  private StoredEntry readLive(K key, String storeKey, KeyLocks.Held held) {
+    StoredEntry entry = storage.read(storeKey);
+    if (entry != null && entry.isExpired(ticker.epochMillis())) {
+      if (storage.delete(storeKey, held)) {
+        index.remove(storeKey);
+        listener.expired(key, entry);
+      }
+      return null;
+    }
+    return entry;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The atomic step
+
+  /** One atomic step on the key: read the live entry, decide, apply, report. */
+  public Outcome compute(K key, String storeKey, Remapping remapping) {
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      StoredEntry current = readLive(key, storeKey, held);
+      Decision decision = remapping.remap(current);
+      return new Outcome(current, decision, apply(key, storeKey, current, decision, held));
+    }
+  }
+
+  /**
+   * A step that does not read the entry first (a put that nothing about the old entry can change:
+   * eternal entries, no listener for updates or expiries). The remapping sees null; a write
+   * removes whatever is there and tells the listener whether something was. One store round trip
+   * less than {@link #compute}.
+   */
+  public Outcome computeUnread(K key, String storeKey, Remapping remapping) {
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      Decision decision = remapping.remap(null);
+      if (decision.kind != Decision.Kind.WRITE) {
+        return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
+      }
+      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, held);
+      written(key, storeKey, decision, null, existed);
+      return new Outcome(null, decision, true);
+    }
+  }
+
+  private boolean apply(
+      K key, String storeKey, StoredEntry current, Decision decision, KeyLocks.Held held) {
+    switch (decision.kind) {
+      case KEEP:
+        return false;
+      case TOUCH:
+        if (current != null && decision.expireAt != current.expireAt()) {
+          storage.rewrite(storeKey, current, decision.expireAt, held);
+          expiring.add(storeKey, decision.expireAt);
+        }
+        return false;
+      case WRITE:
+        storage.write(storeKey, decision.value, decision.expireAt, current == null, held);
+        written(key, storeKey, decision, current, false);
+        return true;
+      case REMOVE:
+        if (current == null) {
+          return false;
+        }
+        boolean removed = storage.delete(storeKey, held);
+        index.remove(storeKey);
+        if (removed) {
+          listener.removed(key, current);
+        }
+        return removed;
+      default:
+        throw new AssertionError(decision.kind);
+    }
+  }
+
+  private void written(
+      K key, String storeKey, Decision decision, StoredEntry previous, boolean replacedUnread) {
+    index.add(storeKey);
+    expiring.add(storeKey, decision.expireAt);
+    listener.written(key, decision.value, previous, replacedUnread);
+  }
+
+  /**
+   * Writes many entries with one batch read and one batch put: the keys' locks are taken in the
+   * order given, which must be store-key order, so two batches never deadlock (single-key steps
+   * hold one lock at a time). With {@code unread} the live entries are not read (as {@link
+   * #computeUnread}). Answers how many entries were stored.
+   */
+  public int putAll(List<Put<K>> sorted, boolean unread, WriteExpiry expiry) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    List<KeyLocks.Held> held = new ArrayList<>(sorted.size());
+    try {
+      String[] storeKeys = new String[sorted.size()];
+      for (int i = 0; i < storeKeys.length; i++) {
+        storeKeys[i] = sorted.get(i).storeKey();
+        held.add(locks.lock(storeKeys[i]));
+      }
+      StoredEntry[] current = unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
+      long now = ticker.epochMillis();
+      List<EntryStorage.Write> writes = new ArrayList<>(storeKeys.length);
+      List<Integer> positions = new ArrayList<>(storeKeys.length);
+      for (int i = 0; i < storeKeys.length; i++) {
+        StoredEntry entry = current[i];
+        if (entry != null && entry.isExpired(now)) {
+          if (storage.delete(storeKeys[i], held.get(i))) {
+            index.remove(storeKeys[i]);
+            listener.expired(sorted.get(i).key(), entry);
+          }
+          current[i] = entry = null;
+        }
+        long expireAt = unread ? ExpiryTimes.ETERNAL : expiry.expireAt(entry);
+        if (expireAt == ExpiryTimes.NOT_STORED) {
+          continue;
+        }
+        writes.add(new EntryStorage.Write(storeKeys[i], sorted.get(i).value(), expireAt,
+            !unread && entry == null, held.get(i)));
+        positions.add(i);
+      }
+      boolean[] replaced = storage.writeAll(writes);
+      for (int w = 0; w < writes.size(); w++) {
+        int i = positions.get(w);
+        EntryStorage.Write write = writes.get(w);
+        index.add(write.key());
+        expiring.add(write.key(), write.expireAt());
+        listener.written(sorted.get(i).key(), write.value(), current[i], unread && replaced[w]);
+      }
+      return writes.size();
+    } finally {
+      for (int i = held.size() - 1; i >= 0; i--) {
+        held.get(i).close();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Zero-copy
+
+  /**
+   * Stores the caller's buffer as the key's {@code byte[]} value (see {@link
+   * EntryStorage#writeInPlace}) under the key's lock, without reading the old entry.
+   */
+  public void writeInPlace(String storeKey, ByteBuffer value, long expireAt) {
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      storage.writeInPlace(storeKey, value, expireAt, false, held);
+      index.add(storeKey);
+      expiring.add(storeKey, expireAt);
+    }
+  }
+
+  /**
+   * Reads the key's value into the caller's buffer (see {@link EntryStorage#readInPlace}) with the
+   * read protocol. Answers the byte count, or -1 for a miss (the destination then is as it was).
+   */
+  public int readInPlace(K key, String storeKey, ByteBuffer destination) {
+    int position = destination.position();
+    int limit = destination.limit();
+    long stamp = locks.readStamp(storeKey);
+    long expireAt = storage.readInPlace(storeKey, destination);
+    if (expireAt == ExpiryTimes.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        expireAt = storage.readInPlace(storeKey, destination);
+      }
+    }
+    if (expireAt == ExpiryTimes.ABSENT) {
+      return -1;
+    }
+    if (expireAt != ExpiryTimes.ETERNAL && ticker.epochMillis() >= expireAt) {
+      destination.limit(limit).position(position);
+      getLocked(key, storeKey); // removes it and reports the expiry
+      return -1;
+    }
+    return destination.remaining();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Keys, expiry, clearing
+
+  /** The keys this cache wrote, as a snapshot (some may be gone from the store since). */
+  public List<String> keys() {
+    return index.snapshot();
+  }
+
+  /** Forgets a key found gone from the store (evicted, removed elsewhere). */
+  public void forget(String storeKey) {
+    index.remove(storeKey);
+  }
+
+  /**
+   * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max};
+   * an entry extended meanwhile is queued again. Answers how many keys were examined.
+   */
+  public int sweep(long nowMillis, int max) {
+    List<String> due = expiring.pollDue(nowMillis, max);
+    for (String storeKey : due) {
+      K key = cacheKeys.apply(storeKey);
+      try (KeyLocks.Held held = locks.lock(storeKey)) {
+        StoredEntry live = readLive(key, storeKey, held);
+        if (live != null) {
+          expiring.add(storeKey, live.expireAt());
+        }
+      }
+    }
+    return due.size();
+  }
+
+  /**
+   * Removes every object whose key matches the anchored {@code prefixPattern}, written by any JVM,
+   * with one store call; no events (the spec's {@code clear}).
+   */
+  public void clear(String prefixPattern) {
+    storage.deleteByPrefix(prefixPattern);
+    index.clear();
+    expiring.clear();
+  }
+}

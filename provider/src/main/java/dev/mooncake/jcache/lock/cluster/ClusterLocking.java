@@ -1,0 +1,33 @@
+package dev.mooncake.jcache.lock.cluster;
+
+import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.OwnSegment;
+import java.time.Duration;
+import javax.cache.CacheException;
+
+/** Builds the cluster locks of one store connection. */
+public final class ClusterLocking {
+  private ClusterLocking() {}
+
+  /**
+   * Cluster locks on {@code store}, which must contribute a segment of its own: a lock lives there
+   * so that it disappears with a holder that dies. Without one no bound on a dead holder's locks
+   * could be given, so this refuses.
+   */
+  public static ClusterKeyLocks locks(ObjectStore store, Duration lease, Duration timeout) {
+    String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
+    if (segment == null) {
+      throw new CacheException(
+          "consistency \"cluster\" needs a Mooncake client that contributes"
+              + " a segment of its own (mode \"embedded\", global_segment_size > 0), where its locks"
+              + " live and die with it; "
+              + store.describe()
+              + " contributes none. Give it a segment,"
+              + " or set \"consistency\": \"local\" (atomic only within one JVM; see"
+              + " docs/cluster-consistency.md)");
+    }
+    String holder = segment + " pid " + ProcessHandle.current().pid();
+    return new ClusterKeyLocks(
+        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout);
+  }
+}

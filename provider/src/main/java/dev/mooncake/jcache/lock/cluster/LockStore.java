@@ -1,0 +1,27 @@
+package dev.mooncake.jcache.lock.cluster;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The three store calls a cluster lock is made of, with Mooncake's codes and semantics (see {@code
+ * ObjectStore}): a create-only put that is hard-pinned and placed in this client's own segment, a
+ * read, and a forced remove. Placement is what ties a lock to its holder's life: when the holder
+ * dies, Mooncake drops its segment, and the lock object with it.
+ */
+public interface LockStore {
+
+  /**
+   * Create-only put of {@code value[position, limit)}, hard-pinned, in this client's segment.
+   * Answers 0 also when the key exists or its put is in flight (then the old value stays).
+   */
+  int createPinned(String key, ByteBuffer value);
+
+  /** Copies the object into {@code destination[position, limit)}; the byte count or a code. */
+  long read(String key, ByteBuffer destination);
+
+  /** Removes the object with force (read leases do not hold it); 0 or a negative code. */
+  int remove(String key);
+
+  /** For messages: which store and segment the locks live in. */
+  String describe();
+}

@@ -1,0 +1,69 @@
+package dev.mooncake.jcache.entry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import javax.cache.CacheException;
+import org.junit.jupiter.api.Test;
+
+/** The 16 bytes in front of every stored value: written, read back, and every defect named. */
+class ValueHeaderTest {
+
+  private static ByteBuffer headed(int at, byte format, long expireAt, int payload) {
+    ByteBuffer buffer = ByteBuffer.allocate(at + ValueHeader.SIZE + payload);
+    ValueHeader.write(buffer, at, format, expireAt, payload);
+    return buffer;
+  }
+
+  @Test
+  void theLayoutIsMagicVersionFormatFlagsExpiryLength() {
+    ByteBuffer buffer = headed(0, (byte) 7, 0x0102030405060708L, 3);
+    assertEquals(0x4D, buffer.get(0));
+    assertEquals(1, buffer.get(1));
+    assertEquals(7, buffer.get(2));
+    assertEquals(0, buffer.get(3));
+    assertEquals(0x0102030405060708L, buffer.getLong(4)); // big-endian
+    assertEquals(3, buffer.getInt(12));
+    assertEquals(0, buffer.position(), "writing moved the buffer");
+  }
+
+  @Test
+  void aHeaderAtAnOffsetReadsBack() {
+    ByteBuffer buffer = headed(5, (byte) 2, Long.MAX_VALUE, 4);
+    ValueHeader.check(buffer, 5, ValueHeader.SIZE + 4, "k");
+    assertEquals(2, ValueHeader.format(buffer, 5));
+    assertEquals(Long.MAX_VALUE, ValueHeader.expireAt(buffer, 5));
+  }
+
+  @Test
+  void anObjectWithoutHeaderIsForeign() {
+    ByteBuffer foreign = ByteBuffer.wrap("plain text, no header".getBytes());
+    assertMessage(() -> ValueHeader.check(foreign, 0, foreign.capacity(), "k"),
+        "'k' was not written by this provider");
+    ByteBuffer tooShort = headed(0, (byte) 1, 0, 0);
+    assertMessage(() -> ValueHeader.check(tooShort, 0, ValueHeader.SIZE - 1, "k"),
+        "not written by this provider");
+  }
+
+  @Test
+  void anotherLayoutVersionIsNamed() {
+    ByteBuffer buffer = headed(0, (byte) 1, 0, 0);
+    buffer.put(1, (byte) 9);
+    assertMessage(() -> ValueHeader.check(buffer, 0, ValueHeader.SIZE, "k"),
+        "header layout 9; this provider reads layout 1");
+  }
+
+  @Test
+  void aTruncatedValueIsNamedWithBothLengths() {
+    ByteBuffer buffer = headed(0, (byte) 1, 0, 10);
+    assertMessage(() -> ValueHeader.check(buffer, 0, ValueHeader.SIZE + 4, "k"),
+        "truncated: header says 10 payload bytes, the store returned 4");
+  }
+
+  private static void assertMessage(org.junit.jupiter.api.function.Executable call, String part) {
+    CacheException e = assertThrows(CacheException.class, call);
+    assertTrue(e.getMessage().contains(part), e.getMessage());
+  }
+}
