@@ -30,6 +30,19 @@ final class RecordingSink implements EventSink {
     return record;
   }
 
+  /**
+   * Waits for the flush that makes this sink live, skipping only not-live flushes on the way (a
+   * loaded machine may drop a stalled handshake and reconnect first); anything else fails.
+   */
+  void awaitLive() throws InterruptedException {
+    String record;
+    while (!(record = next()).equals("FLUSH CONNECTED live")) {
+      if (!record.startsWith("FLUSH ") || !record.endsWith(" not-live")) {
+        throw new AssertionError("expected only not-live flushes before going live, got " + record);
+      }
+    }
+  }
+
   /** Skips records until one equal to {@code expected}; returns how many were skipped. */
   int skipTo(String expected) throws InterruptedException {
     int skipped = 0;
