@@ -170,6 +170,17 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     NativeLogs.configure(NativeLogs.Settings.of(log.level(), log.destination()));
   }
 
+  /**
+   * The operation timeout the first store of this process wrote into {@code MC_RPC_TIMEOUT_MS} (0
+   * if none did: the user's environment had it). The variable is process-wide, so later stores
+   * leave it alone; this says which config won, for tests and the doctor.
+   */
+  private static volatile long rpcTimeoutSetByUsMillis;
+
+  static long rpcTimeoutSetByUsMillis() {
+    return rpcTimeoutSetByUsMillis;
+  }
+
   /** Opens a store on the cluster the config names; the result also implements CallerMemory. */
   public static ObjectStore open(MooncakeConfig config) {
     validate(config);
@@ -183,6 +194,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
     int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
+    if (applied != 0) {
+      rpcTimeoutSetByUsMillis = timeoutMs;
+    }
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
