@@ -3,17 +3,12 @@ package dev.mooncake.jcache.real;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,30 +58,14 @@ class MemoryFootprintTest {
             .replace(
                 "\"local_buffer_size\": \"32MB\"",
                 "\"local_buffer_size\": \"" + localBufferMib + "MB\""));
-    String classPath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Process peer =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms64m",
-                "-Xmx256m",
-                "-cp",
-                classPath,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                MemoryFootprintPeer.class.getName(),
-                file.toString(),
-                Integer.toString(VALUES))
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = out.readLine()) != null; ) {
-        lines.add(line);
-      }
-    }
-    assertTrue(peer.waitFor(120, TimeUnit.SECONDS), "the peer did not exit: " + lines);
-    assertEquals(0, peer.exitValue(), "the peer failed: " + lines);
+    ChildJvm peer =
+        ChildJvm.run(
+            MemoryFootprintPeer.class,
+            List.of("-Xms64m", "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"),
+            file.toString(),
+            Integer.toString(VALUES));
+    assertEquals(0, peer.exitCode(), "the peer failed: " + peer);
+    List<String> lines = peer.out().lines().toList();
     Map<String, Long> figures = new HashMap<>();
     for (String line : lines) {
       if (!line.startsWith("MEM ")) {
