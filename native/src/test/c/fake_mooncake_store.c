@@ -16,9 +16,12 @@
  *    the segment of the client that was chosen for it (preferred_segments first, else round-robin
  *    over clients with room); destroying a client loses the objects in its segment;
  *  - put / put_from are create-only (an existing key answers 0 and keeps the old value); size 0 and
- *    replica_num 0 answer -600; a full pool answers -200 (no eviction), unless eviction is on (ctl
- *    eviction=1 or MCJ_FAKE_EVICTION=1): then unpinned objects out of their lease are evicted
- *    first, soft-pinned ones next, hard-pinned ones never, and -200 only when nothing can go
+ *    replica_num 0 answer -600; the copying put goes through setup's local_buffer_size and answers
+ *    -600 (with an E line "Failed to allocate buffer for put operation") for a value larger than
+ *    it, so for every value when setup was given 0, as Mooncake does (measured on 3b5a594); a
+ *    full pool answers -200 (no eviction), unless eviction is on (ctl eviction=1 or
+ *    MCJ_FAKE_EVICTION=1): then unpinned objects out of their lease are evicted first,
+ *    soft-pinned ones next, hard-pinned ones never, and -200 only when nothing can go
  *    (stat "evictions" counts them);
  *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
  *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
@@ -55,7 +58,9 @@
  *      block_on_create=1           the next creates block SIGINT/SIGTERM/SIGHUP/SIGUSR1 in the caller
  *      reset=1                     all controls back to their defaults
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
- *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler; in the
+ *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler,
+ *    copying_puts (calls of the copying put), local_buffer_bytes (the local_buffer_size of every
+ *    live client that is set up, summed: what Mooncake would have allocated for them); in the
  *    shared mode also segments (live clients with capacity), clients_dropped, evictions,
  *    owner_dead_recoveries, event_seq (sequence numbers used so far, dropped events included),
  *    registrations (this process's clients' registrations, counting re-registrations),
@@ -196,7 +201,7 @@ static size_t object_count;
 static long stat_evictions;
 static int eviction_on = -1; /* ctl eviction=0|1; -1: MCJ_FAKE_EVICTION */
 static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
-    stat_destroys, stat_signal_thread, stat_sigint_handler;
+    stat_destroys, stat_signal_thread, stat_sigint_handler, stat_copying_puts;
 
 static int fail_ops, fail_batch, fail_setup, fail_health, fail_register, fail_create;
 static int setup_delay_ms;
@@ -881,10 +886,13 @@ static int put_one(client *c, const char *key, const void *value, size_t size,
                    const pin_request *pins, int copying) {
   pthread_mutex_lock(&lock);
   int result;
+  int no_room = 0;
   if (copying) {
-    /* A copying put goes through the client's local buffer. */
-    result = c->set_up && size > c->local_buffer_size ? MCJ_INVALID_PARAMS
-                                                      : put_locked(c, key, value, size, pins);
+    /* A copying put goes through the client's local buffer (setup's local_buffer_size): with 0,
+     * or a value larger than it, Mooncake answers -600 (measured on 3b5a594). */
+    stat_copying_puts++;
+    no_room = c->set_up && size > c->local_buffer_size;
+    result = no_room ? MCJ_INVALID_PARAMS : put_locked(c, key, value, size, pins);
   } else {
     result = c->set_up && !fail_ops && !transfer_allowed(c, value, size)
                  ? TRANSFER_FAIL
@@ -892,6 +900,9 @@ static int put_one(client *c, const char *key, const void *value, size_t size,
   }
   int64_t delay = put_delay();
   pthread_mutex_unlock(&lock);
+  if (no_room) {
+    fake_log('E', "client_service.cpp", 3, "Failed to allocate buffer for put operation");
+  }
   if (result == GO_SHARED) result = fake_shm_put(&c->member, key, value, size, pins, delay);
   return result;
 }
@@ -1038,6 +1049,14 @@ static int64_t stat_value(const char *name) {
   if (strcmp(name, "signal_thread") == 0) return stat_signal_thread;
   if (strcmp(name, "sigint_handler") == 0) return stat_sigint_handler;
   if (strcmp(name, "evictions") == 0) return stat_evictions;
+  if (strcmp(name, "copying_puts") == 0) return stat_copying_puts;
+  if (strcmp(name, "local_buffer_bytes") == 0) {
+    int64_t n = 0;
+    for (client *c = clients; c != NULL; c = c->next) {
+      if (c->set_up) n += (int64_t)c->local_buffer_size;
+    }
+    return n;
+  }
   if (strcmp(name, "clients") == 0) {
     int64_t n = 0;
     for (client *c = clients; c != NULL; c = c->next) n++;

@@ -1,7 +1,8 @@
 /*
  * Tests of the fake libmooncake_store.so itself (fake_mooncake_store.c): the replicate_config
- * layouts it decodes and records, set_etcd_tls_config, and (with MCJ_FAKE_SHARED) its cross-process
- * mode. Built and run by native/pom.xml's fake-store-test execution:
+ * layouts it decodes and records, setup's local buffer and the copying put, set_etcd_tls_config,
+ * and (with MCJ_FAKE_SHARED) its cross-process mode. Built and run by native/pom.xml's
+ * fake-store-test execution:
  *   fake_mooncake_store_test <path of the fake> <path of the partial fake>
  * Exits non-zero with a message naming the failed check. Multi-process cases fork(); every wait on
  * another process polls with a deadline instead of sleeping a fixed time.
@@ -261,6 +262,44 @@ static void test_eviction(fake_api *api) {
   api->destroy(store);
 }
 
+/* Setup's local_buffer_size serves only the copying put, as in Mooncake 3b5a594: with 0 every
+ * copying put answers -600 while put_from / get_into work; a value larger than it answers -600. */
+static void test_local_buffer(fake_api *api) {
+  static char value[8 << 10];
+  char back[8 << 10];
+  memset(value, 'v', sizeof value);
+  void *none = api->create();
+  int64_t before = stat(api, none, "local_buffer_bytes"); /* not set up: counts nothing */
+  check(api->setup(none, "127.0.0.1", "P2PHANDSHAKE", 1 << 20, 0, "tcp", "",
+                   "127.0.0.1:50051") == 0,
+        "setup accepts local_buffer_size 0");
+  check(stat(api, none, "local_buffer_bytes") == before, "a local buffer of 0 adds nothing");
+  int64_t copying = stat(api, none, "copying_puts");
+  check(api->put(none, "lb/none/1", value, 1, NULL) == -600, "copying put of 1 byte with lbuf 0");
+  check(api->put(none, "lb/none/8k", value, sizeof value, NULL) == -600, "copying put of 8 KiB");
+  check(stat(api, none, "copying_puts") == copying + 2, "copying puts are counted");
+  check(api->get_size(none, "lb/none/1") == -704, "a refused copying put stores nothing");
+  check(api->put_from(none, "lb/none/from", value, sizeof value, NULL) == 0,
+        "put_from with lbuf 0");
+  check(api->get_into(none, "lb/none/from", back, sizeof back) == (int64_t)sizeof back &&
+            memcmp(back, value, sizeof back) == 0,
+        "get_into with lbuf 0");
+  check(stat(api, none, "copying_puts") == copying + 2, "put_from is not a copying put");
+
+  void *small = api->create();
+  check(api->setup(small, "127.0.0.1", "P2PHANDSHAKE", 1 << 20, 4096, "tcp", "",
+                   "127.0.0.1:50051") == 0,
+        "setup with local_buffer_size 4096");
+  check(stat(api, small, "local_buffer_bytes") == before + 4096, "local_buffer_bytes sums setups");
+  check(api->put(small, "lb/small/1k", value, 1024, NULL) == 0, "copying put within lbuf");
+  check(api->put(small, "lb/small/8k", value, sizeof value, NULL) == -600,
+        "copying put above lbuf");
+  api->remove_all(none, 1);
+  api->destroy(small);
+  check(stat(api, none, "local_buffer_bytes") == before, "a destroyed client's buffer is gone");
+  api->destroy(none);
+}
+
 static void test_etcd_tls(fake_api *api) {
   void *store = api->create();
   api->set_tls(store, "/ca.pem", "/cert.pem", NULL);
@@ -306,6 +345,7 @@ int main(int argc, char **argv) {
   load_api(library, &api);
   test_layouts(&api);
   test_eviction(&api);
+  test_local_buffer(&api);
   test_etcd_tls(&api);
   test_partial(argv[2]);
   char self[4096];

@@ -84,6 +84,9 @@ class GlogTailerTest {
   void onlyTheKnownBenignLinesAreDemoted() {
     assertTrue(
         GlogToSlf4j.benign("transfer_metadata.cpp:1029] Local segment descriptor not found"));
+    assertTrue(
+        GlogToSlf4j.benign(
+            "real_client.cpp:3485] User buffer too small. Required: 1048592, provided: 4096"));
     assertFalse(GlogToSlf4j.benign("client.cpp:3] Failed to mount segment"));
     assertFalse(GlogToSlf4j.benign("x.cc:1] error: Local segment descriptor not found"));
   }

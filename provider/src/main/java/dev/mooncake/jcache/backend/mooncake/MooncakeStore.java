@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * $MOONCAKE_STORE_LIBRARY}, else the soname), sets {@code MC_RPC_TIMEOUT_MS} and {@code
  * MC_RPC_CONNECT_TIMEOUT_MS} from the operation timeout unless set, creates and sets up a client,
  * checks the master's health, then maps ONE transfer region of {@code local_buffer_size} bytes
- * outside the Java heap, registers it once, and carves {@link #buffers()} out of it. Failures are
+ * outside the Java heap, registers it once, and carves {@link #buffers()} out of it. Setup itself
+ * gets a local buffer of 0 ({@link #MOONCAKE_LOCAL_BUFFER}): the memory is spent once. Failures are
  * {@link StoreException}s naming what failed, the path or address, and the code.
  *
  * <p>Placement: every put carries the config's replicate settings. Unless the config names
@@ -61,6 +62,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegment {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeStore.class);
+
+  /**
+   * What setup's {@code local_buffer_size} gets: none. Mooncake would allocate (and on RDMA
+   * register, so pin) a buffer of that size for its copying put, which the bridge never calls;
+   * every transfer goes through our own registered region, which {@code local_buffer_size} sizes.
+   * Verified on Mooncake 3b5a594: setup accepts 0, put_from / get_into and the batch calls work.
+   */
+  static final long MOONCAKE_LOCAL_BUFFER = 0;
 
   private final MooncakeConfig config;
   private final MooncakeClient client;
@@ -123,7 +132,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
                         config.localHostname(),
                         config.metadataServer(),
                         contributed,
-                        config.localBufferSize(),
+                        MOONCAKE_LOCAL_BUFFER,
                         config.protocol(),
                         config.deviceName() == null ? "" : config.deviceName(),
                         config.masterServerAddress()));

@@ -1,0 +1,79 @@
+package dev.mooncake.jcache.real;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mooncake's own log lines (issue 15, {@code native_log}) from a real client: a JVM that opens a
+ * manager, writes and reads two 1 MiB values and closes it. By default glog's lines go to SLF4J
+ * (here slf4j-simple on stdout) and none reaches stderr, the benign ones at debug; with {@code
+ * "destination": "stderr"} they are Mooncake's own stderr lines again.
+ */
+class RealNativeLogsTest {
+  /** A glog line: severity, date, time, thread, file:line] (glog 0.6's prefix). */
+  private static final Pattern GLOG =
+      Pattern.compile("(?m)^[IWEF]\\d{8} \\d\\d:\\d\\d:\\d\\d\\.\\d+ +\\d+ [^ ]+:\\d+\\] ");
+
+  private static final String BENIGN_START = "Local segment descriptor not found";
+
+  @TempDir Path dir;
+  private Path config;
+
+  @BeforeEach
+  void cluster() throws Exception {
+    RealMooncake.assumeAvailable();
+    config = RealMooncake.config(dir, "logs-" + UUID.randomUUID());
+  }
+
+  private ChildJvm run(String nativeLog) throws Exception {
+    Path file = dir.resolve("logs.json");
+    String json = Files.readString(config);
+    if (nativeLog != null) {
+      json = json.replace("\"backend\": \"mooncake\",", "\"backend\": \"mooncake\", " + nativeLog);
+    }
+    Files.writeString(file, json);
+    ChildJvm child =
+        ChildJvm.run(
+            MemoryFootprintPeer.class,
+            List.of(
+                "-Dorg.slf4j.simpleLogger.logFile=System.out",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-Dorg.slf4j.simpleLogger.log.mooncake.native=debug"),
+            file.toString(),
+            "2");
+    assertEquals(0, child.exitCode(), child::toString);
+    return child;
+  }
+
+  @Test
+  void byDefaultMooncakeLinesGoToSlf4jAndStderrStaysQuiet() throws Exception {
+    ChildJvm child = run(null);
+    assertFalse(GLOG.matcher(child.err()).find(), () -> "glog lines on stderr: " + child.err());
+    assertTrue(
+        child.out().contains("DEBUG mooncake.native - ") && child.out().contains(BENIGN_START),
+        () -> "the benign start line was not forwarded at debug: " + child.out());
+    assertFalse(
+        child.out().contains("ERROR mooncake.native - "),
+        () -> "a healthy run logged an ERROR: " + child.out());
+  }
+
+  @Test
+  void destinationStderrIsMooncakesOwnOutput() throws Exception {
+    ChildJvm child = run("\"native_log\": {\"destination\": \"stderr\", \"level\": \"INFO\"},");
+    assertTrue(GLOG.matcher(child.err()).find(), () -> "no glog line on stderr: " + child.err());
+    assertTrue(child.err().contains(BENIGN_START), child::toString);
+    assertFalse(
+        child.out().contains("mooncake.native - "),
+        () -> "lines were forwarded to SLF4J too: " + child.out());
+  }
+}
