@@ -247,8 +247,8 @@ public abstract class ClusterEventsScenarios {
     interruptPublisher();
     try {
       ask(b, "await 0/bulk notLive");
-      assertEquals("v1 near=0", ask(b, "get 0/bulk r"), "served while not live");
       if (storeWorksWhilePublisherIsAway()) {
+        assertEquals("v1 near=0", ask(b, "get 0/bulk r"), "served while not live");
         ask(a, "put 0/bulk r v2"); // its events are lost to B (sent before B is back)
       }
     } finally {
