@@ -220,6 +220,7 @@ public abstract class ClusterEventsScenarios {
     ask(b, "watch 0/watched w " + writes);
     ask(a, "write 0/watched w " + writes);
     Map<String, String> watched = figures(ask(b, "watched"));
+    System.out.println(getClass().getSimpleName() + " watched " + writes + " writes: " + watched);
     assertEquals("0", watched.get("violations"), () -> "B served replaced values: " + watched);
     assertEquals(String.valueOf(writes), watched.get("lastRead"), watched::toString);
     assertEquals(String.valueOf(2 * writes), watched.get("invalidations"), watched::toString);
