@@ -39,9 +39,10 @@ import javax.cache.event.CacheEntryUpdatedListener;
  * (waits up to 10 s for n recorded events and answers them, comma-separated), {@code queued}
  * (events recorded and not yet taken), {@code near c} (near-cache figures), {@code await c
  * <condition>} (waits up to 15 s: {@code live}, {@code notLive}, {@code empty}, {@code flushes>N},
- * {@code invalidations>N}), {@code settle c} (remote deliveries done), {@code write c k n} (puts k
- * = 1, 2, … n in turn), {@code watch c k n} / {@code watched} (see {@link #watch}), {@code ctl
- * <library> <assignment>} (a fake-library control).
+ * {@code invalidations>N}), {@code within s c <condition>} (the same, at most s seconds, answering
+ * yes or no), {@code settle c} (remote deliveries done), {@code write c k n} (puts k = 1, 2, … n in
+ * turn), {@code watch c k n} / {@code watched} (see {@link #watch}), {@code ctl <library>
+ * <assignment>} (a fake-library control).
  */
 public final class EventsPeer {
   private static final long WAIT_SECONDS = 15;
@@ -125,7 +126,8 @@ public final class EventsPeer {
       case "events" -> events(Integer.parseInt(c[1]));
       case "queued" -> String.join(",", drain());
       case "near" -> figures(near(cache(c[1])));
-      case "await" -> await(near(cache(c[1])), c[2]);
+      case "await" -> await(near(cache(c[1])), c[2], WAIT_SECONDS, true);
+      case "within" -> await(near(cache(c[2])), c[3], Long.parseLong(c[1]), false);
       case "settle" -> settle(cache(c[1]));
       case "write" -> write(cache(c[1]), c[2], Integer.parseInt(c[3]));
       case "watch" -> watch(cache(c[1]), c[2], Long.parseLong(c[3]));
@@ -174,7 +176,12 @@ public final class EventsPeer {
     return rest;
   }
 
-  private static String await(NearCache<StoredEntry> near, String condition) {
+  /**
+   * Waits up to {@code seconds} for the condition; then fails ({@code required}) or answers {@code
+   * no …} (else {@code yes …}), with the near cache's figures.
+   */
+  private static String await(
+      NearCache<StoredEntry> near, String condition, long seconds, boolean required) {
     BooleanSupplier test =
         switch (condition.replaceAll(">.*", "")) {
           case "live" -> near::isLive;
@@ -184,15 +191,18 @@ public final class EventsPeer {
           case "invalidations" -> () -> near.invalidations() > over(condition);
           default -> throw new IllegalArgumentException("unknown condition " + condition);
         };
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!test.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
+        if (!required) {
+          return "no " + figures(near);
+        }
         throw new AssertionError(
-            "not " + condition + " within " + WAIT_SECONDS + " s: " + figures(near));
+            "not " + condition + " within " + seconds + " s: " + figures(near));
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
-    return figures(near);
+    return (required ? "" : "yes ") + figures(near);
   }
 
   private static long over(String condition) {
