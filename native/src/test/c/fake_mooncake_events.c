@@ -14,11 +14,13 @@
  *                                   batch of one event:
  *     [timestamp_ms, [event], 0]    (array of 3: int, array of 1 map, batch dp_rank 0)
  *     event = map {event_id: int (1, 2, ...; separate from the sequence), timestamp: int ms since
- *       the epoch, event_type: "stored" | "removed", model_name: nil, block_size: nil,
- *       additional_salt: nil, lora_name: nil, tenant_id: "default", backend_id: <str>,
- *       group_id: nil, medium: "cpu", dp_rank: nil, object_key: <key>, seq_hashes: [],
- *       base_block_idx: 0 (stored) | nil (removed), and for stored also parent_hash: nil,
- *       token_ids: nil}
+ *       the epoch, event_type: "stored" | "removed", type: "BlockStored" | "BlockRemoved",
+ *       model_name: nil, block_size: nil, additional_salt: nil, lora_name: nil,
+ *       tenant_id: "default", backend_id: <str>, group_id: nil, medium: "cpu", dp_rank: nil,
+ *       object_key: <key>, seq_hashes: [], block_hashes: [], base_block_idx: 0 (stored) | nil
+ *       (removed), and for stored also parent_hash: nil, token_ids: nil, parent_block_hash: nil}
+ *     (20 fields for stored, 17 for removed, in this order: what a real master of 3b5a594 sends
+ *     with its default --kv_events_emit_legacy_compat=true, captured off its socket)
  *   backend_id is MCJ_FAKE_EVENTS_BACKEND_ID (default "fake"). Keys are never parsed as token
  *   hashes (seq_hashes is always empty).
  * In the one-process mode the counters are the process's: give each process its own file there.
@@ -183,13 +185,15 @@ void fake_event(fake_event_counters *counters, const char *type, const char *key
   pack_array(&o, 3);
   pack_uint(&o, timestamp);
   pack_array(&o, 1);
-  pack_map(&o, stored ? 17 : 15);
+  pack_map(&o, stored ? 20 : 17);
   pack_str(&o, "event_id");
   pack_uint(&o, event_id);
   pack_str(&o, "timestamp");
   pack_uint(&o, timestamp);
   pack_str(&o, "event_type");
   pack_str(&o, stored ? "stored" : "removed");
+  pack_str(&o, "type"); /* the vLLM/SGLang-compatible name (legacy compat, on by default) */
+  pack_str(&o, stored ? "BlockStored" : "BlockRemoved");
   pack_str(&o, "model_name");
   pack_nil(&o);
   pack_str(&o, "block_size");
@@ -212,12 +216,16 @@ void fake_event(fake_event_counters *counters, const char *type, const char *key
   pack_str(&o, key);
   pack_str(&o, "seq_hashes");
   pack_array(&o, 0);
+  pack_str(&o, "block_hashes");
+  pack_array(&o, 0);
   pack_str(&o, "base_block_idx");
   if (stored) {
     pack_uint(&o, 0);
     pack_str(&o, "parent_hash");
     pack_nil(&o);
     pack_str(&o, "token_ids");
+    pack_nil(&o);
+    pack_str(&o, "parent_block_hash");
     pack_nil(&o);
   } else {
     pack_nil(&o);

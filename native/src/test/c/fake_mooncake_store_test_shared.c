@@ -560,6 +560,7 @@ typedef struct event_record {
   int map_size;
   int batch_count;
   char type[256];
+  char legacy_type[256]; /* "type": BlockStored / BlockRemoved */
   char key[256];
   char tenant[256];
   char medium[256];
@@ -640,7 +641,7 @@ static int decode_event(const unsigned char *payload, size_t n, event_record *e)
     if (strcmp(name, "event_id") == 0 || strcmp(name, "timestamp") == 0) {
       uint64_t v = read_uint(&r);
       if (name[0] == 'e') e->event_id = v;
-    } else if (strcmp(name, "seq_hashes") == 0) {
+    } else if (strcmp(name, "seq_hashes") == 0 || strcmp(name, "block_hashes") == 0) {
       if (read_container(&r, 0x90, 0xdc) != 0) r.bad = 1;
     } else if (strcmp(name, "base_block_idx") == 0) {
       if (*r.p == 0xc0) {
@@ -651,6 +652,7 @@ static int decode_event(const unsigned char *payload, size_t n, event_record *e)
     } else {
       read_str(&r, text, sizeof text);
       if (strcmp(name, "event_type") == 0) snprintf(e->type, sizeof e->type, "%s", text);
+      if (strcmp(name, "type") == 0) snprintf(e->legacy_type, sizeof e->legacy_type, "%s", text);
       if (strcmp(name, "object_key") == 0) snprintf(e->key, sizeof e->key, "%s", text);
       if (strcmp(name, "tenant_id") == 0) snprintf(e->tenant, sizeof e->tenant, "%s", text);
       if (strcmp(name, "medium") == 0) snprintf(e->medium, sizeof e->medium, "%s", text);
@@ -693,7 +695,9 @@ static void expect_event(const event_record *e, uint64_t seq, uint64_t id, const
         (unsigned long long)e->seq, (unsigned long long)e->event_id, e->type, e->key,
         (unsigned long long)seq, (unsigned long long)id, type, key);
   int stored = strcmp(type, "stored") == 0;
-  check(e->batch_count == 1 && e->map_size == (stored ? 17 : 15) &&
+  check(strcmp(e->legacy_type, stored ? "BlockStored" : "BlockRemoved") == 0,
+        "event %llu: type %s", (unsigned long long)e->seq, e->legacy_type);
+  check(e->batch_count == 1 && e->map_size == (stored ? 20 : 17) &&
             strcmp(e->tenant, "default") == 0 && strcmp(e->medium, "cpu") == 0 &&
             strcmp(e->backend, "fake-test") == 0 && e->timestamp > 1600000000000ULL,
         "event %llu: batch of %d, %d fields, tenant %s, medium %s, backend %s",

@@ -36,6 +36,14 @@ public final class EntryStorage {
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
 
+  /**
+   * How often a read is repeated when what it got does not match its own header. Seen on a real
+   * Mooncake (3b5a594) while another JVM replaced the key (a forced remove, then a put): one
+   * get_into answered the old object's length with the new object's bytes, the replica it was
+   * copying having been freed and reused. Reading again gets one whole object.
+   */
+  private static final int TORN_READ_RETRIES = 3;
+
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
 
@@ -82,11 +90,15 @@ public final class EntryStorage {
 
   private StoredEntry readNow(String key) {
     int size = readBufferSize;
+    int torn = 0;
     for (int attempt = 0; ; attempt++) {
       ByteBuffer buffer = buffers.acquire(size);
       try {
         long result = store.getInto(key, buffer);
         if (result >= 0) {
+          if (!ValueHeader.matches(buffer, 0, result) && torn++ < TORN_READ_RETRIES) {
+            continue; // the object was replaced during the read (see TORN_READ_RETRIES)
+          }
           return decode(key, buffer, result);
         }
         if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {

@@ -31,6 +31,14 @@ public final class ValueHeader {
     buffer.putInt(at + 12, payloadLength);
   }
 
+  /** Whether {@code totalLength} bytes read at {@code at} are one whole value of this provider. */
+  public static boolean matches(ByteBuffer buffer, int at, long totalLength) {
+    return totalLength >= SIZE
+        && buffer.get(at) == MAGIC
+        && buffer.get(at + 1) == VERSION
+        && buffer.getInt(at + 12) == totalLength - SIZE;
+  }
+
   /**
    * Checks the header at {@code at} against {@code totalLength} bytes read; names what is wrong.
    */

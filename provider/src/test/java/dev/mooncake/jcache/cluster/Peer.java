@@ -51,10 +51,18 @@ public final class Peer implements AutoCloseable {
   /** Starts a peer on {@code config} with the test's class path; await {@link #ready}. */
   public static Peer start(String id, Path config, Map<String, String> environment)
       throws IOException {
+    return start(id, ClusterPeer.class.getName(), List.of(config.toString(), id), environment);
+  }
+
+  /** Starts {@code mainClass} with {@code arguments} in a child JVM with the test's class path. */
+  public static Peer start(
+      String id, String mainClass, List<String> arguments, Map<String, String> environment)
+      throws IOException {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    ProcessBuilder builder =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
                 classPath,
@@ -62,10 +70,10 @@ public final class Peer implements AutoCloseable {
                 "-Xshare:auto",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-Dmooncake.jcache.clientLingerMillis=0",
-                ClusterPeer.class.getName(),
-                config.toString(),
-                id)
-            .redirectError(ProcessBuilder.Redirect.INHERIT);
+                mainClass));
+    command.addAll(arguments);
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
     return new Peer(id, builder.start());
   }

@@ -187,6 +187,21 @@ class EntryStorageTest {
   }
 
   @Test
+  void aReadThatDoesNotMatchItsHeaderIsRepeated() {
+    storage.write("k", "new", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    // a torn read: a length that is not the one the header (or no header) says
+    store.script("getInto", ValueHeader.SIZE + 1);
+    assertEquals("new", read("k"));
+    assertEquals(2, store.count("getInto"));
+
+    long torn = ValueHeader.SIZE + 1;
+    store.script("getInto", torn, torn, torn, torn);
+    CacheException e = assertThrows(CacheException.class, () -> read("k"));
+    assertEquals(6, store.count("getInto"), "three repeats, then the failure");
+    assertTrue(e.getMessage().contains("'k'"), e.getMessage());
+  }
+
+  @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
     storage.write("big", large, ExpiryTimes.ETERNAL, true, NO_LOCK);
