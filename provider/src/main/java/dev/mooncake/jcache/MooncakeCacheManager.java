@@ -143,7 +143,6 @@ public final class MooncakeCacheManager implements CacheManager {
             new DeserializationFilter(config.deserializationAllowList()), classLoader);
     this.codec = new TypedCodec(serialization);
     this.connection = connection;
-    this.locks = connection.locks();
     this.ticker = Ticker.from(properties);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.cluster =
@@ -154,6 +153,7 @@ public final class MooncakeCacheManager implements CacheManager {
     this.store =
         new StoreGate(
             cluster == null ? connection.store() : cluster.store(), "cache manager " + uri);
+    this.locks = store.locks(connection.locks());
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes =

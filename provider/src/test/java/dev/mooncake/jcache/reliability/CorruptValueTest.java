@@ -65,6 +65,16 @@ class CorruptValueTest {
     return new Setup(manager, RawObjects.on(store));
   }
 
+  /** A String cache "values" holding {@code VALUE} under "k". */
+  private static Cache<String, String> valuesWithK(Setup s) {
+    Cache<String, String> cache =
+        s.manager.createCache(
+            "values",
+            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    cache.put("k", VALUE);
+    return cache;
+  }
+
   /** Counts outcomes by kind; a wrong value fails the test at once. */
   private static final class Outcomes {
     final TreeMap<String, Integer> counts = new TreeMap<>();
@@ -94,11 +104,7 @@ class CorruptValueTest {
   @ValueSource(strings = {"in-process", "fake"})
   void everyHeaderByteCorruptedInTurn(String backend) {
     Setup s = open(backend);
-    Cache<String, String> cache =
-        s.manager.createCache(
-            "values",
-            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
-    cache.put("k", VALUE);
+    Cache<String, String> cache = valuesWithK(s);
     String key = RawObjects.storeKey(TENANT, "values", "k");
     byte[] good = s.raw.get(key);
     assertEquals(16 + VALUE.length(), good.length, "the documented layout");
@@ -128,11 +134,7 @@ class CorruptValueTest {
   @ValueSource(strings = {"in-process", "fake"})
   void truncatedAndExtendedObjectsAtEveryLength(String backend) {
     Setup s = open(backend);
-    Cache<String, String> cache =
-        s.manager.createCache(
-            "values",
-            new MutableConfiguration<String, String>().setTypes(String.class, String.class));
-    cache.put("k", VALUE);
+    Cache<String, String> cache = valuesWithK(s);
     String key = RawObjects.storeKey(TENANT, "values", "k");
     byte[] good = s.raw.get(key);
     Outcomes outcomes = new Outcomes();

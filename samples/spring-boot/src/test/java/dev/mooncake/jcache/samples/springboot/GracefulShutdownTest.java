@@ -2,6 +2,8 @@ package dev.mooncake.jcache.samples.springboot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,8 +58,7 @@ class GracefulShutdownTest {
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // -Dgraceful.shutdownGraceMillis=0 gives the provider's old behaviour (the hook
-                // closes
-                // the client at once): then the requests fail, which shows what this test guards.
+                // closes the client at once): then the requests fail, as this test guards against.
                 "-Dmooncake.jcache.shutdownGraceMillis="
                     + System.getProperty("graceful.shutdownGraceMillis", "10000"),
                 "-cp",
@@ -71,6 +73,7 @@ class GracefulShutdownTest {
             .redirectErrorStream(true)
             .start();
     List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch startedOrEnded = new CountDownLatch(1);
     Thread reader =
         new Thread(
             () -> {
@@ -78,30 +81,28 @@ class GracefulShutdownTest {
                   new BufferedReader(
                       new InputStreamReader(
                           app.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
-                lines.lines().forEach(log::add);
+                lines.forEach(
+                    line -> {
+                      log.add(line);
+                      if (line.contains("Started BookstoreApplication")) {
+                        startedOrEnded.countDown();
+                      }
+                    });
               } catch (Exception e) {
                 log.add("log reader: " + e);
+              } finally {
+                startedOrEnded.countDown();
               }
             });
     reader.start();
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     URI base = URI.create("http://127.0.0.1:" + port);
     try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      boolean up = false;
-      while (!up && System.nanoTime() < deadline && app.isAlive()) {
-        try {
-          up =
-              http.send(
-                          HttpRequest.newBuilder(base.resolve("/cache-stats")).build(),
-                          HttpResponse.BodyHandlers.ofString())
-                      .statusCode()
-                  == 200;
-        } catch (java.io.IOException starting) {
-          Thread.sleep(200); // polling the port until the application listens
-        }
-      }
-      assertThat(up).as("the application did not start: %s", log).isTrue();
+      assertThat(startedOrEnded.await(90, TimeUnit.SECONDS))
+          .as("the application did not start within 90 s: %s", log)
+          .isTrue();
+      assertThat(app.isAlive()).as("the application ended: %s", log).isTrue();
+      assertThat(statistics(http, base)).as("cache statistics before any request").isNotNull();
 
       // Misses: each takes the catalog's 1.5 s, then stores into the cache, after SIGTERM.
       List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
@@ -119,7 +120,7 @@ class GracefulShutdownTest {
                     .build(),
                 HttpResponse.BodyHandlers.ofString()));
       }
-      Thread.sleep(500); // the requests reach the controller (they then run for 1.5 s or more)
+      awaitInsideTheApplication(http, base);
       long sigterm = System.nanoTime();
       app.destroy(); // SIGTERM: Spring's graceful shutdown and the provider's hook both start
       List<String> results = new ArrayList<>();
@@ -142,5 +143,30 @@ class GracefulShutdownTest {
     } finally {
       app.destroyForcibly();
     }
+  }
+
+  /**
+   * Until all six requests have asked their cache (each then waits 1.5 s in the catalog): "books"
+   * was asked six times (three /books requests, three quotes looking the book up), "prices" three.
+   */
+  private static void awaitInsideTheApplication(HttpClient http, URI base) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    JsonNode stats = statistics(http, base);
+    while (stats.path("books").path("gets").asLong() < 6
+        || stats.path("prices").path("gets").asLong() < 3) {
+      assertThat(System.nanoTime() < deadline)
+          .as("the requests did not reach the caches within 20 s: %s", stats)
+          .isTrue();
+      stats = statistics(http, base);
+    }
+  }
+
+  private static JsonNode statistics(HttpClient http, URI base) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/cache-stats")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return new ObjectMapper().readTree(response.body());
   }
 }
