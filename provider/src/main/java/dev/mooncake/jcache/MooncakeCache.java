@@ -755,25 +755,30 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
-    Outcome outcome = atomically(key, storeKey, current -> {
-      statistics.lookup(current != null);
-      Function<K, V> load = readThrough() ? loader::load : null;
-      ProcessorEntry<K, V> entry =
-          new ProcessorEntry<>(key, current == null ? null : value(current), load);
-      try {
-        T result = processor.process(entry, arguments);
-        return processed(key, entry, current).returning(result);
-      } catch (EntryProcessorException e) {
-        throw e;
-      } catch (IllegalStateException e) {
-        if (closed) {
-          throw e; // closed under the call: JSR-107's failure for a closed cache, not the processor's
-        }
-        throw new EntryProcessorException(e);
-      } catch (Exception e) {
-        throw new EntryProcessorException(e);
-      }
-    });
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              statistics.lookup(current != null);
+              Function<K, V> load = readThrough() ? loader::load : null;
+              ProcessorEntry<K, V> entry =
+                  new ProcessorEntry<>(key, current == null ? null : value(current), load);
+              try {
+                T result = processor.process(entry, arguments);
+                return processed(key, entry, current).returning(result);
+              } catch (EntryProcessorException e) {
+                throw e;
+              } catch (IllegalStateException e) {
+                if (closed) {
+                  throw e; // closed under the call: JSR-107's failure for a closed cache, not the
+                  // processor's
+                }
+                throw new EntryProcessorException(e);
+              } catch (Exception e) {
+                throw new EntryProcessorException(e);
+              }
+            });
     return typed(outcome.result());
   }
 

@@ -438,8 +438,10 @@ public final class MooncakeCacheManager implements CacheManager {
     long timeout = config.operationTimeout().toMillis() + 1_000;
     try {
       if (!store.shutAndDrain(timeout)) {
-        LOG.warn("cache manager {}: store calls still in flight after {} ms; closing the store",
-            uri, timeout);
+        LOG.warn(
+            "cache manager {}: store calls still in flight after {} ms; closing the store",
+            uri,
+            timeout);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

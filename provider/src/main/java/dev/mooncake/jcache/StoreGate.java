@@ -22,10 +22,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * waited for at most {@link #HELD_BUFFER_WAIT_MILLIS} once no call is in flight.
  *
  * <p>Key locks count too, from asking for a lock to releasing it ({@link #locks}): under {@code
- * consistency: cluster} a lock is objects in the store, taken and released with calls on the
- * shared client that do not pass this gate, and a thread between its cache's closed check and its
- * first gated call waited in them while the store closed: 50 of 2,880 late calls over the fake
- * failed with "the Mooncake store is closed" (StoreException) in CloseUnderLoadTest.
+ * consistency: cluster} a lock is objects in the store, taken and released with calls on the shared
+ * client that do not pass this gate, and a thread between its cache's closed check and its first
+ * gated call waited in them while the store closed: 50 of 2,880 late calls over the fake failed
+ * with "the Mooncake store is closed" (StoreException) in CloseUnderLoadTest.
  *
  * <p>Calls in flight are counted in stripes chosen by thread, entered and left on the same stripe,
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call

@@ -55,8 +55,13 @@ public final class EntryStorage {
    * @param operationTimeout how long a mutation retries transient answers (-703, -706) and dropped
    *     puts before it fails ({@code operation_timeout_ms})
    */
-  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec,
-      Ticker ticker, Duration operationTimeout) {
+  public EntryStorage(
+      String cacheName,
+      ObjectStore store,
+      Lanes lanes,
+      Codec codec,
+      Ticker ticker,
+      Duration operationTimeout) {
     this(cacheName, store, lanes, codec, ticker, operationTimeout, Object.class);
   }
 
@@ -64,8 +69,14 @@ public final class EntryStorage {
    * Storage whose reads also refuse a value that is not a {@code valueType} (another cache's or
    * program's object under this cache's key) instead of handing it to a caller who expects one.
    */
-  public EntryStorage(String cacheName, ObjectStore store, Lanes lanes, Codec codec,
-      Ticker ticker, Duration operationTimeout, Class<?> valueType) {
+  public EntryStorage(
+      String cacheName,
+      ObjectStore store,
+      Lanes lanes,
+      Codec codec,
+      Ticker ticker,
+      Duration operationTimeout,
+      Class<?> valueType) {
     this.cacheName = cacheName;
     this.store = store;
     this.buffers = store.buffers();

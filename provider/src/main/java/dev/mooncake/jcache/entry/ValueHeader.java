@@ -14,9 +14,9 @@ import javax.cache.CacheException;
  * </pre>
  *
  * <p>The check byte is a CRC-8 (polynomial 0x07) of the other 15 header bytes. Without it a
- * corrupted expiry time or format byte read as another expiry or another type (layout 1 had a
- * flags byte of 0 there: of 144 single-bit and whole-byte corruptions, 79 went unnoticed). A
- * CRC-8 catches every corruption within one byte of the header. The payload is not covered.
+ * corrupted expiry time or format byte read as another expiry or another type (layout 1 had a flags
+ * byte of 0 there: of 144 single-bit and whole-byte corruptions, 79 went unnoticed). A CRC-8
+ * catches every corruption within one byte of the header. The payload is not covered.
  */
 public final class ValueHeader {
   public static final int SIZE = 16;

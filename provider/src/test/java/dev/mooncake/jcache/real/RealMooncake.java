@@ -34,8 +34,7 @@ final class RealMooncake {
    * The same with another segment size and operation timeout; {@code extra} is more JSON members
    * ({@code , "key": value ...}) or "".
    */
-  static Path config(
-      Path dir, String tenant, String segment, long operationTimeoutMs, String extra)
+  static Path config(Path dir, String tenant, String segment, long operationTimeoutMs, String extra)
       throws IOException {
     Path file = dir.resolve("mooncake-" + tenant + ".json");
     Files.writeString(

@@ -43,12 +43,13 @@ import org.junit.jupiter.api.io.TempDir;
  * reason otherwise): a master killed (SIGKILL) under load and a new one started; a JVM that
  * contributed a segment killed, and one exiting normally; the pool full of hard-pinned objects.
  * Figures are printed for docs/reliability.md and docs/real-mooncake.md. Phases follow latches
- * (enough calls succeeded, every thread saw the dead master, every thread succeeded again); what
- * is polled is only another process: a master coming up, the master's client_ttl running out.
+ * (enough calls succeeded, every thread saw the dead master, every thread succeeded again); what is
+ * polled is only another process: a master coming up, the master's client_ttl running out.
  */
 class RealMooncakeFaultsTest {
   private static final long OPERATION_TIMEOUT_MS = 3_000;
   private static final long CLIENT_TTL_MS = 10_000; // mooncake_master --client_ttl default
+
   /** The kill test's own master, so the wrapper's (every other test's) lives on. */
   private static final int KILL_PORT = 50061;
 

@@ -71,7 +71,8 @@ class ShutdownOrderTest {
     System.out.println(child.output());
     System.out.printf("shutdown order: child exited %d in %d ms%n", child.exit(), child.millis());
     assertTrue(child.output().contains("LATE OK 50"), child.output());
-    assertTrue(child.output().contains("waiting up to"), "the hook did not wait: " + child.output());
+    assertTrue(
+        child.output().contains("waiting up to"), "the hook did not wait: " + child.output());
     assertEquals(0, child.exit()); // within EXIT_WITHIN_SECONDS: not at the grace's end
   }
 }

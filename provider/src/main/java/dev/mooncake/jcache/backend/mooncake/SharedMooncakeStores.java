@@ -87,11 +87,12 @@ public final class SharedMooncakeStores {
       }
       if (shared == null) {
         Shared opened = new Shared((MooncakeStore) MooncakeStore.open(config));
-        opened.store.deferShutdownWhile(() -> {
-          synchronized (STORES) {
-            return opened.leases > 0;
-          }
-        });
+        opened.store.deferShutdownWhile(
+            () -> {
+              synchronized (STORES) {
+                return opened.leases > 0;
+              }
+            });
         shared = opened;
         STORES.put(connection, shared);
       }
