@@ -81,13 +81,15 @@ class GracefulShutdownTest {
                   new BufferedReader(
                       new InputStreamReader(
                           app.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
-                lines.forEach(
-                    line -> {
-                      log.add(line);
-                      if (line.contains("Started BookstoreApplication")) {
-                        startedOrEnded.countDown();
-                      }
-                    });
+                lines
+                    .lines()
+                    .forEach(
+                        line -> {
+                          log.add(line);
+                          if (line.contains("Started BookstoreApplication")) {
+                            startedOrEnded.countDown();
+                          }
+                        });
               } catch (Exception e) {
                 log.add("log reader: " + e);
               } finally {
