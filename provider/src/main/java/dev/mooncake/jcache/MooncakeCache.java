@@ -769,6 +769,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
                 return processed(key, entry, current).returning(result);
               } catch (EntryProcessorException e) {
                 throw e;
+              } catch (IllegalStateException e) {
+                if (closed) {
+                  throw e; // closed under the call: JSR-107's failure for a closed cache, not the
+                  // processor's
+                }
+                throw new EntryProcessorException(e);
               } catch (Exception e) {
                 throw new EntryProcessorException(e);
               }

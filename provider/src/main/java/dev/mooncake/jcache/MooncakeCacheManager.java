@@ -61,7 +61,7 @@ public final class MooncakeCacheManager implements CacheManager {
   private final Properties properties;
   private final MooncakeConfig config;
   private final StoreConnection connection;
-  private final ObjectStore store;
+  private final StoreGate store;
   private final Ticker ticker;
   private final Lanes lanes;
   private final KeyLocks locks;
@@ -143,7 +143,6 @@ public final class MooncakeCacheManager implements CacheManager {
             new DeserializationFilter(config.deserializationAllowList()), classLoader);
     this.codec = new TypedCodec(serialization);
     this.connection = connection;
-    this.locks = connection.locks();
     this.ticker = Ticker.from(properties);
     this.events = Executors.newCachedThreadPool(daemonThreads("mooncake-" + id + "-events"));
     this.cluster =
@@ -151,7 +150,10 @@ public final class MooncakeCacheManager implements CacheManager {
             ? null
             : ClusterEvents.open(config.eventsEndpoint(), connection.store(), events);
     // With events on, the caches write through the observed store (their own changes recognised).
-    this.store = cluster == null ? connection.store() : cluster.store();
+    this.store =
+        new StoreGate(
+            cluster == null ? connection.store() : cluster.store(), "cache manager " + uri);
+    this.locks = store.locks(connection.locks());
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes =
@@ -208,7 +210,13 @@ public final class MooncakeCacheManager implements CacheManager {
     KeyNamespace namespace = new KeyNamespace(config.tenantId(), cacheName, codec);
     EntryStorage storage =
         new EntryStorage(
-            cacheName, store, lanes, valueCodec(cacheName, c), ticker, config.operationTimeout());
+            cacheName,
+            store,
+            lanes,
+            valueCodec(cacheName, c),
+            ticker,
+            config.operationTimeout(),
+            c.getValueType());
     MooncakeCache<K, V> cache =
         new MooncakeCache<>(cacheName, this, c, storage, namespace, locks, lanes, events, ticker);
     if (cluster != null) {
@@ -406,6 +414,7 @@ public final class MooncakeCacheManager implements CacheManager {
     caches.clear();
     onClose.accept(this);
     sweeper.close();
+    drainStoreCalls(); // before the subscription goes: calls in flight still await their echoes
     if (cluster != null) {
       cluster.close();
     }
@@ -422,6 +431,21 @@ public final class MooncakeCacheManager implements CacheManager {
   /** The cluster's event stream, or null without {@code events_endpoint} (for tests). */
   ClusterEvents cluster() {
     return cluster;
+  }
+
+  /** Lets calls that passed their cache's closed check finish before the store closes. */
+  private void drainStoreCalls() {
+    long timeout = config.operationTimeout().toMillis() + 1_000;
+    try {
+      if (!store.shutAndDrain(timeout)) {
+        LOG.warn(
+            "cache manager {}: store calls still in flight after {} ms; closing the store",
+            uri,
+            timeout);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override

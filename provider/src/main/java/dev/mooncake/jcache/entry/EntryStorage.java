@@ -52,6 +52,7 @@ public final class EntryStorage {
   private final BufferPool buffers;
   private final Lanes lanes;
   private final Codec codec;
+  private final boolean bytesAllowed; // byte[] payloads skip the codec (StoredEntry.copyOfValue)
   private final Ticker ticker;
   private final long timeoutNanos;
   private volatile int readBufferSize = MIN_READ_BUFFER;
@@ -69,11 +70,27 @@ public final class EntryStorage {
       Codec codec,
       Ticker ticker,
       Duration operationTimeout) {
+    this(cacheName, store, lanes, codec, ticker, operationTimeout, Object.class);
+  }
+
+  /**
+   * Storage whose reads also refuse a value that is not a {@code valueType} (another cache's or
+   * program's object under this cache's key) instead of handing it to a caller who expects one.
+   */
+  public EntryStorage(
+      String cacheName,
+      ObjectStore store,
+      Lanes lanes,
+      Codec codec,
+      Ticker ticker,
+      Duration operationTimeout,
+      Class<?> valueType) {
     this.cacheName = cacheName;
     this.store = store;
     this.buffers = store.buffers();
     this.lanes = lanes;
-    this.codec = codec;
+    this.codec = ValueTypeCodec.of(codec, valueType, cacheName);
+    this.bytesAllowed = valueType.isAssignableFrom(byte[].class);
     this.ticker = ticker;
     this.timeoutNanos = Math.max(1, operationTimeout.toNanos());
   }
@@ -551,6 +568,9 @@ public final class EntryStorage {
 
   private StoredEntry decode(String key, ByteBuffer buffer, long length) {
     ValueHeader.check(buffer, 0, length, key);
+    if (!bytesAllowed && ValueHeader.format(buffer, 0) == TypedCodec.BYTES_FORMAT) {
+      throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
+    }
     byte[] payload = new byte[(int) length - ValueHeader.SIZE];
     buffer.get(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);

@@ -18,12 +18,12 @@ class ValueHeaderTest {
   }
 
   @Test
-  void theLayoutIsMagicVersionFormatFlagsExpiryLength() {
+  void theLayoutIsMagicVersionFormatCheckExpiryLength() {
     ByteBuffer buffer = headed(0, (byte) 7, 0x0102030405060708L, 3);
     assertEquals(0x4D, buffer.get(0));
-    assertEquals(1, buffer.get(1));
+    assertEquals(2, buffer.get(1));
     assertEquals(7, buffer.get(2));
-    assertEquals(0, buffer.get(3));
+    assertEquals(crc8(buffer), buffer.get(3));
     assertEquals(0x0102030405060708L, buffer.getLong(4)); // big-endian
     assertEquals(3, buffer.getInt(12));
     assertEquals(0, buffer.position(), "writing moved the buffer");
@@ -49,13 +49,37 @@ class ValueHeaderTest {
         "not written by this provider");
   }
 
+  /** CRC-8 (polynomial 0x07) of bytes 0-2 and 4-15, bit by bit: the documented check byte. */
+  private static byte crc8(ByteBuffer header) {
+    int crc = 0;
+    for (int i = 0; i < ValueHeader.SIZE; i++) {
+      if (i == 3) {
+        continue;
+      }
+      crc ^= header.get(i) & 0xFF;
+      for (int bit = 0; bit < 8; bit++) {
+        crc = (crc & 0x80) != 0 ? ((crc << 1) ^ 0x07) & 0xFF : (crc << 1) & 0xFF;
+      }
+    }
+    return (byte) crc;
+  }
+
+  @Test
+  void aChangedExpiryIsACorruptHeader() {
+    ByteBuffer buffer = headed(0, (byte) 2, 1_000L, 0);
+    buffer.put(11, (byte) (buffer.get(11) ^ 0x01)); // expiry 1000 -> 1001: still plausible
+    assertMessage(
+        () -> ValueHeader.check(buffer, 0, ValueHeader.SIZE, "k"),
+        "'k' has a corrupt header (check byte mismatch)");
+  }
+
   @Test
   void anotherLayoutVersionIsNamed() {
     ByteBuffer buffer = headed(0, (byte) 1, 0, 0);
     buffer.put(1, (byte) 9);
     assertMessage(
         () -> ValueHeader.check(buffer, 0, ValueHeader.SIZE, "k"),
-        "header layout 9; this provider reads layout 1");
+        "header layout 9; this provider reads layout 2");
   }
 
   @Test

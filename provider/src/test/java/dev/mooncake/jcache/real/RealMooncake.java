@@ -27,6 +27,15 @@ final class RealMooncake {
 
   /** A config file for the loopback cluster that test-support/netns/bin/java starts. */
   static Path config(Path dir, String tenant) throws IOException {
+    return config(dir, tenant, "128MB", 10_000, "");
+  }
+
+  /**
+   * The same with another segment size and operation timeout; {@code extra} is more JSON members
+   * ({@code , "key": value ...}) or "".
+   */
+  static Path config(Path dir, String tenant, String segment, long operationTimeoutMs, String extra)
+      throws IOException {
     Path file = dir.resolve("mooncake-" + tenant + ".json");
     Files.writeString(
         file,
@@ -38,13 +47,21 @@ final class RealMooncake {
           "metadata_server": "P2PHANDSHAKE",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
-          "global_segment_size": "128MB",
+          "global_segment_size": "%s",
           "local_buffer_size": "32MB",
-          "operation_timeout_ms": 10000,
-          "tenant_id": "%s"
+          "operation_timeout_ms": %d,
+          "tenant_id": "%s"%s
         }
         """
-            .formatted(tenant));
+            .formatted(segment, operationTimeoutMs, tenant, extra));
     return file;
+  }
+
+  /**
+   * The replicate_config layout of MOONCAKE_STORE_LIBRARY, for configs that hard-pin: {@code
+   * MOONCAKE_ABI}, else v2 (Mooncake 3b5a594, the build these tests were measured on).
+   */
+  static String abi() {
+    return System.getenv().getOrDefault("MOONCAKE_ABI", "v2");
   }
 }

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 final class Headers {
   static final int SIZE = 16;
   static final byte JAVA_SERIALIZATION = 20;
+  static final byte LAYOUT = 2;
 
   private Headers() {}
 
@@ -16,12 +17,29 @@ final class Headers {
   static byte[] object(byte format, byte[] payload) {
     ByteBuffer out = ByteBuffer.allocate(SIZE + payload.length);
     out.put((byte) 0x4D)
-        .put((byte) 1)
+        .put(LAYOUT)
         .put(format)
         .put((byte) 0)
         .putLong(Long.MAX_VALUE)
         .putInt(payload.length)
         .put(payload);
-    return out.array();
+    byte[] bytes = out.array();
+    bytes[3] = check(bytes);
+    return bytes;
+  }
+
+  /** The check byte: CRC-8, polynomial 0x07, of header bytes 0-2 and 4-15, bit by bit. */
+  static byte check(byte[] header) {
+    int crc = 0;
+    for (int i = 0; i < SIZE; i++) {
+      if (i == 3) {
+        continue;
+      }
+      crc ^= header[i] & 0xFF;
+      for (int bit = 0; bit < 8; bit++) {
+        crc = (crc & 0x80) != 0 ? ((crc << 1) ^ 0x07) & 0xFF : (crc << 1) & 0xFF;
+      }
+    }
+    return (byte) crc;
   }
 }

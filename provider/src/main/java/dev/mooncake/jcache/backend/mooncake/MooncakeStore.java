@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,6 +87,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<Long, int[]> callerRegistrations = new HashMap<>(); // guarded by itself
   private final Thread shutdownHook;
+
+  /** While true at JVM shutdown, the hook waits (bounded) before closing: managers still serve. */
+  private volatile BooleanSupplier inUse = () -> false;
+
+  static final String SHUTDOWN_GRACE_PROPERTY = "mooncake.jcache.shutdownGraceMillis";
 
   private MooncakeStore(
       MooncakeConfig config,
@@ -894,7 +900,33 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     return closed.get();
   }
 
+  /** Set by whoever hands out uses of this store (SharedMooncakeStores: its leases). */
+  void deferShutdownWhile(BooleanSupplier inUse) {
+    this.inUse = inUse;
+  }
+
+  /**
+   * Other shutdown hooks run at the same time as this one, Spring's among them, and its graceful
+   * shutdown still serves requests that use the cache; closing the client at once failed them. So
+   * the hook waits until no cache manager holds the store (Spring closes its cache manager last) or
+   * {@code mooncake.jcache.shutdownGraceMillis} (default 10 s) passed, then closes.
+   */
   private void closeFromHook() {
+    long grace = Long.getLong(SHUTDOWN_GRACE_PROPERTY, 10_000L);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grace);
+    if (!closed.get() && inUse.getAsBoolean() && grace > 0) {
+      LOG.info(
+          "JVM shutdown: waiting up to {} ms for the cache managers on {} to close",
+          grace,
+          description);
+      try {
+        while (!closed.get() && inUse.getAsBoolean() && System.nanoTime() < deadline) {
+          Thread.sleep(10); // polls the leases; the other hooks are not ours to wait on
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (!closed.get()) {
       LOG.info("JVM shutdown: closing {}", description);
       closeResources();

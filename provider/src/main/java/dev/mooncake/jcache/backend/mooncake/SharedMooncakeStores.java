@@ -86,7 +86,14 @@ public final class SharedMooncakeStores {
         shared = null;
       }
       if (shared == null) {
-        shared = new Shared((MooncakeStore) MooncakeStore.open(config));
+        Shared opened = new Shared((MooncakeStore) MooncakeStore.open(config));
+        opened.store.deferShutdownWhile(
+            () -> {
+              synchronized (STORES) {
+                return opened.leases > 0;
+              }
+            });
+        shared = opened;
         STORES.put(connection, shared);
       }
       if (shared.pendingClose != null) {
