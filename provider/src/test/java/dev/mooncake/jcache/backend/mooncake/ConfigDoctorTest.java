@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +126,7 @@ class ConfigDoctorTest {
 
   @Test
   void anUnreachableMasterFailsTheConnectStepWithinTheTimeout() throws Exception {
+    long clients = Fake.stat("clients");
     Fake.control("setup_delay_ms=4000"); // the fake's stand-in for a master that never answers
     Path file = config(mooncake(Fake.library(), ", \"operation_timeout_ms\": 500"));
     long start = System.nanoTime();
@@ -133,6 +135,13 @@ class ConfigDoctorTest {
     assertEquals(ConfigDoctor.CONNECT, code, output());
     assertFailedLine("connect", "500 ms");
     assertTrue(tookMillis < 3500, "took " + tookMillis + " ms");
+    // The timed-out client is closed by its setup thread once the delayed setup returns; wait for
+    // it, so that later tests counting the fake's clients do not see it go away under them.
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (Fake.stat("clients") > clients && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(20_000_000L); // polls the fake's counter; nothing to wait on
+    }
+    assertEquals(clients, Fake.stat("clients"), "the timed-out client was never closed");
   }
 
   @Test
