@@ -545,20 +545,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     long start = statistics.start();
     Outcome outcome =
-        atomically(
+        ifHolding(
             key,
             storeKey,
+            oldValue,
             current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              if (!oldValue.equals(current.value())) {
-                return Decision.touch(expiry.forAccess(now()));
-              }
               writer.delete(key);
               return Decision.REMOVE;
             });
-    statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -596,20 +590,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(newValue);
     long start = statistics.start();
     Outcome outcome =
-        atomically(
+        ifHolding(
             key,
             storeKey,
+            oldValue,
             current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              if (!oldValue.equals(current.value())) {
-                return Decision.touch(expiry.forAccess(now()));
-              }
               writer.write(new CacheEntry<>(key, newValue));
               return writeDecision(newValue, current);
             });
-    statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
     }
@@ -1021,6 +1009,30 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   /** One step on the key, then a wait for synchronous listeners (the key's lock released). */
   private Outcome atomically(K key, String storeKey, EntryMap.Remapping remapping) {
     return awaitingListeners(key, storeKey, remapping, false);
+  }
+
+  /**
+   * The step of {@code remove(k, v)} and {@code replace(k, v, w)}: {@code act} runs only when the
+   * live entry holds {@code expected}. No entry: nothing happens; another value: the comparison
+   * read it, so it is an access (the policy may give it a new expiry time). The lookup is counted
+   * either way (a hit when an entry was there).
+   */
+  private Outcome ifHolding(K key, String storeKey, V expected, EntryMap.Remapping act) {
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              if (!expected.equals(current.value())) {
+                return Decision.touch(expiry.forAccess(now()));
+              }
+              return act.remap(current);
+            });
+    statistics.lookup(outcome.found());
+    return outcome;
   }
 
   /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
