@@ -395,14 +395,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
                 return Decision.write(value, ExpiryTimes.ETERNAL);
               });
     } else {
-      outcome =
-          atomically(
-              key,
-              storeKey,
-              current -> {
-                writer.write(new CacheEntry<>(key, value));
-                return writeDecision(value, current);
-              });
+      outcome = atomically(key, storeKey, writing(key, value));
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -425,14 +418,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, writing(key, value));
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -505,13 +491,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         atomically(
             key,
             storeKey,
-            current -> {
-              if (current != null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, null);
-            });
+            current -> current != null ? Decision.KEEP : writing(key, value).remap(null));
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -524,14 +504,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
+    Outcome outcome = atomically(key, storeKey, removing(key));
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -544,15 +517,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome =
-        ifHolding(
-            key,
-            storeKey,
-            oldValue,
-            current -> {
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
+    Outcome outcome = ifHolding(key, storeKey, oldValue, removing(key));
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -564,14 +529,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
+    Outcome outcome = atomically(key, storeKey, removing(key));
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -589,15 +547,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome =
-        ifHolding(
-            key,
-            storeKey,
-            oldValue,
-            current -> {
-              writer.write(new CacheEntry<>(key, newValue));
-              return writeDecision(newValue, current);
-            });
+    Outcome outcome = ifHolding(key, storeKey, oldValue, writing(key, newValue));
     if (outcome.changed()) {
       statistics.put(start);
     }
@@ -611,17 +561,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -636,17 +576,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -1054,6 +984,27 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     dispatcher.awaitSynchronous();
     return outcome;
+  }
+
+  /** A write-through put of {@code value}: the writer first, then the write decision. */
+  private EntryMap.Remapping writing(K key, V value) {
+    return current -> {
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, current);
+    };
+  }
+
+  /** {@code act} where an entry is live; nothing where none is (replace's condition). */
+  private static EntryMap.Remapping ifPresent(EntryMap.Remapping act) {
+    return current -> current == null ? Decision.KEEP : act.remap(current);
+  }
+
+  /** A write-through removal: the writer first, then the remove decision. */
+  private EntryMap.Remapping removing(K key) {
+    return current -> {
+      writer.delete(key);
+      return Decision.REMOVE;
+    };
   }
 
   /**
