@@ -3,6 +3,7 @@ package dev.mooncake.jcache.event.remote;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import java.nio.ByteBuffer;
+import java.util.function.IntSupplier;
 
 /**
  * A store seen through the KV events mooncake_master publishes for its calls, written once: a
@@ -37,16 +38,21 @@ public abstract class EventedStore implements ObjectStore {
 
   @Override
   public int put(String key, ByteBuffer value) {
-    Object token = changing(key, KvEvent.Kind.STORED);
+    return oneKey(key, KvEvent.Kind.STORED, () -> store.put(key, value));
+  }
+
+  /** A call on one key after which the master publishes {@code kind} if it answers 0. */
+  private int oneKey(String key, KvEvent.Kind kind, IntSupplier call) {
+    Object token = changing(key, kind);
     if (token == null) {
-      return store.put(key, value);
+      return call.getAsInt();
     }
     int rc = Integer.MIN_VALUE;
     try {
-      rc = store.put(key, value);
+      rc = call.getAsInt();
       return rc;
     } finally {
-      changed(key, KvEvent.Kind.STORED, token, rc == 0);
+      changed(key, kind, token, rc == 0);
     }
   }
 
@@ -76,17 +82,7 @@ public abstract class EventedStore implements ObjectStore {
 
   @Override
   public int remove(String key, boolean force) {
-    Object token = changing(key, KvEvent.Kind.REMOVED);
-    if (token == null) {
-      return store.remove(key, force);
-    }
-    int rc = Integer.MIN_VALUE;
-    try {
-      rc = store.remove(key, force);
-      return rc;
-    } finally {
-      changed(key, KvEvent.Kind.REMOVED, token, rc == 0);
-    }
+    return oneKey(key, KvEvent.Kind.REMOVED, () -> store.remove(key, force));
   }
 
   @Override
