@@ -120,6 +120,25 @@ void mcj_leave(mcj_slot **slot) {
   *slot = NULL;
 }
 
+void mcj_leave_exclusive(mcj_slot **slot, int free_slot) {
+  if (*slot != NULL) mcj_handle_unlock_exclusive(*slot, free_slot);
+  *slot = NULL;
+}
+
+mcj_store *mcj_store_enter(JNIEnv *env, jlong handle, mcj_slot **slot) {
+  return mcj_enter(env, handle, MCJ_KIND_STORE, slot);
+}
+
+mcj_region *mcj_region_enter_open(JNIEnv *env, jlong handle, mcj_slot **slot) {
+  mcj_region *region = mcj_enter(env, handle, MCJ_KIND_REGION, slot);
+  if (region != NULL && region->state != MCJ_REGION_OPEN) {
+    mcj_leave(slot);
+    mcj_throw_ise(env, "region is released");
+    return NULL;
+  }
+  return region;
+}
+
 /* --- Argument views -------------------------------------------------------------------------- */
 
 void mcj_key_release(mcj_key *copy) {

@@ -94,6 +94,33 @@ void *mcj_enter(JNIEnv *env, jlong handle, int kind, mcj_slot **slot);
 void *mcj_enter_exclusive(JNIEnv *env, jlong handle, int kind, mcj_slot **slot);
 /* Leaves a read-locked slot; NULL (never entered) is fine. Sets *slot to NULL. */
 void mcj_leave(mcj_slot **slot);
+/* Ends an exclusive section (mcj_enter_exclusive); with free_slot the handle is dead from now on.
+ * NULL (never entered) is fine. Sets *slot to NULL. */
+void mcj_leave_exclusive(mcj_slot **slot, int free_slot);
+
+/* The open store behind a handle, read-locked; NULL with ClosedHandleException pending. */
+mcj_store *mcj_store_enter(JNIEnv *env, jlong handle, mcj_slot **slot);
+/* The region behind a handle, read-locked, if it is not released; NULL with an exception pending
+ * (ClosedHandleException, or IllegalStateException for a released region, its slot left). */
+mcj_region *mcj_region_enter_open(JNIEnv *env, jlong handle, mcj_slot **slot);
+
+/*
+ * An entry point `fn(handle)` that only reads something of the handle's object under the slot's
+ * read lock: `expr` sees the object as `object`; 0 when the handle is refused (exception pending).
+ * Written in the one cleanup shape, so such one-liners do not each spell it out.
+ */
+#define MCJ_READ_ENTRY(rtype, fn, kind, otype, expr)          \
+  JNIEXPORT rtype JNICALL fn(JNIEnv *env, jclass cls, jlong handle) { \
+    (void)cls;                                                \
+    rtype result = 0;                                         \
+    mcj_slot *slot = NULL;                                    \
+    otype *object = mcj_enter(env, handle, kind, &slot);      \
+    if (object == NULL) goto cleanup;                         \
+    result = (rtype)(expr);                                   \
+  cleanup:                                                    \
+    mcj_leave(&slot);                                         \
+    return result;                                            \
+  }
 
 /* The replicate config a put passes: NULL for handle 0 (Mooncake's default), else the encoded
  * block, after checking it was made for this store's layout. *ok is 0 with an exception pending. */

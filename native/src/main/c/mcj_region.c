@@ -100,13 +100,9 @@ JNIEXPORT jobject JNICALL REGION_FN(regionView)(JNIEnv *env, jclass cls, jlong h
   (void)cls;
   jobject view = NULL;
   int locked = 0;
-  mcj_slot *slot;
-  mcj_region *region = mcj_enter(env, handle, MCJ_KIND_REGION, &slot);
+  mcj_slot *slot = NULL;
+  mcj_region *region = mcj_region_enter_open(env, handle, &slot);
   if (region == NULL) goto cleanup;
-  if (region->state != MCJ_REGION_OPEN) {
-    mcj_throw_ise(env, "region is released");
-    goto cleanup;
-  }
   if (offset < 0 || length < 0 || (uint64_t)offset + (uint64_t)length > region->size) {
     /* The end is printed unsigned: offset + length may not fit a long long. */
     mcj_throw_iae(env, "view [%lld, %llu) is outside the region of %zu bytes", (long long)offset,
@@ -133,40 +129,24 @@ cleanup:
   return view;
 }
 
-JNIEXPORT jlong JNICALL REGION_FN(regionAddress)(JNIEnv *env, jclass cls, jlong handle) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_region *region = mcj_enter(env, handle, MCJ_KIND_REGION, &slot);
-  if (region == NULL) return 0;
-  jlong address = (jlong)(intptr_t)region->base;
-  mcj_leave(&slot);
-  return address;
-}
+MCJ_READ_ENTRY(jlong, REGION_FN(regionAddress), MCJ_KIND_REGION, mcj_region,
+               (intptr_t)object->base)
 
-JNIEXPORT jlong JNICALL REGION_FN(regionSize)(JNIEnv *env, jclass cls, jlong handle) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_region *region = mcj_enter(env, handle, MCJ_KIND_REGION, &slot);
-  if (region == NULL) return 0;
-  jlong size = (jlong)region->size;
-  mcj_leave(&slot);
-  return size;
-}
+MCJ_READ_ENTRY(jlong, REGION_FN(regionSize), MCJ_KIND_REGION, mcj_region, object->size)
 
-JNIEXPORT jint JNICALL REGION_FN(regionLiveViews)(JNIEnv *env, jclass cls, jlong handle) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_region *region = mcj_enter(env, handle, MCJ_KIND_REGION, &slot);
-  if (region == NULL) return 0;
+/* Views of the region still reachable from Java. */
+static int live_views(JNIEnv *env, mcj_region *region) {
   int live = 0;
   pthread_mutex_lock(&region->views_lock);
   for (int i = 0; i < region->view_count; i++) {
     if (!(*env)->IsSameObject(env, region->views[i], NULL)) live++;
   }
   pthread_mutex_unlock(&region->views_lock);
-  mcj_leave(&slot);
   return live;
 }
+
+MCJ_READ_ENTRY(jint, REGION_FN(regionLiveViews), MCJ_KIND_REGION, mcj_region,
+               live_views(env, object))
 
 /* Registers the whole region with the store; MooncakeClient's destroy unregisters it. */
 JNIEXPORT jint JNICALL MCJ_JNI(MooncakeClient, registerRegion)(JNIEnv *env, jclass cls,
@@ -175,14 +155,10 @@ JNIEXPORT jint JNICALL MCJ_JNI(MooncakeClient, registerRegion)(JNIEnv *env, jcla
   (void)cls;
   jint result = 0;
   mcj_slot *store_slot = NULL, *region_slot = NULL;
-  mcj_store *store = mcj_enter(env, store_handle, MCJ_KIND_STORE, &store_slot);
+  mcj_store *store = mcj_store_enter(env, store_handle, &store_slot);
   if (store == NULL) goto cleanup;
-  mcj_region *region = mcj_enter(env, region_handle, MCJ_KIND_REGION, &region_slot);
+  mcj_region *region = mcj_region_enter_open(env, region_handle, &region_slot);
   if (region == NULL) goto cleanup;
-  if (region->state != MCJ_REGION_OPEN) {
-    mcj_throw_ise(env, "region is released");
-    goto cleanup;
-  }
   pthread_mutex_lock(&store->regions_lock);
   if (store->region_count == MCJ_MAX_STORE_REGIONS) {
     mcj_throw_ise(env, "a store can register at most %d regions", MCJ_MAX_STORE_REGIONS);
@@ -204,9 +180,9 @@ cleanup:
  * zeros from here on instead of faulting). The mapping stays until regionFree. */
 JNIEXPORT void JNICALL REGION_FN(regionRelease)(JNIEnv *env, jclass cls, jlong handle) {
   (void)cls;
-  mcj_slot *slot;
+  mcj_slot *slot = NULL;
   mcj_region *region = mcj_enter_exclusive(env, handle, MCJ_KIND_REGION, &slot);
-  if (region == NULL) return;
+  if (region == NULL) goto cleanup;
   int registrations = __atomic_load_n(&region->registrations, __ATOMIC_SEQ_CST);
   if (region->state != MCJ_REGION_OPEN) {
     mcj_throw_ise(env, "region is already released");
@@ -217,29 +193,29 @@ JNIEXPORT void JNICALL REGION_FN(regionRelease)(JNIEnv *env, jclass cls, jlong h
     region->state = MCJ_REGION_RELEASED;
     madvise(region->base, region->size, MADV_DONTNEED);
   }
-  mcj_handle_unlock_exclusive(slot, 0);
+cleanup:
+  mcj_leave_exclusive(&slot, 0);
 }
 
 /* Unmaps a released region once no view of it is reachable; JNI_FALSE (and nothing done) while
  * one still is. After JNI_TRUE the handle is dead. */
 JNIEXPORT jboolean JNICALL REGION_FN(regionFree)(JNIEnv *env, jclass cls, jlong handle) {
   (void)cls;
-  mcj_slot *slot;
+  jboolean freed = JNI_FALSE;
+  mcj_slot *slot = NULL;
   mcj_region *region = mcj_enter_exclusive(env, handle, MCJ_KIND_REGION, &slot);
-  if (region == NULL) return JNI_FALSE;
+  if (region == NULL) goto cleanup;
   if (region->state != MCJ_REGION_RELEASED) {
-    mcj_handle_unlock_exclusive(slot, 0);
     mcj_throw_ise(env, "region must be released before it is freed");
-    return JNI_FALSE;
+    goto cleanup;
   }
   for (int i = 0; i < region->view_count; i++) {
-    if (!(*env)->IsSameObject(env, region->views[i], NULL)) {
-      mcj_handle_unlock_exclusive(slot, 0);
-      return JNI_FALSE;
-    }
+    if (!(*env)->IsSameObject(env, region->views[i], NULL)) goto cleanup;
   }
   for (int i = 0; i < region->view_count; i++) (*env)->DeleteWeakGlobalRef(env, region->views[i]);
-  mcj_handle_unlock_exclusive(slot, 1);
-  region_free(region);
-  return JNI_TRUE;
+  freed = JNI_TRUE;
+cleanup:
+  mcj_leave_exclusive(&slot, freed);
+  if (freed) region_free(region);
+  return freed;
 }

@@ -106,7 +106,7 @@ JNIEXPORT jint JNICALL CLIENT_FN(setup)(JNIEnv *env, jclass cls, jlong handle,
     mcj_throw_iae(env, "%s is empty", empty);
     goto cleanup;
   }
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   mcj_signal_guard guard;
   mcj_signals_enter(&guard, store->signal_flags);
@@ -139,7 +139,7 @@ JNIEXPORT void JNICALL CLIENT_FN(setEtcdTlsConfig)(JNIEnv *env, jclass cls, jlon
       mcj_string_get(env, jkey, "key_file", &key) == NULL) {
     goto cleanup;
   }
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   if (__atomic_load_n(&store->set_up, __ATOMIC_SEQ_CST)) {
     mcj_throw_ise(env, "etcd TLS must be configured before setup: Mooncake ignores it after");
@@ -160,33 +160,20 @@ cleanup:
   mcj_string_release(env, &key);
 }
 
-JNIEXPORT jlong JNICALL CLIENT_FN(signalsRestored)(JNIEnv *env, jclass cls, jlong handle) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return 0;
-  jlong restored = (jlong)__atomic_load_n(&store->signals_restored, __ATOMIC_SEQ_CST);
-  mcj_leave(&slot);
-  return restored;
-}
+MCJ_READ_ENTRY(jlong, CLIENT_FN(signalsRestored), MCJ_KIND_STORE, mcj_store,
+               __atomic_load_n(&object->signals_restored, __ATOMIC_SEQ_CST))
 
-JNIEXPORT jint JNICALL CLIENT_FN(healthCheck)(JNIEnv *env, jclass cls, jlong handle) {
-  (void)cls;
-  mcj_slot *slot;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return 0;
-  jint result = store->library->api.health_check(store->mc);
-  mcj_leave(&slot);
-  return result;
-}
+MCJ_READ_ENTRY(jint, CLIENT_FN(healthCheck), MCJ_KIND_STORE, mcj_store,
+               object->library->api.health_check(object->mc))
 
 /* Waits for calls in flight, unregisters the regions registered through this store, destroys the
  * Mooncake client. A second destroy throws ClosedHandleException. */
 JNIEXPORT void JNICALL CLIENT_FN(destroy)(JNIEnv *env, jclass cls, jlong handle) {
   (void)cls;
-  mcj_slot *slot;
+  int destroyed = 0;
+  mcj_slot *slot = NULL;
   mcj_store *store = mcj_enter_exclusive(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return;
+  if (store == NULL) goto cleanup;
   pthread_mutex_lock(&store->regions_lock);
   for (int i = 0; i < store->region_count; i++) {
     store->library->api.unregister_buffer(store->mc, store->regions[i]->base);
@@ -195,9 +182,13 @@ JNIEXPORT void JNICALL CLIENT_FN(destroy)(JNIEnv *env, jclass cls, jlong handle)
   store->region_count = 0;
   pthread_mutex_unlock(&store->regions_lock);
   store->library->api.destroy(store->mc);
-  mcj_handle_unlock_exclusive(slot, 1);
-  pthread_mutex_destroy(&store->regions_lock);
-  free(store);
+  destroyed = 1;
+cleanup:
+  mcj_leave_exclusive(&slot, destroyed);
+  if (destroyed) {
+    pthread_mutex_destroy(&store->regions_lock);
+    free(store);
+  }
 }
 
 /* --- Single-key calls ------------------------------------------------------------------------ */
@@ -213,7 +204,7 @@ JNIEXPORT jint JNICALL CLIENT_FN(putFrom)(JNIEnv *env, jclass cls, jlong handle,
   if (mcj_key_get(env, jkey, "key", &key) == NULL) goto cleanup;
   char *address = mcj_buffer_get(env, value, offset, length, 0, "value", &ok);
   if (!ok) goto cleanup;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   const mcj_replicate_config *config = mcj_replica_enter(env, config_handle, store, &config_slot,
                                                          &ok);
@@ -236,7 +227,7 @@ JNIEXPORT jlong JNICALL CLIENT_FN(getInto)(JNIEnv *env, jclass cls, jlong handle
   if (mcj_key_get(env, jkey, "key", &key) == NULL) goto cleanup;
   char *address = mcj_buffer_get(env, destination, offset, length, 1, "destination", &ok);
   if (!ok) goto cleanup;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   result = store->library->api.get_into(store->mc, key.text, address, (size_t)length);
 cleanup:
@@ -255,7 +246,7 @@ static jlong key_call(JNIEnv *env, jlong handle, jbyteArray jkey, enum key_call 
   if (mcj_key_get(env, jkey, call == KEY_REMOVE_BY_REGEX ? "pattern" : "key", &key) == NULL) {
     goto cleanup;
   }
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   const mcj_store_api *api = &store->library->api;
   switch (call) {
@@ -312,7 +303,7 @@ JNIEXPORT jint JNICALL CLIENT_FN(getHostname)(JNIEnv *env, jclass cls, jlong han
     mcj_throw_oom(env, "cannot allocate %d bytes", (int)capacity);
     goto cleanup;
   }
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
   if (store == NULL) goto cleanup;
   result = store->library->api.get_hostname(store->mc, text, (size_t)capacity);
   mcj_leave(&slot);
@@ -329,17 +320,19 @@ cleanup:
 JNIEXPORT jint JNICALL CLIENT_FN(registerBuffer)(JNIEnv *env, jclass cls, jlong handle,
                                                  jobject buffer, jint offset, jint length) {
   (void)cls;
+  jint result = 0;
+  mcj_slot *slot = NULL;
   int ok;
   char *address = mcj_buffer_get(env, buffer, offset, length, 0, "buffer", &ok);
-  if (!ok) return 0;
+  if (!ok) goto cleanup;
   if (length == 0) {
     mcj_throw_iae(env, "cannot register 0 bytes");
-    return 0;
+    goto cleanup;
   }
-  mcj_slot *slot;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return 0;
-  jint result = store->library->api.register_buffer(store->mc, address, (size_t)length);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
+  if (store == NULL) goto cleanup;
+  result = store->library->api.register_buffer(store->mc, address, (size_t)length);
+cleanup:
   mcj_leave(&slot);
   return result;
 }
@@ -347,17 +340,19 @@ JNIEXPORT jint JNICALL CLIENT_FN(registerBuffer)(JNIEnv *env, jclass cls, jlong 
 JNIEXPORT jint JNICALL CLIENT_FN(unregisterBuffer)(JNIEnv *env, jclass cls, jlong handle,
                                                    jobject buffer, jint offset) {
   (void)cls;
+  jint result = 0;
+  mcj_slot *slot = NULL;
   int ok;
   char *address = mcj_buffer_get(env, buffer, offset, 0, 0, "buffer", &ok);
-  if (!ok) return 0;
+  if (!ok) goto cleanup;
   if (address == NULL) {
     mcj_throw_iae(env, "buffer has capacity 0");
-    return 0;
+    goto cleanup;
   }
-  mcj_slot *slot;
-  mcj_store *store = mcj_enter(env, handle, MCJ_KIND_STORE, &slot);
-  if (store == NULL) return 0;
-  jint result = store->library->api.unregister_buffer(store->mc, address);
+  mcj_store *store = mcj_store_enter(env, handle, &slot);
+  if (store == NULL) goto cleanup;
+  result = store->library->api.unregister_buffer(store->mc, address);
+cleanup:
   mcj_leave(&slot);
   return result;
 }

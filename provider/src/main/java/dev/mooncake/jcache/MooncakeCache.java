@@ -395,14 +395,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
                 return Decision.write(value, ExpiryTimes.ETERNAL);
               });
     } else {
-      outcome =
-          atomically(
-              key,
-              storeKey,
-              current -> {
-                writer.write(new CacheEntry<>(key, value));
-                return writeDecision(value, current);
-              });
+      outcome = atomically(key, storeKey, writing(key, value));
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -425,14 +418,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, writing(key, value));
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -505,13 +491,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         atomically(
             key,
             storeKey,
-            current -> {
-              if (current != null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, null);
-            });
+            current -> current != null ? Decision.KEEP : writing(key, value).remap(null));
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -524,14 +504,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
+    Outcome outcome = atomically(key, storeKey, removing(key));
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -544,21 +517,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              if (!oldValue.equals(current.value())) {
-                return Decision.touch(expiry.forAccess(now()));
-              }
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
-    statistics.lookup(outcome.found());
+    Outcome outcome = ifHolding(key, storeKey, oldValue, removing(key));
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -570,14 +529,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     requireOpen();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              writer.delete(key);
-              return Decision.REMOVE;
-            });
+    Outcome outcome = atomically(key, storeKey, removing(key));
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -595,21 +547,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              if (!oldValue.equals(current.value())) {
-                return Decision.touch(expiry.forAccess(now()));
-              }
-              writer.write(new CacheEntry<>(key, newValue));
-              return writeDecision(newValue, current);
-            });
-    statistics.lookup(outcome.found());
+    Outcome outcome = ifHolding(key, storeKey, oldValue, writing(key, newValue));
     if (outcome.changed()) {
       statistics.put(start);
     }
@@ -623,17 +561,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -648,17 +576,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome =
-        atomically(
-            key,
-            storeKey,
-            current -> {
-              if (current == null) {
-                return Decision.KEEP;
-              }
-              writer.write(new CacheEntry<>(key, value));
-              return writeDecision(value, current);
-            });
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -1029,6 +947,30 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return awaitingListeners(key, storeKey, remapping, false);
   }
 
+  /**
+   * The step of {@code remove(k, v)} and {@code replace(k, v, w)}: {@code act} runs only when the
+   * live entry holds {@code expected}. No entry: nothing happens; another value: the comparison
+   * read it, so it is an access (the policy may give it a new expiry time). The lookup is counted
+   * either way (a hit when an entry was there).
+   */
+  private Outcome ifHolding(K key, String storeKey, V expected, EntryMap.Remapping act) {
+    Outcome outcome =
+        atomically(
+            key,
+            storeKey,
+            current -> {
+              if (current == null) {
+                return Decision.KEEP;
+              }
+              if (!expected.equals(current.value())) {
+                return Decision.touch(expiry.forAccess(now()));
+              }
+              return act.remap(current);
+            });
+    statistics.lookup(outcome.found());
+    return outcome;
+  }
+
   /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
   private Outcome atomicallyUnread(K key, String storeKey, EntryMap.Remapping remapping) {
     return awaitingListeners(key, storeKey, remapping, true);
@@ -1048,6 +990,27 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     dispatcher.awaitSynchronous();
     return outcome;
+  }
+
+  /** A write-through put of {@code value}: the writer first, then the write decision. */
+  private EntryMap.Remapping writing(K key, V value) {
+    return current -> {
+      writer.write(new CacheEntry<>(key, value));
+      return writeDecision(value, current);
+    };
+  }
+
+  /** {@code act} where an entry is live; nothing where none is (replace's condition). */
+  private static EntryMap.Remapping ifPresent(EntryMap.Remapping act) {
+    return current -> current == null ? Decision.KEEP : act.remap(current);
+  }
+
+  /** A write-through removal: the writer first, then the remove decision. */
+  private EntryMap.Remapping removing(K key) {
+    return current -> {
+      writer.delete(key);
+      return Decision.REMOVE;
+    };
   }
 
   /**

@@ -1,7 +1,8 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.event.remote.EventedStore;
+import dev.mooncake.jcache.event.remote.KvEvent;
 import dev.mooncake.jcache.event.remote.TestPublisher;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -13,17 +14,18 @@ import java.util.regex.Pattern;
 /**
  * A store as a master with KV events sees it: every object that appears is announced as {@code
  * stored} on the {@link TestPublisher}, every one that goes as {@code removed} (as mooncake_master
- * does after each commit and removal). Shared by the managers of a test, which stand for JVMs on
- * one cluster; {@link #close} is a no-op, {@link #shutdown} closes the store.
+ * does after each commit and removal), for the calls {@link EventedStore} says publish them. Shared
+ * by the managers of a test, which stand for JVMs on one cluster; {@link #close} is a no-op, {@link
+ * #shutdown} closes the store.
  */
-final class PublishingStore implements ObjectStore {
-  private final ObjectStore store;
+final class PublishingStore extends EventedStore {
   private volatile TestPublisher publisher;
   private final Set<String> keys = ConcurrentHashMap.newKeySet();
   private volatile boolean dropNext;
+  private static final Object EXISTED = new Object();
 
   PublishingStore(ObjectStore store, TestPublisher publisher) {
-    this.store = store;
+    super(store);
     this.publisher = publisher;
   }
 
@@ -59,34 +61,40 @@ final class PublishingStore implements ObjectStore {
     }
   }
 
+  /** A put publishes only when it made the object appear (an existing one is left as it is). */
   @Override
-  public synchronized int put(String key, ByteBuffer value) {
-    boolean existed = store.isExist(key) == 1;
-    int rc = store.put(key, value);
-    if (rc == 0 && !existed) {
-      keys.add(key);
-      announceStored(key);
-    }
-    return rc;
+  protected Object changing(String key, KvEvent.Kind kind) {
+    return kind == KvEvent.Kind.STORED && store.isExist(key) == 1 ? EXISTED : kind;
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    int[] codes = new int[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      codes[i] = put(keys[i], values[i]);
+  protected void changed(String key, KvEvent.Kind kind, Object token, boolean succeeded) {
+    if (!succeeded || token == EXISTED) {
+      return;
     }
-    return codes;
+    if (kind == KvEvent.Kind.STORED) {
+      keys.add(key);
+      announceStored(key);
+    } else {
+      keys.remove(key);
+      announceRemoved(key);
+    }
+  }
+
+  // The existence check, the call and the announcement as one step, as the master orders them.
+  @Override
+  public synchronized int put(String key, ByteBuffer value) {
+    return super.put(key, value);
+  }
+
+  @Override
+  public synchronized int[] batchPut(String[] keys, ByteBuffer[] values) {
+    return super.batchPut(keys, values);
   }
 
   @Override
   public synchronized int remove(String key, boolean force) {
-    int rc = store.remove(key, force);
-    if (rc == 0) {
-      keys.remove(key);
-      announceRemoved(key);
-    }
-    return rc;
+    return super.remove(key, force);
   }
 
   /** Like mooncake_master (measured): a {@code remove_by_regex} publishes no event at all. */
@@ -106,41 +114,6 @@ final class PublishingStore implements ObjectStore {
       }
     }
     return count;
-  }
-
-  @Override
-  public long getInto(String key, ByteBuffer destination) {
-    return store.getInto(key, destination);
-  }
-
-  @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    return store.batchGetInto(keys, destinations);
-  }
-
-  @Override
-  public int isExist(String key) {
-    return store.isExist(key);
-  }
-
-  @Override
-  public int[] batchIsExist(String[] keys) {
-    return store.batchIsExist(keys);
-  }
-
-  @Override
-  public long getSize(String key) {
-    return store.getSize(key);
-  }
-
-  @Override
-  public BufferPool buffers() {
-    return store.buffers();
-  }
-
-  @Override
-  public boolean inProcess() {
-    return store.inProcess();
   }
 
   @Override

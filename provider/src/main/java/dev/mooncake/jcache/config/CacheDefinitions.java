@@ -2,7 +2,6 @@ package dev.mooncake.jcache.config;
 
 import dev.mooncake.jcache.config.CacheDefinition.ExpirySettings;
 import dev.mooncake.jcache.config.CacheDefinition.ListenerDefinition;
-import dev.mooncake.jcache.config.source.ClassLoaders;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;
 import java.util.List;

@@ -67,57 +67,232 @@ public record MooncakeConfig(
     NativeLog nativeLog,
     String eventsEndpoint) {
 
-  /** Without {@code native_log} ({@link NativeLog#DEFAULT}) and without cluster events. */
-  public MooncakeConfig(
-      String source,
-      Backend backend,
-      Mode mode,
-      String metadataServer,
-      String masterServerAddress,
-      String protocol,
-      String deviceName,
-      String localHostname,
-      long globalSegmentSize,
-      long localBufferSize,
-      NativeSettings nativeSettings,
-      String tenantId,
-      String library,
-      int numWorkers,
-      Map<String, Integer> perOpWorkers,
-      boolean singleCallsOnLanes,
-      ReplicaSettings replica,
-      Duration operationTimeout,
-      EvictionSettings eviction,
-      List<String> deserializationAllowList,
-      Map<String, CacheDefinition> caches,
-      boolean strict,
-      Consistency consistency) {
-    this(
-        source,
-        backend,
-        mode,
-        metadataServer,
-        masterServerAddress,
-        protocol,
-        deviceName,
-        localHostname,
-        globalSegmentSize,
-        localBufferSize,
-        nativeSettings,
-        tenantId,
-        library,
-        numWorkers,
-        perOpWorkers,
-        singleCallsOnLanes,
-        replica,
-        operationTimeout,
-        eviction,
-        deserializationAllowList,
-        caches,
-        strict,
-        consistency,
-        NativeLog.DEFAULT,
-        null);
+  /** A builder holding every setting of this config: change a few, {@link Builder#build}. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * An empty builder, for the reader that sets every key ({@code MooncakeConfigReader}); others
+   * start from a valid config's {@link #toBuilder}. Adding a key: a component above, a field and a
+   * setter here, the reader.
+   */
+  public static Builder builder() {
+    return new Builder(null);
+  }
+
+  /** Every setting of a {@link MooncakeConfig}, one setter per component. */
+  public static final class Builder {
+    private String source;
+    private Backend backend;
+    private Mode mode;
+    private String metadataServer;
+    private String masterServerAddress;
+    private String protocol;
+    private String deviceName;
+    private String localHostname;
+    private long globalSegmentSize;
+    private long localBufferSize;
+    private NativeSettings nativeSettings;
+    private String tenantId;
+    private String library;
+    private int numWorkers;
+    private Map<String, Integer> perOpWorkers;
+    private boolean singleCallsOnLanes;
+    private ReplicaSettings replica;
+    private Duration operationTimeout;
+    private EvictionSettings eviction;
+    private List<String> deserializationAllowList;
+    private Map<String, CacheDefinition> caches;
+    private boolean strict;
+    private Consistency consistency;
+    private NativeLog nativeLog;
+    private String eventsEndpoint;
+
+    private Builder(MooncakeConfig from) {
+      if (from == null) {
+        return;
+      }
+      source = from.source;
+      backend = from.backend;
+      mode = from.mode;
+      metadataServer = from.metadataServer;
+      masterServerAddress = from.masterServerAddress;
+      protocol = from.protocol;
+      deviceName = from.deviceName;
+      localHostname = from.localHostname;
+      globalSegmentSize = from.globalSegmentSize;
+      localBufferSize = from.localBufferSize;
+      nativeSettings = from.nativeSettings;
+      tenantId = from.tenantId;
+      library = from.library;
+      numWorkers = from.numWorkers;
+      perOpWorkers = from.perOpWorkers;
+      singleCallsOnLanes = from.singleCallsOnLanes;
+      replica = from.replica;
+      operationTimeout = from.operationTimeout;
+      eviction = from.eviction;
+      deserializationAllowList = from.deserializationAllowList;
+      caches = from.caches;
+      strict = from.strict;
+      consistency = from.consistency;
+      nativeLog = from.nativeLog;
+      eventsEndpoint = from.eventsEndpoint;
+    }
+
+    public Builder source(String source) {
+      this.source = source;
+      return this;
+    }
+
+    public Builder backend(Backend backend) {
+      this.backend = backend;
+      return this;
+    }
+
+    public Builder mode(Mode mode) {
+      this.mode = mode;
+      return this;
+    }
+
+    public Builder metadataServer(String metadataServer) {
+      this.metadataServer = metadataServer;
+      return this;
+    }
+
+    public Builder masterServerAddress(String masterServerAddress) {
+      this.masterServerAddress = masterServerAddress;
+      return this;
+    }
+
+    public Builder protocol(String protocol) {
+      this.protocol = protocol;
+      return this;
+    }
+
+    public Builder deviceName(String deviceName) {
+      this.deviceName = deviceName;
+      return this;
+    }
+
+    public Builder localHostname(String localHostname) {
+      this.localHostname = localHostname;
+      return this;
+    }
+
+    public Builder globalSegmentSize(long globalSegmentSize) {
+      this.globalSegmentSize = globalSegmentSize;
+      return this;
+    }
+
+    public Builder localBufferSize(long localBufferSize) {
+      this.localBufferSize = localBufferSize;
+      return this;
+    }
+
+    public Builder nativeSettings(NativeSettings nativeSettings) {
+      this.nativeSettings = nativeSettings;
+      return this;
+    }
+
+    public Builder tenantId(String tenantId) {
+      this.tenantId = tenantId;
+      return this;
+    }
+
+    public Builder library(String library) {
+      this.library = library;
+      return this;
+    }
+
+    public Builder numWorkers(int numWorkers) {
+      this.numWorkers = numWorkers;
+      return this;
+    }
+
+    public Builder perOpWorkers(Map<String, Integer> perOpWorkers) {
+      this.perOpWorkers = perOpWorkers;
+      return this;
+    }
+
+    public Builder singleCallsOnLanes(boolean singleCallsOnLanes) {
+      this.singleCallsOnLanes = singleCallsOnLanes;
+      return this;
+    }
+
+    public Builder replica(ReplicaSettings replica) {
+      this.replica = replica;
+      return this;
+    }
+
+    public Builder operationTimeout(Duration operationTimeout) {
+      this.operationTimeout = operationTimeout;
+      return this;
+    }
+
+    public Builder eviction(EvictionSettings eviction) {
+      this.eviction = eviction;
+      return this;
+    }
+
+    public Builder deserializationAllowList(List<String> deserializationAllowList) {
+      this.deserializationAllowList = deserializationAllowList;
+      return this;
+    }
+
+    public Builder caches(Map<String, CacheDefinition> caches) {
+      this.caches = caches;
+      return this;
+    }
+
+    public Builder strict(boolean strict) {
+      this.strict = strict;
+      return this;
+    }
+
+    public Builder consistency(Consistency consistency) {
+      this.consistency = consistency;
+      return this;
+    }
+
+    public Builder nativeLog(NativeLog nativeLog) {
+      this.nativeLog = nativeLog;
+      return this;
+    }
+
+    public Builder eventsEndpoint(String eventsEndpoint) {
+      this.eventsEndpoint = eventsEndpoint;
+      return this;
+    }
+
+    public MooncakeConfig build() {
+      return new MooncakeConfig(
+          source,
+          backend,
+          mode,
+          metadataServer,
+          masterServerAddress,
+          protocol,
+          deviceName,
+          localHostname,
+          globalSegmentSize,
+          localBufferSize,
+          nativeSettings,
+          tenantId,
+          library,
+          numWorkers,
+          perOpWorkers,
+          singleCallsOnLanes,
+          replica,
+          operationTimeout,
+          eviction,
+          deserializationAllowList,
+          caches,
+          strict,
+          consistency,
+          nativeLog,
+          eventsEndpoint);
+    }
   }
 
   /**

@@ -295,29 +295,6 @@ class GoodConfigTest {
   }
 
   private static MooncakeConfig withSource(MooncakeConfig c, String source) {
-    return new MooncakeConfig(
-        source,
-        c.backend(),
-        c.mode(),
-        c.metadataServer(),
-        c.masterServerAddress(),
-        c.protocol(),
-        c.deviceName(),
-        c.localHostname(),
-        c.globalSegmentSize(),
-        c.localBufferSize(),
-        c.nativeSettings(),
-        c.tenantId(),
-        c.library(),
-        c.numWorkers(),
-        c.perOpWorkers(),
-        c.singleCallsOnLanes(),
-        c.replica(),
-        c.operationTimeout(),
-        c.eviction(),
-        c.deserializationAllowList(),
-        c.caches(),
-        c.strict(),
-        c.consistency());
+    return c.toBuilder().source(source).build();
   }
 }

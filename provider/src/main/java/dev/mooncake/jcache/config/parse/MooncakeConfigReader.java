@@ -120,32 +120,33 @@ public final class MooncakeConfigReader {
     String hostname = localHostname.orElse(DEFAULT_LOCAL_HOSTNAME);
 
     MooncakeConfig settings =
-        new MooncakeConfig(
-            source,
-            backend,
-            mode,
-            metadataServer.strip(),
-            master,
-            protocol,
-            device.strip(),
-            hostname,
-            globalSegmentSize,
-            localBufferSize,
-            nativeSettings,
-            tenantId,
-            library,
-            numWorkers,
-            perOpWorkers,
-            singleCallsOnLanes,
-            replica,
-            Duration.ofMillis(timeoutMillis),
-            eviction,
-            allowList,
-            caches,
-            config.context().strict(),
-            consistency,
-            nativeLog,
-            eventsEndpoint);
+        MooncakeConfig.builder()
+            .source(source)
+            .backend(backend)
+            .mode(mode)
+            .metadataServer(metadataServer.strip())
+            .masterServerAddress(master)
+            .protocol(protocol)
+            .deviceName(device.strip())
+            .localHostname(hostname)
+            .globalSegmentSize(globalSegmentSize)
+            .localBufferSize(localBufferSize)
+            .nativeSettings(nativeSettings)
+            .tenantId(tenantId)
+            .library(library)
+            .numWorkers(numWorkers)
+            .perOpWorkers(perOpWorkers)
+            .singleCallsOnLanes(singleCallsOnLanes)
+            .replica(replica)
+            .operationTimeout(Duration.ofMillis(timeoutMillis))
+            .eviction(eviction)
+            .deserializationAllowList(allowList)
+            .caches(caches)
+            .strict(config.context().strict())
+            .consistency(consistency)
+            .nativeLog(nativeLog)
+            .eventsEndpoint(eventsEndpoint)
+            .build();
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
     return settings;

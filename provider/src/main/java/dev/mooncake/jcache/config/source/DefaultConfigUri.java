@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.config.source;
 
+import dev.mooncake.jcache.config.ClassLoaders;
 import dev.mooncake.jcache.config.ConfigException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,8 +1,6 @@
 package dev.mooncake.jcache.event.remote;
 
-import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,12 +13,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the store call (to tell its echo on the stream from another JVM's change) and after it (to drop
  * the near cache's copy). Reads pass through untouched.
  */
-public final class ObservedStore implements ObjectStore {
-  private final ObjectStore store;
+public final class ObservedStore extends EventedStore {
   private final Map<String, List<RemoteEvents>> caches = new ConcurrentHashMap<>();
 
   public ObservedStore(ObjectStore store) {
-    this.store = store;
+    super(store);
   }
 
   /** The cache with keys under {@code prefix} ({@code mcj/<t>/<c>/}) hears of its changes. */
@@ -42,63 +39,19 @@ public final class ObservedStore implements ObjectStore {
     return prefix == null ? List.of() : caches.getOrDefault(prefix, List.of());
   }
 
+  /** The own change the caches under the key's prefix expect, before the call. */
+  private record Expected(List<RemoteEvents> targets, OwnWrites.Pending[] pending) {}
+
   @Override
-  public int put(String key, ByteBuffer value) {
+  protected Object changing(String key, KvEvent.Kind kind) {
     List<RemoteEvents> targets = of(key);
-    if (targets.isEmpty()) {
-      return store.put(key, value);
-    }
-    OwnWrites.Pending[] pending = expect(targets, key, KvEvent.Kind.STORED);
-    int rc = Integer.MIN_VALUE;
-    try {
-      rc = store.put(key, value);
-      return rc;
-    } finally {
-      done(targets, key, pending, rc == 0);
-    }
+    return targets.isEmpty() ? null : new Expected(targets, expect(targets, key, kind));
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    OwnWrites.Pending[][] pending = new OwnWrites.Pending[keys.length][];
-    boolean any = false;
-    for (int i = 0; i < keys.length; i++) {
-      List<RemoteEvents> targets = of(keys[i]);
-      if (!targets.isEmpty()) {
-        pending[i] = expect(targets, keys[i], KvEvent.Kind.STORED);
-        any = true;
-      }
-    }
-    if (!any) {
-      return store.batchPut(keys, values);
-    }
-    int[] codes = null;
-    try {
-      codes = store.batchPut(keys, values);
-      return codes;
-    } finally {
-      for (int i = 0; i < keys.length; i++) {
-        if (pending[i] != null) {
-          done(of(keys[i]), keys[i], pending[i], codes != null && codes[i] == 0);
-        }
-      }
-    }
-  }
-
-  @Override
-  public int remove(String key, boolean force) {
-    List<RemoteEvents> targets = of(key);
-    if (targets.isEmpty()) {
-      return store.remove(key, force);
-    }
-    OwnWrites.Pending[] pending = expect(targets, key, KvEvent.Kind.REMOVED);
-    int rc = Integer.MIN_VALUE;
-    try {
-      rc = store.remove(key, force);
-      return rc;
-    } finally {
-      done(targets, key, pending, rc == 0);
-    }
+  protected void changed(String key, KvEvent.Kind kind, Object token, boolean succeeded) {
+    Expected expected = (Expected) token;
+    done(expected.targets(), key, expected.pending(), succeeded);
   }
 
   @Override
@@ -164,50 +117,5 @@ public final class ObservedStore implements ObjectStore {
       }
       targets.get(i).ownChangeDone(key);
     }
-  }
-
-  @Override
-  public long getInto(String key, ByteBuffer destination) {
-    return store.getInto(key, destination);
-  }
-
-  @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    return store.batchGetInto(keys, destinations);
-  }
-
-  @Override
-  public int isExist(String key) {
-    return store.isExist(key);
-  }
-
-  @Override
-  public int[] batchIsExist(String[] keys) {
-    return store.batchIsExist(keys);
-  }
-
-  @Override
-  public long getSize(String key) {
-    return store.getSize(key);
-  }
-
-  @Override
-  public BufferPool buffers() {
-    return store.buffers();
-  }
-
-  @Override
-  public boolean inProcess() {
-    return store.inProcess();
-  }
-
-  @Override
-  public String describe() {
-    return store.describe();
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }

@@ -22,31 +22,13 @@ final class TestConfigs {
       EvictionSettings eviction,
       ReplicaSettings replica,
       Duration timeout) {
-    MooncakeConfig d = ConfigLoader.defaults();
-    return new MooncakeConfig(
-        d.source(),
-        d.backend(),
-        d.mode(),
-        d.metadataServer(),
-        d.masterServerAddress(),
-        d.protocol(),
-        d.deviceName(),
-        d.localHostname(),
-        segment,
-        localBuffer,
-        d.nativeSettings(),
-        d.tenantId(),
-        d.library(),
-        d.numWorkers(),
-        d.perOpWorkers(),
-        d.singleCallsOnLanes(),
-        replica,
-        timeout,
-        eviction,
-        d.deserializationAllowList(),
-        d.caches(),
-        d.strict(),
-        d.consistency());
+    return ConfigLoader.defaults().toBuilder()
+        .globalSegmentSize(segment)
+        .localBufferSize(localBuffer)
+        .replica(replica)
+        .operationTimeout(timeout)
+        .eviction(eviction)
+        .build();
   }
 
   static MooncakeConfig segment(long segment) {

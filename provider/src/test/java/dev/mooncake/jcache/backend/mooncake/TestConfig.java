@@ -25,31 +25,24 @@ final class TestConfig {
   MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
 
   MooncakeConfig build() {
-    MooncakeConfig d = ConfigLoader.defaults();
-    return new MooncakeConfig(
-        source,
-        MooncakeConfig.Backend.MOONCAKE,
-        mode,
-        metadataServer,
-        masterServerAddress,
-        protocol,
-        deviceName,
-        localHostname,
-        globalSegmentSize,
-        localBufferSize,
-        nativeSettings,
-        "test",
-        library,
-        d.numWorkers(),
-        d.perOpWorkers(),
-        d.singleCallsOnLanes(),
-        replica,
-        operationTimeout,
-        d.eviction(),
-        d.deserializationAllowList(),
-        d.caches(),
-        d.strict(),
-        consistency);
+    return ConfigLoader.defaults().toBuilder()
+        .source(source)
+        .backend(MooncakeConfig.Backend.MOONCAKE)
+        .mode(mode)
+        .metadataServer(metadataServer)
+        .masterServerAddress(masterServerAddress)
+        .protocol(protocol)
+        .deviceName(deviceName)
+        .localHostname(localHostname)
+        .globalSegmentSize(globalSegmentSize)
+        .localBufferSize(localBufferSize)
+        .nativeSettings(nativeSettings)
+        .tenantId("test")
+        .library(library)
+        .replica(replica)
+        .operationTimeout(operationTimeout)
+        .consistency(consistency)
+        .build();
   }
 
   MooncakeStore open() {

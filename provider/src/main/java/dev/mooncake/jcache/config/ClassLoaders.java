@@ -1,6 +1,6 @@
-package dev.mooncake.jcache.config.source;
+package dev.mooncake.jcache.config;
 
-/** The class loader to use when the caller gives none. */
+/** The class loader to use when the caller gives none (cache definitions and config sources). */
 public final class ClassLoaders {
   private ClassLoaders() {}
 
