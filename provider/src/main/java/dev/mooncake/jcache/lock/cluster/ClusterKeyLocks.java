@@ -103,13 +103,24 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   @Override
   public Held lock(String key) {
+    return lock(key, null);
+  }
+
+  /**
+   * Takes the key's lock; the read-back of the owner token also reads the key itself (one batch
+   * read of {@code [lock, key]}), and {@code ride} hears that answer when the same read showed our
+   * token. So a step that reads its entry anyway pays for the lock with its put and its remove
+   * only.
+   */
+  @Override
+  public Held lock(String key, Ride ride) {
     Held localHeld = local.lock(key);
     try {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
       if (hold == null) {
         retryLeftovers();
-        hold = acquire(key);
+        hold = acquire(key, ride);
         holds.put(key, hold);
       }
       hold.depth++;
@@ -151,7 +162,7 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   // --- acquiring ---------------------------------------------------------------------------------
 
-  private Hold acquire(String key) {
+  private Hold acquire(String key, Ride ride) {
     String lockKey = LockNames.lockKey(key);
     ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
     long start = clock.getAsLong();
@@ -159,6 +170,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     LockRecord seen = null; // the other holder, for the time-out message
     long lastCode = 0;
     boolean put = true;
+    boolean mayBeOurs = false; // whether a read can still find our put's token (then ride along)
     LockRecord mine = null;
     long sentAt = 0;
     while (true) {
@@ -182,9 +194,18 @@ public final class ClusterKeyLocks implements KeyLocks {
         }
         lastCode = code;
         put = code != 0; // a failed put is tried again; a put answering 0 is read back
+        mayBeOurs = !put;
       }
       if (!put) {
-        long read = store.read(lockKey, readBuffer.clear());
+        long read;
+        long rideResult = 0;
+        if (ride != null && mayBeOurs) {
+          long[] both = store.readWith(lockKey, readBuffer.clear(), key, ride.destination());
+          read = both[0];
+          rideResult = both[1];
+        } else {
+          read = store.read(lockKey, readBuffer.clear());
+        }
         if (read >= 0) {
           LockRecord found = LockRecord.decode(readBuffer, read);
           if (found == null) {
@@ -197,6 +218,11 @@ public final class ClusterKeyLocks implements KeyLocks {
                     + " bytes); remove it");
           }
           if (found.sameToken(mine)) {
+            // Our put created the object and returned before this read was sent, so the key was
+            // ours (Lemma 1) when the read of it in the same batch was made.
+            if (ride != null && mayBeOurs) {
+              ride.answered(rideResult);
+            }
             return new Hold(key, lockKey, mine, sentAt);
           }
           if (found.instance() == instance) {
@@ -207,6 +233,7 @@ public final class ClusterKeyLocks implements KeyLocks {
             continue;
           }
           seen = found;
+          mayBeOurs = false; // our put changed nothing: only a new put can make it ours
         } else if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
           put = true; // the holder released between our put and our read: try again now
           continue;
