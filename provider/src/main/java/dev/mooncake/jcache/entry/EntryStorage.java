@@ -36,6 +36,9 @@ public final class EntryStorage {
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
 
+  /** How often a read whose length disagrees with its header is read again before failing. */
+  private static final int TORN_RETRIES = 5;
+
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
 
@@ -87,6 +90,9 @@ public final class EntryStorage {
       try {
         long result = store.getInto(key, buffer);
         if (result >= 0) {
+          if (!ValueHeader.whole(buffer, 0, result) && attempt < TORN_RETRIES) {
+            continue; // torn by another client's remove (see ValueHeader.whole): read again
+          }
           return decode(key, buffer, result);
         }
         if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
@@ -211,8 +217,10 @@ public final class EntryStorage {
             System.arraycopy(chunk, 0, results, from, to - from);
           });
       for (int i = 0; i < keys.length; i++) {
-        if (results[i] >= 0) {
+        if (results[i] >= 0 && ValueHeader.whole(targets[i], 0, results[i])) {
           found[i] = decode(keys[i], targets[i], results[i]);
+        } else if (results[i] >= 0) {
+          found[i] = read(keys[i]); // torn (see ValueHeader.whole): the single path reads again
         } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
           found[i] = read(keys[i]); // too small or in flight: the single path copes
         }

@@ -34,6 +34,17 @@ public final class ValueHeader {
   /**
    * Checks the header at {@code at} against {@code totalLength} bytes read; names what is wrong.
    */
+  /**
+   * Whether the object read is as long as its header says. A real Mooncake can tear a read that
+   * races another client's forced remove (the memory is reused while it is copied): such a read
+   * usually fails this, and is read again.
+   */
+  public static boolean whole(ByteBuffer buffer, int at, long totalLength) {
+    return totalLength >= SIZE
+        && buffer.get(at) == MAGIC
+        && buffer.getInt(at + 12) == totalLength - SIZE;
+  }
+
   public static void check(ByteBuffer buffer, int at, long totalLength, String key) {
     if (totalLength < SIZE || buffer.get(at) != MAGIC) {
       throw new CacheException(

@@ -169,13 +169,14 @@ public final class ClusterKeyLocks implements KeyLocks {
     int waits = 0;
     LockRecord seen = null; // the other holder, for the time-out message
     long lastCode = 0;
+    long notALock = -1; // the size of an object at the lock key that was no lock record
     boolean put = true;
     boolean mayBeOurs = false; // whether a read can still find our put's token (then ride along)
     LockRecord mine = null;
     long sentAt = 0;
     while (true) {
       if (clock.getAsLong() - start > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode);
+        throw notAcquired(key, seen, lastCode, notALock);
       }
       if (put) {
         mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
@@ -209,31 +210,27 @@ public final class ClusterKeyLocks implements KeyLocks {
         if (read >= 0) {
           LockRecord found = LockRecord.decode(readBuffer, read);
           if (found == null) {
-            throw new CacheException(
-                LockNames.describe(key)
-                    + ": the object at its lock key "
-                    + lockKey
-                    + " is not a lock of this provider ("
-                    + read
-                    + " bytes); remove it");
-          }
-          if (found.sameToken(mine)) {
+            // A real Mooncake can tear a read that races a forced remove (the memory is reused by
+            // another object while it is copied): read again; only what stays is reported.
+            notALock = read;
+          } else if (found.sameToken(mine)) {
             // Our put created the object and returned before this read was sent, so the key was
             // ours (Lemma 1) when the read of it in the same batch was made.
             if (ride != null && mayBeOurs) {
               ride.answered(rideResult);
             }
             return new Hold(key, lockKey, mine, sentAt);
-          }
-          if (found.instance() == instance) {
+          } else if (found.instance() == instance) {
             // Ours but not this put's: an earlier put that took effect late, or a failed release.
             // No one else can believe they hold it; remove it and compete again.
             removeIfOurs(lockKey, found, clock.getAsLong());
             put = true;
             continue;
+          } else {
+            seen = found;
+            notALock = -1;
+            mayBeOurs = false; // our put changed nothing: only a new put can make it ours
           }
-          seen = found;
-          mayBeOurs = false; // our put changed nothing: only a new put can make it ours
         } else if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
           put = true; // the holder released between our put and our read: try again now
           continue;
@@ -254,13 +251,24 @@ public final class ClusterKeyLocks implements KeyLocks {
       long now = clock.getAsLong();
       long wait = pauseNanos(waits++);
       if (now - start + wait > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode);
+        throw notAcquired(key, seen, lastCode, notALock);
       }
       sleep(wait, key);
     }
   }
 
-  private CacheException notAcquired(String key, LockRecord seen, long lastCode) {
+  private CacheException notAcquired(String key, LockRecord seen, long lastCode, long notALock) {
+    if (notALock >= 0) {
+      return new CacheException(
+          LockNames.describe(key)
+              + ": the object at its lock key "
+              + LockNames.lockKey(key)
+              + " is not a lock of this provider ("
+              + notALock
+              + " bytes), still after "
+              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+              + " ms (operation_timeout_ms); remove it");
+    }
     return new CacheException(
         LockNames.describe(key)
             + ": cluster lock not acquired within "
@@ -271,9 +279,14 @@ public final class ClusterKeyLocks implements KeyLocks {
                 : "last answer " + StoreStatus.describe(lastCode)));
   }
 
-  /** Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble. */
+  /**
+   * Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble, a
+   * transfer from a segment whose client died or is paused (-800, seen on a real Mooncake reading a
+   * dead holder's lock until the master drops its segment).
+   */
   private static boolean transientCode(long code) {
     return code == StoreStatus.REPLICA_IS_NOT_READY.code()
+        || code == StoreStatus.TRANSFER_FAIL.code()
         || code == StoreStatus.OBJECT_HAS_LEASE.code()
         || code == StoreStatus.NO_AVAILABLE_HANDLE.code()
         || code == StoreStatus.REPLICA_IS_BUSY.code()

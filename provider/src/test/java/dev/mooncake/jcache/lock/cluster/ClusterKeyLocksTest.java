@@ -248,6 +248,26 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void anUnreachableOrTornLockReadIsReadAgain() {
+    // Seen on a real Mooncake: -800 reading a dead holder's lock until its segment goes, and a
+    // read torn by a remove racing it (bytes of another object). Neither fails the lock call.
+    cluster.putForeign(LOCK, "torn".getBytes(StandardCharsets.UTF_8), "c:1");
+    storeA.readAnswers.add((long) StoreStatus.TRANSFER_FAIL.code());
+    storeA.beforeRead =
+        key -> {
+          if (storeA.reads == 2) {
+            cluster.drop("c:1");
+          }
+        };
+    try (KeyLocks.Held held = a.lock(KEY)) {
+      held.ensureHeld();
+      assertTrue(cluster.has(LOCK));
+    }
+    assertEquals(4, storeA.reads, "-800, the torn read, -704, ours");
+    assertEquals(2, storeA.puts);
+  }
+
+  @Test
   void aLockOfOurOwnThatOutlivedItsPutIsRemovedAndTheKeyRacedAgain() {
     // A put that timed out (-901) yet took effect later: our token, not this attempt's.
     storeA.putAnswers.add(StoreStatus.RPC_TIMEOUT.code());
