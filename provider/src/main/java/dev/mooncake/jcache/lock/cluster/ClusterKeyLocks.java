@@ -282,11 +282,13 @@ public final class ClusterKeyLocks implements KeyLocks {
   /**
    * Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble, a
    * transfer from a segment whose client died or is paused (-800, seen on a real Mooncake reading a
-   * dead holder's lock until the master drops its segment).
+   * dead holder's lock until the master drops its segment), a read lease that ran out before the
+   * transfer completed (-707, seen on a real Mooncake under load).
    */
   private static boolean transientCode(long code) {
     return code == StoreStatus.REPLICA_IS_NOT_READY.code()
         || code == StoreStatus.TRANSFER_FAIL.code()
+        || code == StoreStatus.LEASE_EXPIRED.code()
         || code == StoreStatus.OBJECT_HAS_LEASE.code()
         || code == StoreStatus.NO_AVAILABLE_HANDLE.code()
         || code == StoreStatus.REPLICA_IS_BUSY.code()
