@@ -112,7 +112,8 @@ public final class MooncakeCacheManager implements CacheManager {
     this(provider, onClose, uri, classLoader, properties, config, StoreConnection.of(store));
   }
 
-  private MooncakeCacheManager(
+  /** A manager on a store connection made elsewhere (tests choose its locks this way). */
+  MooncakeCacheManager(
       CachingProvider provider,
       Consumer<? super MooncakeCacheManager> onClose,
       URI uri,

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import dev.mooncake.jcache.time.FakeTicker;
@@ -54,6 +55,21 @@ final class JCacheFixture implements AutoCloseable {
             properties(),
             config,
             store);
+    opened.add(manager);
+    return manager;
+  }
+
+  /** A manager on a given store connection (whose locks the test chose). */
+  MooncakeCacheManager manager(MooncakeConfig config, StoreConnection connection) {
+    MooncakeCacheManager manager =
+        new MooncakeCacheManager(
+            provider,
+            provider::forget,
+            URI.create("test:" + config.tenantId() + "-" + opened.size()),
+            getClass().getClassLoader(),
+            properties(),
+            config,
+            connection);
     opened.add(manager);
     return manager;
   }

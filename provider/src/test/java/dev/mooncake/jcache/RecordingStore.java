@@ -2,12 +2,16 @@ package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.OwnSegment;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** An ObjectStore decorator that records which thread made each call. */
-final class RecordingStore implements ObjectStore {
+/**
+ * An ObjectStore decorator that records which thread made each call. It also claims a segment of
+ * its own (its pinned puts are plain puts of the delegate), so that cluster locks can run on it.
+ */
+final class RecordingStore implements ObjectStore, OwnSegment {
   record Call(String operation, String thread, String key) {}
 
   private final ObjectStore delegate;
@@ -59,6 +63,17 @@ final class RecordingStore implements ObjectStore {
   }
 
   @Override
+  public String ownSegment() {
+    return "127.0.0.1:1";
+  }
+
+  @Override
+  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+    record("putPinned", key);
+    return delegate.put(key, value);
+  }
+
+  @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
     record("batchPut");
     return delegate.batchPut(keys, values);
@@ -66,7 +81,7 @@ final class RecordingStore implements ObjectStore {
 
   @Override
   public long getInto(String key, ByteBuffer destination) {
-    record("getInto");
+    record("getInto", key);
     return delegate.getInto(key, destination);
   }
 
@@ -90,13 +105,13 @@ final class RecordingStore implements ObjectStore {
 
   @Override
   public long getSize(String key) {
-    record("getSize");
+    record("getSize", key);
     return delegate.getSize(key);
   }
 
   @Override
   public int remove(String key, boolean force) {
-    record("remove");
+    record("remove", key);
     return delegate.remove(key, force);
   }
 

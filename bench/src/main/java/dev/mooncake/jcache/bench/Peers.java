@@ -115,17 +115,7 @@ public final class Peers {
     String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
     long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
     long localBuffer = 512 * MIB;
-    String json =
-        String.format(
-            Locale.ROOT,
-            "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
-                + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
-                + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
-                + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n"
-                + "  \"tenant_id\": \"bench\"\n}\n",
-            master,
-            segment,
-            localBuffer);
+    String json = mooncakeStoreJson(master, segment, localBuffer, "bench", "");
     return mooncake(
         json,
         kind,
@@ -134,6 +124,26 @@ public final class Peers {
             + ", segment "
             + segment / MIB
             + " MiB)");
+  }
+
+  /**
+   * A config for this provider on a real Mooncake over TCP (loopback, P2PHANDSHAKE); {@code extra}
+   * is more JSON fields, each followed by a comma and a newline, or empty.
+   */
+  static String mooncakeStoreJson(
+      String master, long segment, long localBuffer, String tenant, String extra) {
+    return String.format(
+        Locale.ROOT,
+        "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
+            + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
+            + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
+            + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n%s"
+            + "  \"tenant_id\": \"%s\"\n}\n",
+        master,
+        segment,
+        localBuffer,
+        extra,
+        tenant);
   }
 
   private static Peer mooncake(String json, ValueKind kind, String description) {

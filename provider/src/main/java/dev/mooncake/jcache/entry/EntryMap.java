@@ -130,14 +130,18 @@ public final class EntryMap<K> {
   }
 
   private StoredEntry getLocked(K key, String storeKey) {
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      return readLive(key, storeKey, held);
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
+        KeyLocks.Held held = locks.lock(storeKey, read)) {
+      return live(key, storeKey, held, read.entry());
     }
   }
 
-  /** Reads with the lock held; an expired entry is removed, reported, and read as absent. */
-  private StoredEntry readLive(K key, String storeKey, KeyLocks.Held held) {
-    StoredEntry entry = storage.read(storeKey);
+  /**
+   * The entry read with the lock held (by the lock's own read-back where it makes one: see {@link
+   * KeyLocks#lock(String, KeyLocks.Ride)}); an expired entry is removed, reported, and read as
+   * absent.
+   */
+  private StoredEntry live(K key, String storeKey, KeyLocks.Held held, StoredEntry entry) {
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
       if (storage.delete(storeKey, held)) {
         index.remove(storeKey);
@@ -153,8 +157,9 @@ public final class EntryMap<K> {
 
   /** One atomic step on the key: read the live entry, decide, apply, report. */
   public Outcome compute(K key, String storeKey, Remapping remapping) {
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      StoredEntry current = readLive(key, storeKey, held);
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
+        KeyLocks.Held held = locks.lock(storeKey, read)) {
+      StoredEntry current = live(key, storeKey, held, read.entry());
       Decision decision = remapping.remap(current);
       return new Outcome(current, decision, apply(key, storeKey, current, decision, held));
     }
@@ -164,15 +169,18 @@ public final class EntryMap<K> {
    * A step that does not read the entry first (a put that nothing about the old entry can change:
    * eternal entries, no listener for updates or expiries). The remapping sees null; a write removes
    * whatever is there and tells the listener whether something was. One store round trip less than
-   * {@link #compute}.
+   * {@link #compute}. A lock that reads the key with its owner token tells whether it is absent,
+   * and then the remove is skipped.
    */
   public Outcome computeUnread(K key, String storeKey, Remapping remapping) {
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
+        KeyLocks.Held held = locks.lock(storeKey, read)) {
       Decision decision = remapping.remap(null);
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
       }
-      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, held);
+      boolean existed =
+          storage.replace(storeKey, decision.value, decision.expireAt, read.knownAbsent(), held);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -336,8 +344,9 @@ public final class EntryMap<K> {
     List<String> due = expiring.pollDue(nowMillis, max);
     for (String storeKey : due) {
       K key = cacheKeys.apply(storeKey);
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        StoredEntry live = readLive(key, storeKey, held);
+      try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
+          KeyLocks.Held held = locks.lock(storeKey, read)) {
+        StoredEntry live = live(key, storeKey, held, read.entry());
         if (live != null) {
           expiring.add(storeKey, live.expireAt());
         }

@@ -42,7 +42,7 @@ public final class EntryStorage {
    * get_into answered the old object's length with the new object's bytes, the replica it was
    * copying having been freed and reused. Reading again gets one whole object.
    */
-  private static final int TORN_READ_RETRIES = 3;
+  private static final int TORN_READ_RETRIES = 5;
 
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
@@ -145,6 +145,70 @@ public final class EntryStorage {
     }
   }
 
+  /** A read of {@code key} that may ride along with the key's lock (see {@link EntryRead}). */
+  EntryRead entryRead(String key) {
+    return new EntryRead(key);
+  }
+
+  /**
+   * The read of a key's entry that a locked step makes first. Handed to {@link
+   * KeyLocks#lock(String, KeyLocks.Ride)}: a cluster lock reads the entry in the same batch call as
+   * its owner token, and the step's own read is saved; otherwise {@link #entry} reads as {@link
+   * #read} does. Its buffer is taken from the pool only when the lock asks for it; closing gives it
+   * back.
+   */
+  final class EntryRead implements KeyLocks.Ride, AutoCloseable {
+    private final String key;
+    private ByteBuffer buffer;
+    private boolean answered;
+    private long result;
+
+    private EntryRead(String key) {
+      this.key = key;
+    }
+
+    @Override
+    public ByteBuffer destination() {
+      if (buffer == null) {
+        buffer = buffers.acquire(readBufferSize);
+      }
+      return buffer;
+    }
+
+    @Override
+    public void answered(long result) {
+      this.answered = true;
+      this.result = result;
+    }
+
+    /** Whether the ride's answer says the key is absent (no read, no remove needed then). */
+    boolean knownAbsent() {
+      return answered && result == StoreStatus.OBJECT_NOT_FOUND.code();
+    }
+
+    /**
+     * The entry, or null: from the ride's answer, else (not answered, or answered busy / too small)
+     * read now.
+     */
+    StoredEntry entry() {
+      if (answered && result >= 0) {
+        return decode(key, buffer, result);
+      }
+      if (knownAbsent()) {
+        return null;
+      }
+      return read(key);
+    }
+
+    @Override
+    public void close() {
+      if (buffer != null) {
+        buffers.release(buffer);
+        buffer = null;
+      }
+    }
+  }
+
   /**
    * Reads many entries in one batch call: the entry of {@code keys[i]} at index i, null when
    * absent.
@@ -176,8 +240,10 @@ public final class EntryStorage {
             System.arraycopy(chunk, 0, results, from, to - from);
           });
       for (int i = 0; i < keys.length; i++) {
-        if (results[i] >= 0) {
+        if (results[i] >= 0 && ValueHeader.matches(targets[i], 0, results[i])) {
           found[i] = decode(keys[i], targets[i], results[i]);
+        } else if (results[i] >= 0) {
+          found[i] = read(keys[i]); // torn (see TORN_READ_RETRIES): the single path reads again
         } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
           found[i] = read(keys[i]); // too small or in flight: the single path copes
         }
@@ -257,9 +323,12 @@ public final class EntryStorage {
   /**
    * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read the
    * old entry). Answers whether something was removed.
+   *
+   * @param knownAbsent whether the caller learnt that the key is absent (skips the remove)
    */
-  boolean replace(String key, Object value, long expireAt, KeyLocks.Held held) {
-    boolean existed = deleteNow(key, held);
+  boolean replace(
+      String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
+    boolean existed = !knownAbsent && deleteNow(key, held);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
     try {

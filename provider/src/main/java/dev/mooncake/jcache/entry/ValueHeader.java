@@ -59,7 +59,12 @@ public final class ValueHeader {
     return (byte) crc;
   }
 
-  /** Whether {@code totalLength} bytes read at {@code at} are one whole value of this provider. */
+  /**
+   * Whether {@code totalLength} bytes read at {@code at} are one whole value of this provider, as
+   * long as its header says. A real Mooncake can tear a read that races another client's forced
+   * remove (the memory is reused while it is copied): such a read usually fails this, and is read
+   * again.
+   */
   public static boolean matches(ByteBuffer buffer, int at, long totalLength) {
     return totalLength >= SIZE
         && buffer.get(at) == MAGIC

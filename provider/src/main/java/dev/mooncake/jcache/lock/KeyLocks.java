@@ -1,5 +1,7 @@
 package dev.mooncake.jcache.lock;
 
+import java.nio.ByteBuffer;
+
 /**
  * Mutual exclusion per store key: what makes conditional operations and {@code invoke} atomic.
  * Unrelated keys never wait on each other. This is the seam for atomicity across JVMs that share a
@@ -20,6 +22,17 @@ public interface KeyLocks {
   /** Blocks until this thread holds the key's lock. Re-entrant. */
   Held lock(String key);
 
+  /**
+   * {@link #lock}, and a read of the key's own object riding along: a lock that must read something
+   * back to learn that it holds the key (the cluster lock reads its owner token) reads the key in
+   * the same store call, and gives {@code ride} the answer only when that call proved the lock
+   * held, so the caller's read is saved. A lock that reads nothing (this JVM's locks, re-entry)
+   * leaves {@code ride} unanswered, and the caller reads as usual.
+   */
+  default Held lock(String key, Ride ride) {
+    return lock(key);
+  }
+
   /** A stamp to take before an unlocked read of the key. */
   long readStamp(String key);
 
@@ -29,6 +42,18 @@ public interface KeyLocks {
    * other JVMs cannot see their writers without a round trip, and answers true always.
    */
   boolean mayHaveChanged(String key, long stamp);
+
+  /** A read of the locked key that travels with the lock's own read-back. */
+  interface Ride {
+    /** Where the key's object is copied to ({@code [position, limit)}, a store pool buffer). */
+    ByteBuffer destination();
+
+    /**
+     * The store's answer for the key (its byte count, or a negative code), from a call that also
+     * proved the lock held: the object as it was with the lock held, no writer in between.
+     */
+    void answered(long result);
+  }
 
   /** A held lock; closing it releases it. */
   interface Held extends AutoCloseable {

@@ -100,6 +100,12 @@ public abstract class MultiJvmScenarios {
     return counts;
   }
 
+  /** One line per scenario with its counts, printed before the checks (docs copy these). */
+  private void report(String scenario, Object counts) {
+    System.out.println(
+        "[multi-jvm " + getClass().getSimpleName() + "] " + scenario + ": " + counts);
+  }
+
   private static long sum(List<Map<String, Long>> counts, String name) {
     return counts.stream().mapToLong(c -> c.get(name)).sum();
   }
@@ -116,6 +122,11 @@ public abstract class MultiJvmScenarios {
       assertEquals("OK done", first().ask("putLong inc" + k + " 0"));
     }
     List<Map<String, Long>> counts = everyPeer("invoke inc " + keys + " " + perThread);
+    long applied = 0;
+    for (int k = 0; k < keys; k++) {
+      applied += Long.parseLong(first().ask("getLong inc" + k).substring(3));
+    }
+    report("invoke increments " + JVMS * 2L * perThread + ", stored " + applied, counts);
     assertEquals(0, sum(counts, "errors"), counts::toString);
     assertEquals(0, sum(counts, "absent"), "processors saw a key that always exists as absent");
     assertEquals(JVMS * 2L * perThread, sum(counts, "done"), counts::toString);
@@ -130,6 +141,7 @@ public abstract class MultiJvmScenarios {
   void putIfAbsentHasExactlyOneWinnerPerKey() throws Exception {
     int n = 100;
     List<Map<String, Long>> counts = everyPeer("pia fresh " + n);
+    report("putIfAbsent on " + n + " fresh keys", counts);
     assertEquals(0, sum(counts, "errors"), counts::toString);
     assertEquals("OK " + n, first().ask("present fresh " + n), "keys missing after the race");
     assertEquals(n, sum(counts, "done"), "winners reported: " + counts);
@@ -140,6 +152,9 @@ public abstract class MultiJvmScenarios {
     int perThread = 40;
     assertEquals("OK done", first().ask("putLong cas 0"));
     List<Map<String, Long>> counts = everyPeer("cas cas " + perThread);
+    report(
+        "replace CAS increments " + JVMS * 2L * perThread + ", " + first().ask("getLong cas"),
+        counts);
     assertEquals(0, sum(counts, "errors"), counts::toString);
     assertEquals(0, sum(counts, "absent"), "a CAS loop read its key as absent");
     assertEquals(JVMS * 2L * perThread, sum(counts, "done"), counts::toString);
@@ -155,9 +170,11 @@ public abstract class MultiJvmScenarios {
       reader.send("read overwritten");
     }
     Map<String, Long> writes = counts(writer, writer.ask("write overwritten 300"));
+    report("overwrites", writes);
     assertEquals(0, writes.get("errors"), writes::toString);
     for (Peer reader : readers) {
       Map<String, Long> reads = counts(reader, reader.reply());
+      report("reads in peer " + reader.id + " during the overwrites", reads);
       assertEquals(0, reads.get("errors"), "peer " + reader.id + ": " + reads);
       assertEquals(0, reads.get("absent"), "peer " + reader.id + " read null: " + reads);
       assertTrue(reads.get("done") > 0);
@@ -168,6 +185,7 @@ public abstract class MultiJvmScenarios {
   void puttingOneKeyFromEveryJvmLeavesTheLastWritersValue() throws Exception {
     int perThread = 100;
     List<Map<String, Long>> counts = everyPeer("putRace raced " + perThread);
+    report("puts of one key, ends with " + first().ask("get raced"), counts);
     assertEquals(0, sum(counts, "errors"), counts::toString);
     assertEquals(JVMS * 2L * perThread, sum(counts, "done"), counts::toString);
     String value = first().ask("get raced");
@@ -185,6 +203,7 @@ public abstract class MultiJvmScenarios {
       holder.awaitExit();
       String reply = first().ask("take killed after");
       long ms = counts(first(), reply).get("ms");
+      report("kill -9 of a holder: the key taken by another JVM after (ms)", ms);
       assertTrue(ms <= deathBound().toMillis(), "took " + ms + " ms, bound " + deathBound());
       assertEquals("OK after", first().ask("get killed"));
     }
@@ -204,6 +223,9 @@ public abstract class MultiJvmScenarios {
       holder.signal("CONT");
       holder.send("resumed");
       String refused = holder.reply();
+      report(
+          "SIGSTOP past the lease: another JVM took the key (" + taken + "); the resumed holder",
+          refused);
       assertTrue(
           refused.startsWith("ERR ") && refused.contains("lock_lease_ms"),
           "the paused holder wrote after its lease: " + refused);

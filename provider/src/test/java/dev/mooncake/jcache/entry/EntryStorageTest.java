@@ -168,8 +168,8 @@ class EntryStorageTest {
 
   @Test
   void anUnreadReplaceTellsWhetherSomethingWasThere() {
-    assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, NO_LOCK));
-    assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, NO_LOCK));
+    assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, false, NO_LOCK));
+    assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, false, NO_LOCK));
     assertEquals("second", read("k"));
   }
 

@@ -62,7 +62,12 @@ public final class StoreConnection implements AutoCloseable {
 
   /** A connection owning a store opened elsewhere (tests): closing it closes the store. */
   public static StoreConnection of(ObjectStore store) {
-    return new StoreConnection(store, store, LocalKeyLocks::new);
+    return of(store, LocalKeyLocks::new);
+  }
+
+  /** {@link #of(ObjectStore)} with the locks {@code newLocks} makes (tests: cluster locks). */
+  public static StoreConnection of(ObjectStore store, Supplier<? extends KeyLocks> newLocks) {
+    return new StoreConnection(store, store, newLocks);
   }
 
   /**

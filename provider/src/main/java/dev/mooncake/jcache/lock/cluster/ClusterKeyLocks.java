@@ -103,13 +103,24 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   @Override
   public Held lock(String key) {
+    return lock(key, null);
+  }
+
+  /**
+   * Takes the key's lock; the read-back of the owner token also reads the key itself (one batch
+   * read of {@code [lock, key]}), and {@code ride} hears that answer when the same read showed our
+   * token. So a step that reads its entry anyway pays for the lock with its put and its remove
+   * only.
+   */
+  @Override
+  public Held lock(String key, Ride ride) {
     Held localHeld = local.lock(key);
     try {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
       if (hold == null) {
         retryLeftovers();
-        hold = acquire(key);
+        hold = acquire(key, ride);
         holds.put(key, hold);
       }
       hold.depth++;
@@ -151,19 +162,21 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   // --- acquiring ---------------------------------------------------------------------------------
 
-  private Hold acquire(String key) {
+  private Hold acquire(String key, Ride ride) {
     String lockKey = LockNames.lockKey(key);
     ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
     long start = clock.getAsLong();
     int waits = 0;
     LockRecord seen = null; // the other holder, for the time-out message
     long lastCode = 0;
+    long notALock = -1; // the size of an object at the lock key that was no lock record
     boolean put = true;
+    boolean mayBeOurs = false; // whether a read can still find our put's token (then ride along)
     LockRecord mine = null;
     long sentAt = 0;
     while (true) {
       if (clock.getAsLong() - start > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode);
+        throw notAcquired(key, seen, lastCode, notALock);
       }
       if (put) {
         mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
@@ -182,31 +195,42 @@ public final class ClusterKeyLocks implements KeyLocks {
         }
         lastCode = code;
         put = code != 0; // a failed put is tried again; a put answering 0 is read back
+        mayBeOurs = !put;
       }
       if (!put) {
-        long read = store.read(lockKey, readBuffer.clear());
+        long read;
+        long rideResult = 0;
+        if (ride != null && mayBeOurs) {
+          long[] both = store.readWith(lockKey, readBuffer.clear(), key, ride.destination());
+          read = both[0];
+          rideResult = both[1];
+        } else {
+          read = store.read(lockKey, readBuffer.clear());
+        }
         if (read >= 0) {
           LockRecord found = LockRecord.decode(readBuffer, read);
           if (found == null) {
-            throw new CacheException(
-                LockNames.describe(key)
-                    + ": the object at its lock key "
-                    + lockKey
-                    + " is not a lock of this provider ("
-                    + read
-                    + " bytes); remove it");
-          }
-          if (found.sameToken(mine)) {
+            // A real Mooncake can tear a read that races a forced remove (the memory is reused by
+            // another object while it is copied): read again; only what stays is reported.
+            notALock = read;
+          } else if (found.sameToken(mine)) {
+            // Our put created the object and returned before this read was sent, so the key was
+            // ours (Lemma 1) when the read of it in the same batch was made.
+            if (ride != null && mayBeOurs) {
+              ride.answered(rideResult);
+            }
             return new Hold(key, lockKey, mine, sentAt);
-          }
-          if (found.instance() == instance) {
+          } else if (found.instance() == instance) {
             // Ours but not this put's: an earlier put that took effect late, or a failed release.
             // No one else can believe they hold it; remove it and compete again.
             removeIfOurs(lockKey, found, clock.getAsLong());
             put = true;
             continue;
+          } else {
+            seen = found;
+            notALock = -1;
+            mayBeOurs = false; // our put changed nothing: only a new put can make it ours
           }
-          seen = found;
         } else if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
           put = true; // the holder released between our put and our read: try again now
           continue;
@@ -227,13 +251,24 @@ public final class ClusterKeyLocks implements KeyLocks {
       long now = clock.getAsLong();
       long wait = pauseNanos(waits++);
       if (now - start + wait > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode);
+        throw notAcquired(key, seen, lastCode, notALock);
       }
       sleep(wait, key);
     }
   }
 
-  private CacheException notAcquired(String key, LockRecord seen, long lastCode) {
+  private CacheException notAcquired(String key, LockRecord seen, long lastCode, long notALock) {
+    if (notALock >= 0) {
+      return new CacheException(
+          LockNames.describe(key)
+              + ": the object at its lock key "
+              + LockNames.lockKey(key)
+              + " is not a lock of this provider ("
+              + notALock
+              + " bytes), still after "
+              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+              + " ms (operation_timeout_ms); remove it");
+    }
     return new CacheException(
         LockNames.describe(key)
             + ": cluster lock not acquired within "
@@ -244,9 +279,16 @@ public final class ClusterKeyLocks implements KeyLocks {
                 : "last answer " + StoreStatus.describe(lastCode)));
   }
 
-  /** Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble. */
+  /**
+   * Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble, a
+   * transfer from a segment whose client died or is paused (-800, seen on a real Mooncake reading a
+   * dead holder's lock until the master drops its segment), a read lease that ran out before the
+   * transfer completed (-707, seen on a real Mooncake under load).
+   */
   private static boolean transientCode(long code) {
     return code == StoreStatus.REPLICA_IS_NOT_READY.code()
+        || code == StoreStatus.TRANSFER_FAIL.code()
+        || code == StoreStatus.LEASE_EXPIRED.code()
         || code == StoreStatus.OBJECT_HAS_LEASE.code()
         || code == StoreStatus.NO_AVAILABLE_HANDLE.code()
         || code == StoreStatus.REPLICA_IS_BUSY.code()

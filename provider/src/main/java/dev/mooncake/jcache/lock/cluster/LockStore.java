@@ -19,6 +19,12 @@ public interface LockStore {
   /** Copies the object into {@code destination[position, limit)}; the byte count or a code. */
   long read(String key, ByteBuffer destination);
 
+  /**
+   * Reads the lock object and another object in one store call (a batch read): the answers of
+   * {@link #read} for {@code lockKey} and for {@code key}, in that order.
+   */
+  long[] readWith(String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination);
+
   /** Removes the object with force (read leases do not hold it); 0 or a negative code. */
   int remove(String key);
 

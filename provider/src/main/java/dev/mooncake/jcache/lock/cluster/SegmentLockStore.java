@@ -25,6 +25,13 @@ final class SegmentLockStore implements LockStore {
   }
 
   @Override
+  public long[] readWith(
+      String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
+    return store.batchGetInto(
+        new String[] {lockKey, key}, new ByteBuffer[] {lockDestination, destination});
+  }
+
+  @Override
   public int remove(String key) {
     return store.remove(key, true);
   }

@@ -106,6 +106,64 @@ class ClusterKeyLocksTest {
     assertEquals(1, storeA.removes);
   }
 
+  /** A ride that remembers what it heard. */
+  private static final class Ride implements KeyLocks.Ride {
+    final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(64);
+    final List<Long> answers = new ArrayList<>();
+    int asked;
+
+    @Override
+    public java.nio.ByteBuffer destination() {
+      asked++;
+      return buffer;
+    }
+
+    @Override
+    public void answered(long result) {
+      answers.add(result);
+    }
+  }
+
+  @Test
+  void theReadBackReadsTheKeyInTheSameBatchAndTellsTheRideOnlyWhenTheLockIsOurs() {
+    cluster.putForeign(KEY, "entry".getBytes(StandardCharsets.UTF_8), "c:1");
+    Ride ride = new Ride();
+    try (KeyLocks.Held held = a.lock(KEY, ride)) {
+      assertEquals(List.of(5L), ride.answers);
+      assertEquals("entry", new String(ride.buffer.array(), 0, 5, StandardCharsets.UTF_8));
+      Ride again = new Ride();
+      try (KeyLocks.Held inner = a.lock(KEY, again)) {
+        assertEquals(0, again.asked, "re-entry read something");
+        assertEquals(List.of(), again.answers);
+      }
+    }
+    assertEquals(1, storeA.puts);
+    assertEquals(0, storeA.reads, "the read-back was not folded into the batch");
+    assertEquals(1, storeA.batchReads);
+    assertEquals(1, storeA.removes);
+  }
+
+  @Test
+  void whileAnotherJvmHoldsTheKeyPollsReadTheLockAloneAndOnlyTheWinningBatchIsHeard() {
+    Ride ride = new Ride();
+    KeyLocks.Held heldByA = a.lock(KEY);
+    // B's first read-back (a batch) finds A's token: the entry answer is dropped. A then releases,
+    // so B's next poll (the lock alone) finds nothing, B puts again and its batch wins.
+    storeB.beforeRead =
+        key -> {
+          if (storeB.batchReads + storeB.reads == 1) {
+            heldByA.close();
+          }
+        };
+    cluster.putForeign(KEY, "v".getBytes(StandardCharsets.UTF_8), "c:1");
+    try (KeyLocks.Held held = b.lock(KEY, ride)) {
+      assertEquals(List.of(1L), ride.answers, "only the batch that proved the lock is heard");
+    }
+    assertEquals(2, storeB.puts);
+    assertEquals(2, storeB.batchReads, "a read right after each put of ours");
+    assertEquals(1, storeB.reads, "the poll while A held it");
+  }
+
   @Test
   void afterTheLeaseTheHolderRefusesToWriteAndItsReleaseRemovesOnlyItsOwnLock() {
     KeyLocks.Held held = a.lock(KEY);
@@ -187,6 +245,27 @@ class ClusterKeyLocksTest {
     cluster.putForeign(LOCK, "not a lock".getBytes(StandardCharsets.UTF_8), "c:1");
     CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY));
     assertTrue(e.getMessage().contains("is not a lock of this provider"), e.getMessage());
+  }
+
+  @Test
+  void anUnreachableOrTornLockReadIsReadAgain() {
+    // Seen on a real Mooncake: -800 reading a dead holder's lock until its segment goes, and a
+    // read torn by a remove racing it (bytes of another object). Neither fails the lock call.
+    cluster.putForeign(LOCK, "torn".getBytes(StandardCharsets.UTF_8), "c:1");
+    storeA.readAnswers.add((long) StoreStatus.TRANSFER_FAIL.code());
+    storeA.readAnswers.add((long) StoreStatus.LEASE_EXPIRED.code());
+    storeA.beforeRead =
+        key -> {
+          if (storeA.reads == 3) {
+            cluster.drop("c:1");
+          }
+        };
+    try (KeyLocks.Held held = a.lock(KEY)) {
+      held.ensureHeld();
+      assertTrue(cluster.has(LOCK));
+    }
+    assertEquals(5, storeA.reads, "-800, -707, the torn read, -704, ours");
+    assertEquals(2, storeA.puts);
   }
 
   @Test

@@ -47,6 +47,7 @@ final class ScriptedCluster {
     int puts;
     int reads;
     int removes;
+    int batchReads;
 
     Client(String segment) {
       this.segment = segment;
@@ -73,19 +74,33 @@ final class ScriptedCluster {
       synchronized (ScriptedCluster.this) {
         reads++;
         Long scripted = readAnswers.poll();
-        if (scripted != null) {
-          return scripted;
-        }
-        StoredObject o = objects.get(key);
-        if (o == null) {
-          return StoreStatus.OBJECT_NOT_FOUND.code();
-        }
-        if (o.bytes.length > destination.remaining()) {
-          return StoreStatus.INVALID_PARAMS.code();
-        }
-        destination.put(destination.position(), o.bytes);
-        return o.bytes.length;
+        return scripted != null ? scripted : copy(key, destination);
       }
+    }
+
+    /** One batch call: the lock (scripted answers apply to it) and the key, at one instant. */
+    @Override
+    public long[] readWith(
+        String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
+      beforeRead.accept(lockKey);
+      synchronized (ScriptedCluster.this) {
+        batchReads++;
+        Long scripted = readAnswers.poll();
+        long lock = scripted != null ? scripted : copy(lockKey, lockDestination);
+        return new long[] {lock, copy(key, destination)};
+      }
+    }
+
+    private long copy(String key, ByteBuffer destination) {
+      StoredObject o = objects.get(key);
+      if (o == null) {
+        return StoreStatus.OBJECT_NOT_FOUND.code();
+      }
+      if (o.bytes.length > destination.remaining()) {
+        return StoreStatus.INVALID_PARAMS.code();
+      }
+      destination.put(destination.position(), o.bytes);
+      return o.bytes.length;
     }
 
     @Override

@@ -1,0 +1,153 @@
+package dev.mooncake.jcache;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.lock.cluster.ClusterLocking;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import javax.cache.Cache;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.processor.MutableEntry;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Store round trips per JCache operation, counted (each store call is one round trip, a batch call
+ * too) under consistency {@code local} and {@code cluster}: the figures of
+ * docs/cluster-consistency.md and docs/performance.md, so that a change that adds a round trip
+ * fails here. A cluster lock is a pinned put, a read-back folded into the entry's own read (one
+ * batch of [lock, entry]) where the step reads the entry, and a remove.
+ */
+class RoundTripsTest {
+  private static final String[] OPS = {
+    "get hit",
+    "get miss",
+    "containsKey hit",
+    "put new",
+    "put existing",
+    "putIfAbsent absent",
+    "putIfAbsent present",
+    "replace(k, v)",
+    "replace(k, old, new)",
+    "remove(k)",
+    "getAndPut",
+    "invoke"
+  };
+
+  /** The calls of each operation on a fresh cache, by operation name. */
+  private static Map<String, List<String>> calls(boolean cluster) throws Exception {
+    Map<String, List<String>> calls = new LinkedHashMap<>();
+    try (JCacheFixture fixture = new JCacheFixture()) {
+      RecordingStore store =
+          new RecordingStore(InProcessStore.open(TestConfigs.inProcess(), fixture.ticker), false);
+      StoreConnection connection =
+          StoreConnection.of(
+              store,
+              cluster
+                  ? () -> ClusterLocking.locks(store, Duration.ofSeconds(5), Duration.ofSeconds(5))
+                  : LocalKeyLocks::new);
+      Cache<String, String> cache =
+          fixture
+              .manager(TestConfigs.inProcess(), connection)
+              .createCache("c", new MutableConfiguration<String, String>());
+      count(calls, store, "get hit", () -> cache.put("a", "1"), () -> cache.get("a"));
+      count(calls, store, "get miss", () -> {}, () -> cache.get("none"));
+      count(calls, store, "containsKey hit", () -> {}, () -> cache.containsKey("a"));
+      count(calls, store, "put new", () -> {}, () -> cache.put("b", "1"));
+      count(calls, store, "put existing", () -> {}, () -> cache.put("b", "2"));
+      count(calls, store, "putIfAbsent absent", () -> {}, () -> cache.putIfAbsent("c", "1"));
+      count(calls, store, "putIfAbsent present", () -> {}, () -> cache.putIfAbsent("c", "2"));
+      count(calls, store, "replace(k, v)", () -> {}, () -> cache.replace("c", "3"));
+      count(calls, store, "replace(k, old, new)", () -> {}, () -> cache.replace("c", "3", "4"));
+      count(calls, store, "remove(k)", () -> {}, () -> cache.remove("c"));
+      count(calls, store, "getAndPut", () -> {}, () -> cache.getAndPut("a", "2"));
+      count(
+          calls,
+          store,
+          "invoke",
+          () -> {},
+          () ->
+              cache.invoke(
+                  "a",
+                  (MutableEntry<String, String> e, Object... args) -> {
+                    e.setValue(e.getValue() + "+");
+                    return null;
+                  }));
+      assertEquals("2+", cache.get("a"), "the operations did not do what they should");
+    }
+    return calls;
+  }
+
+  private static void count(
+      Map<String, List<String>> calls,
+      RecordingStore store,
+      String op,
+      Runnable setUp,
+      Runnable operation) {
+    setUp.run();
+    int before = store.calls.size();
+    operation.run();
+    calls.put(
+        op,
+        store.calls.subList(before, store.calls.size()).stream()
+            .map(
+                c -> c.operation() + (c.key() != null && c.key().startsWith("mcjlock/") ? "*" : ""))
+            .toList());
+  }
+
+  @Test
+  void roundTripsPerOperationAndMode() throws Exception {
+    Map<String, List<String>> local = calls(false);
+    Map<String, List<String>> cluster = calls(true);
+    StringBuilder table =
+        new StringBuilder("| operation | local | cluster | calls under cluster |\n");
+    for (String op : OPS) {
+      table.append(
+          String.format(
+              "| %s | %d | %d | %s |%n",
+              op, local.get(op).size(), cluster.get(op).size(), cluster.get(op)));
+    }
+    System.out.print(table); // the table docs/cluster-consistency.md copies
+    Map<String, Integer> expectedLocal = new LinkedHashMap<>();
+    Map<String, Integer> expectedCluster = new LinkedHashMap<>();
+    Consumer<Object[]> expect =
+        row -> {
+          expectedLocal.put((String) row[0], (Integer) row[1]);
+          expectedCluster.put((String) row[0], (Integer) row[2]);
+        };
+    expect.accept(new Object[] {"get hit", 1, 1});
+    expect.accept(new Object[] {"get miss", 1, 4}); // + lock put, [lock, entry] read, lock remove
+    expect.accept(new Object[] {"containsKey hit", 1, 1});
+    expect.accept(new Object[] {"put new", 2, 4}); // the batch says absent: no entry remove
+    expect.accept(new Object[] {"put existing", 3, 6}); // + put, read-back, remove: no read to fold
+    expect.accept(new Object[] {"putIfAbsent absent", 2, 4});
+    expect.accept(new Object[] {"putIfAbsent present", 1, 3});
+    expect.accept(new Object[] {"replace(k, v)", 4, 6});
+    expect.accept(new Object[] {"replace(k, old, new)", 4, 6});
+    expect.accept(new Object[] {"remove(k)", 2, 4});
+    expect.accept(new Object[] {"getAndPut", 4, 6});
+    expect.accept(new Object[] {"invoke", 4, 6});
+    for (String op : OPS) {
+      assertEquals(
+          expectedLocal.get(op), local.get(op).size(), op + " under local: " + local.get(op));
+      assertEquals(
+          expectedCluster.get(op),
+          cluster.get(op).size(),
+          op + " under cluster: " + cluster.get(op));
+    }
+    assertEquals(local.get("get hit").size(), cluster.get("get hit").size(), "a hit takes no lock");
+    for (String op : OPS) {
+      if (!op.startsWith("get") && !op.startsWith("containsKey") && !op.equals("put existing")) {
+        assertTrue(
+            cluster.get(op).size() - local.get(op).size() <= 2,
+            op + " costs more than two round trips over local: " + table);
+      }
+    }
+  }
+}
