@@ -79,6 +79,8 @@ public final class Peers {
         return mooncakeStore(kind, keyCount);
       case "redisson":
         return redisson(kind);
+      case NearPeers.NEAR, NearPeers.NEAR_SMALL:
+        return NearPeers.open(name, kind, keyCount);
       default:
         throw new IllegalArgumentException("unknown peer '" + name + "'");
     }
@@ -114,20 +116,8 @@ public final class Peers {
   private static Peer mooncakeStore(ValueKind kind, int keyCount) {
     String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
     long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
-    long localBuffer = 512 * MIB;
-    String json =
-        String.format(
-            Locale.ROOT,
-            "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
-                + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
-                + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
-                + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n"
-                + "  \"tenant_id\": \"bench\"\n}\n",
-            master,
-            segment,
-            localBuffer);
     return mooncake(
-        json,
+        mooncakeStoreJson(kind, keyCount),
         kind,
         "this provider, Mooncake over TCP (master "
             + master
@@ -136,7 +126,24 @@ public final class Peers {
             + " MiB)");
   }
 
-  private static Peer mooncake(String json, ValueKind kind, String description) {
+  /** The configuration of {@code mooncake-store} (also the base of {@link NearPeers}'). */
+  static String mooncakeStoreJson(ValueKind kind, int keyCount) {
+    String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
+    long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
+    long localBuffer = 512 * MIB;
+    return String.format(
+        Locale.ROOT,
+        "{\n  \"backend\": \"mooncake\",\n  \"mode\": \"embedded\",\n"
+            + "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"master_server_address\": \"%s\",\n"
+            + "  \"protocol\": \"tcp\",\n  \"local_hostname\": \"127.0.0.1\",\n"
+            + "  \"global_segment_size\": %d,\n  \"local_buffer_size\": %d,\n"
+            + "  \"tenant_id\": \"bench\"\n}\n",
+        master,
+        segment,
+        localBuffer);
+  }
+
+  static Peer mooncake(String json, ValueKind kind, String description) {
     Path config;
     try {
       config = Files.createTempFile("mooncake-bench-", ".json");
