@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * The {@code near-cache} part: this provider on a real Mooncake with a near cache ({@link
- * NearPeers}) against the same without one ({@code mooncake-store}) and Redisson's JCache, in one
- * run with one master (started with KV events) and one redis-server. It runs after the {@code
+ * NearPeers}) against the same without one ({@code mooncake-store-local}) and Redisson's JCache, in
+ * one run with one master (started with KV events) and one redis-server. It runs after the {@code
  * mooncake} part in bench/run-mooncake.sh and keeps its results apart (docs/perf-data/
  * near-cache.json), so either part can be run again alone without losing the other.
  *
@@ -17,9 +17,9 @@ final class NearPlan {
   private NearPlan() {}
 
   static Plan of(String level) {
-    List<String> trio = List.of(NearPeers.NEAR, Report.OURS_ON_MOONCAKE, "redisson");
+    List<String> trio = List.of(NearPeers.NEAR, NearPeers.OFF, "redisson");
     List<String> withSmall =
-        List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, Report.OURS_ON_MOONCAKE, "redisson");
+        List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.OFF, "redisson");
     List<String> zipf = List.of("zipf");
     List<Segment> segments = new ArrayList<>();
     Segment hit =
