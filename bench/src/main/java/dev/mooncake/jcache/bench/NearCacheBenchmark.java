@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * The near cache (issue 11) on {@link CacheBenchmark}'s data set, keys and pre-drawn operations
@@ -110,14 +111,83 @@ public class NearCacheBenchmark {
     }
   }
 
+  /**
+   * Prints the near cache's own counters after each iteration (hits, invalidations, flushes,
+   * entries held, live), so a run shows whether the near cache served what it should. They are read
+   * by reflection: the provider keeps its near cache package-private, and a benchmark must not need
+   * an API the provider does not otherwise have.
+   */
+  @State(Scope.Benchmark)
+  public static class NearStats {
+    private Object near;
+    private long[] before;
+
+    @Setup(Level.Iteration)
+    public void start(CacheBenchmark b) {
+      if (near == null && NearPeers.isNear(b.peer)) {
+        near = nearCacheOf(b.cache.unwrap(javax.cache.Cache.class));
+      }
+      before = near == null ? null : counters(near);
+    }
+
+    @TearDown(Level.Iteration)
+    public void stop() {
+      if (near == null) {
+        return;
+      }
+      long[] after = counters(near);
+      System.out.printf(
+          java.util.Locale.ROOT,
+          "%n# near cache this iteration: %,d hits, %,d invalidations, %,d flushes; %,d entries"
+              + " held, live %s%n",
+          after[0] - before[0],
+          after[1] - before[1],
+          after[2] - before[2],
+          after[3],
+          call(near, "isLive"));
+    }
+
+    private static Object nearCacheOf(Object cache) {
+      try {
+        java.lang.reflect.Method m = cache.getClass().getDeclaredMethod("nearCache");
+        m.setAccessible(true);
+        return m.invoke(cache);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read the near cache of " + cache, e);
+      }
+    }
+
+    private static long[] counters(Object near) {
+      return new long[] {
+        (Long) call(near, "hits"),
+        (Long) call(near, "invalidations"),
+        (Long) call(near, "flushes"),
+        (Long) call(near, "size")
+      };
+    }
+
+    private static Object call(Object target, String method) {
+      try {
+        return target.getClass().getMethod(method).invoke(target);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("near cache has no " + method + "()", e);
+      }
+    }
+  }
+
   @Benchmark
   public Object nearReadHeavy(
-      CacheBenchmark b, CacheBenchmark.Ops ops, CacheBenchmark.Misses misses, Warm warm) {
+      CacheBenchmark b,
+      CacheBenchmark.Ops ops,
+      CacheBenchmark.Misses misses,
+      Warm warm,
+      NearStats stats) {
     return b.readHeavy(ops, misses);
   }
 
   @Benchmark
-  public Object nearHitGet(CacheBenchmark b, Hot hot, CacheBenchmark.Misses misses) {
+  public Object nearHitGet(
+      CacheBenchmark b, Hot hot, CacheBenchmark.Misses misses, NearStats stats) {
     String key = b.keyNames[hot.keyIndex[hot.next++ & (CacheBenchmark.OPS - 1)]];
     try {
       Object found = b.cache.get(key);
