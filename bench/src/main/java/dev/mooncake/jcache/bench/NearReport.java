@@ -228,8 +228,13 @@ final class NearReport {
     if (measured == 0) {
       return "**not measured yet**";
     }
-    return (behind == 0 ? "**met**" : "**not met**: behind on " + behind + " of " + measured)
-        + (behind == 0 ? " on all " + measured + " read-heavy workloads measured" : "")
+    String status =
+        behind > 0
+            ? "**not met**: behind on " + behind + " of " + measured
+            : undecided > 0
+                ? "**not decided**: ahead on the point estimates of all " + measured + " measured"
+                : "**met** on all " + measured + " read-heavy workloads measured";
+    return status
         + "; lowest "
         + Report.ratio(lowest)
         + " ("
