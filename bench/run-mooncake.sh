@@ -9,7 +9,9 @@
 # With them, as root: installs redis-server from Debian's packages when missing, compiles the C
 # driver, and inside a private network namespace that has only loopback (unshare -n) starts
 # mooncake_master on 127.0.0.1:50051 and redis-server on 127.0.0.1:6379, runs
-# BenchMain --part mooncake, and stops both. The master and redis-server run on MASTER_CPUS
+# BenchMain --part mooncake, then --part near-cache (the near cache on vs off vs Redisson; pass
+# --part to run one of them), and stops both. The master publishes KV events on 127.0.0.1:5557
+# (MOONCAKE_EVENTS_ENDPOINT, the near cache's events_endpoint). The master and redis-server run on MASTER_CPUS
 # (default: the last CPU), the benchmark and the C driver on BENCH_CPUS (default: every other
 # CPU), so the server side never takes the benchmark's core (taskset; on 2 cores the
 # two-thread rows then share one core: say so when reading them).
@@ -19,25 +21,34 @@ cd "$(dirname "$0")/.."
 LEVEL=${1:-short}
 shift || true
 args=()
+PARTS="mooncake near-cache"
 skip_next=0
-for a in "$@"; do   # --part is ours to set
-  if [ $skip_next = 1 ]; then skip_next=0; continue; fi
+for a in "$@"; do   # --part mooncake|near-cache picks one of the two; both by default
+  if [ $skip_next = 1 ]; then skip_next=0; PARTS=$a; continue; fi
   if [ "$a" = "--part" ]; then skip_next=1; continue; fi
   args+=("$a")
+done
+for p in $PARTS; do
+  case "$p" in
+    mooncake|near-cache) ;;
+    *) echo "bench/run-mooncake.sh runs --part mooncake or near-cache, not '$p'" >&2; exit 2 ;;
+  esac
 done
 
 LAST_CPU=$(($(nproc) - 1))
 MASTER_CPUS=${MASTER_CPUS:-$LAST_CPU}
 BENCH_CPUS=${BENCH_CPUS:-$([ "$LAST_CPU" -gt 0 ] && echo "0-$((LAST_CPU - 1))" || echo 0)}
 
-java_main() {
-  taskset -c "$BENCH_CPUS" java -Dbench.root=. \
-    -Dbench.cpus="bench on CPU $BENCH_CPUS, master and redis-server on CPU $MASTER_CPUS" \
-    -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-    -Dbench.command="bench/run-mooncake.sh $LEVEL${args[*]:+ ${args[*]}}" \
-    "$@" \
-    -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
-    dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part mooncake ${args[@]+"${args[@]}"}
+java_main() { # one BenchMain run per part, in this order
+  for part in $PARTS; do
+    taskset -c "$BENCH_CPUS" java -Dbench.root=. \
+      -Dbench.cpus="bench on CPU $BENCH_CPUS, master and redis-server on CPU $MASTER_CPUS" \
+      -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+      -Dbench.command="bench/run-mooncake.sh $LEVEL --part $part${args[*]:+ ${args[*]}}" \
+      "$@" \
+      -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
+      dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part "$part" ${args[@]+"${args[@]}"}
+  done
 }
 
 . bench/build-once.sh
@@ -66,8 +77,14 @@ LOGS=bench/target/mooncake-part
 mkdir -p "$LOGS"
 export MC_LOG_LEVEL=${MC_LOG_LEVEL:-WARNING}
 
+# KV events for the near-cache part's near cache (its config's events_endpoint); the mooncake
+# part's peers do not subscribe, so for them the publisher only costs the master its queue
+EVENTS_PORT=5557
+export MOONCAKE_EVENTS_ENDPOINT=tcp://127.0.0.1:$EVENTS_PORT
 taskset -c "$MASTER_CPUS" "$MOONCAKE_MASTER" --rpc_address=127.0.0.1 --rpc_port=50051 \
-  --metrics_host=127.0.0.1 --metrics_port=9003 >"$LOGS/master.log" 2>&1 &
+  --metrics_host=127.0.0.1 --metrics_port=9003 --enable_kv_events \
+  --kv_events_bind_endpoint="$MOONCAKE_EVENTS_ENDPOINT" --kv_events_backend_id=bench \
+  >"$LOGS/master.log" 2>&1 &
 MASTER_PID=$!
 taskset -c "$MASTER_CPUS" redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
   --protected-mode yes >"$LOGS/redis.log" 2>&1 &
@@ -93,6 +110,7 @@ wait_port() { # name port pid
   return 1
 }
 wait_port mooncake_master 50051 "$MASTER_PID"
+wait_port "mooncake_master's KV events" "$EVENTS_PORT" "$MASTER_PID"
 wait_port redis-server 6379 "$REDIS_PID"
 
 java_main -Dbench.driver=bench/target/mooncake-driver \

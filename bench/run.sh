@@ -37,6 +37,6 @@ if [ "$PART" = both ] || [ "$PART" = in-process ]; then
     dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part in-process "$@"
 fi
 
-if [ "$PART" = both ] || [ "$PART" = mooncake ]; then
+if [ "$PART" = both ] || [ "$PART" = mooncake ] || [ "$PART" = near-cache ]; then
   BENCH_SKIP_BUILD=1 bench/run-mooncake.sh "$LEVEL" "$@"
 fi

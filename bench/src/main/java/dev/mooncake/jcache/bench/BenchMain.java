@@ -35,7 +35,7 @@ import org.openjdk.jmh.util.ListStatistics;
  * docs/performance.md for the commands.
  *
  * <pre>
- * BenchMain [--part in-process|mooncake] [--level smoke|short|long] [--only SEGMENT-REGEX]
+ * BenchMain [--part in-process|mooncake|near-cache] [--level smoke|short|long] [--only SEGMENT-REGEX]
  *           [--peers mooncake,caffeine] [--values 1k,1m] [--budget 1g] [--prof jfr]…
  *           [--doc FILE] [--data DIR] [--command TEXT] [--render-only]
  * </pre>
@@ -85,7 +85,7 @@ public final class BenchMain {
 
     String skipped = null;
     if (!opts.containsKey("render-only")) {
-      if (part.equals("mooncake")) {
+      if (part.equals("mooncake") || part.equals("near-cache")) {
         skipped = mooncakeMissing();
       }
       if (skipped != null) {
@@ -101,7 +101,10 @@ public final class BenchMain {
     Map<String, String> blocks = new LinkedHashMap<>();
     blocks.put("targets", Report.targetsBlock(inProcess, mooncake));
     blocks.put("in-process", Report.inProcessBlock(inProcess));
+    // both Mooncake parts need the same build: a skip of either is noted in both blocks
     blocks.put("mooncake", Report.mooncakeBlock(mooncake, skipped));
+    blocks.put(
+        "near-cache", NearReport.block(Results.load(data.resolve("near-cache.json")), skipped));
     Report.write(doc, blocks);
     System.out.println("Wrote " + doc);
   }
@@ -279,7 +282,9 @@ public final class BenchMain {
   static String benchmarkClass(String method) {
     return (ZeroCopyBenchmark.BENCHMARKS.contains(method)
             ? ZeroCopyBenchmark.class
-            : CacheBenchmark.class)
+            : NearCacheBenchmark.BENCHMARKS.contains(method)
+                ? NearCacheBenchmark.class
+                : CacheBenchmark.class)
         .getName();
   }
 

@@ -79,6 +79,8 @@ public final class Peers {
         return mooncakeStore(kind, keyCount);
       case "redisson":
         return redisson(kind);
+      case NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.OFF:
+        return NearPeers.open(name, kind, keyCount);
       default:
         throw new IllegalArgumentException("unknown peer '" + name + "'");
     }
@@ -114,16 +116,21 @@ public final class Peers {
   private static Peer mooncakeStore(ValueKind kind, int keyCount) {
     String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
     long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
-    long localBuffer = 512 * MIB;
-    String json = mooncakeStoreJson(master, segment, localBuffer, "bench", "");
     return mooncake(
-        json,
+        mooncakeStoreJson(kind, keyCount),
         kind,
         "this provider, Mooncake over TCP (master "
             + master
             + ", segment "
             + segment / MIB
             + " MiB)");
+  }
+
+  /** The configuration of {@code mooncake-store} (also the base of {@link NearPeers}'). */
+  static String mooncakeStoreJson(ValueKind kind, int keyCount) {
+    String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
+    long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
+    return mooncakeStoreJson(master, segment, 512 * MIB, "bench", "");
   }
 
   /**
@@ -146,7 +153,7 @@ public final class Peers {
         tenant);
   }
 
-  private static Peer mooncake(String json, ValueKind kind, String description) {
+  static Peer mooncake(String json, ValueKind kind, String description) {
     Path config;
     try {
       config = Files.createTempFile("mooncake-bench-", ".json");

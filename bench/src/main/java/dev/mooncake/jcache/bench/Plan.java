@@ -36,9 +36,10 @@ public record Plan(
     return switch (part) {
       case "in-process" -> inProcess(level);
       case "mooncake" -> mooncake(level);
+      case "near-cache" -> NearPlan.of(level);
       default ->
           throw new IllegalArgumentException(
-              "unknown part '" + part + "'; use in-process or mooncake");
+              "unknown part '" + part + "'; use in-process, mooncake or near-cache");
     };
   }
 

@@ -186,7 +186,7 @@ final class Report {
   // ---------------------------------------------------------------------------------------------
   // Tables
 
-  private static void meta(StringBuilder md, Results results) {
+  static void meta(StringBuilder md, Results results) {
     if (results.meta.getOrDefault("Level", "").startsWith("smoke")) {
       md.append(
           "> **Smoke run**: it only checks that everything runs (small data, one short"
@@ -337,7 +337,7 @@ final class Report {
     };
   }
 
-  private static void misses(StringBuilder md, List<Record> records) {
+  static void misses(StringBuilder md, List<Record> records) {
     List<String> missed = new ArrayList<>();
     for (Record r : records) {
       if (r.misses() != null && r.misses() > 0.5) {
@@ -641,7 +641,7 @@ final class Report {
     return Double.isNaN(e) || e > DECIDING_ERROR;
   }
 
-  private static void errors(StringBuilder md, List<Record> records) {
+  static void errors(StringBuilder md, List<Record> records) {
     List<String> failing = new ArrayList<>();
     for (Record r : records) {
       if (r.errors() != null && r.errors() > 0) {
@@ -667,7 +667,7 @@ final class Report {
     }
   }
 
-  private static void errorBars(StringBuilder md, List<Record> records) {
+  static void errorBars(StringBuilder md, List<Record> records) {
     List<String> wide = new ArrayList<>();
     for (Record r : records) {
       if (undecided(r)) {
@@ -717,7 +717,7 @@ final class Report {
         : perOp < 1 ? String.format(Locale.ROOT, "%.2f B", perOp) : bytes(perOp);
   }
 
-  private static Record find(
+  static Record find(
       List<Record> records, String peer, String benchmark, String keys, int threads, String value) {
     for (Record r : records) {
       if (r.peer().equals(peer)
@@ -755,6 +755,8 @@ final class Report {
       case "zeroCopyGet" -> "zero-copy get";
       case "normalGet" -> "normal get";
       case "zeroCopyPut" -> "zero-copy put";
+      case "nearReadHeavy" -> "read-heavy 90/10, near cache warmed";
+      case "nearHitGet" -> "get of " + NearCacheBenchmark.HOT + " keys read before";
       default -> benchmark;
     };
   }
@@ -789,7 +791,7 @@ final class Report {
     return String.format(Locale.ROOT, "%.2f", v);
   }
 
-  private static String percent(Record r) {
+  static String percent(Record r) {
     if (Double.isNaN(r.error()) || r.score() == 0) {
       return "?";
     }
