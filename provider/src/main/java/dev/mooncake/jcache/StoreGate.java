@@ -94,10 +94,20 @@ final class StoreGate implements ObjectStore {
     return new KeyLocks() {
       @Override
       public Held lock(String key) {
+        return gated(() -> locks.lock(key));
+      }
+
+      // Forwarded as such: the default would drop the ride, and cost the caller its read.
+      @Override
+      public Held lock(String key, Ride ride) {
+        return gated(() -> locks.lock(key, ride));
+      }
+
+      private Held gated(java.util.function.Supplier<Held> lock) {
         int s = enter();
         Held held;
         try {
-          held = locks.lock(key);
+          held = lock.get();
         } catch (RuntimeException | Error e) {
           leave(s);
           throw e;

@@ -195,9 +195,9 @@ class EntryStorageTest {
     assertEquals(2, store.count("getInto"));
 
     long torn = ValueHeader.SIZE + 1;
-    store.script("getInto", torn, torn, torn, torn);
+    store.script("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e = assertThrows(CacheException.class, () -> read("k"));
-    assertEquals(6, store.count("getInto"), "three repeats, then the failure");
+    assertEquals(8, store.count("getInto"), "five repeats, then the failure");
     assertTrue(e.getMessage().contains("'k'"), e.getMessage());
   }
 
