@@ -258,6 +258,7 @@ public abstract class ClusterEventsScenarios {
     try {
       if (storeWorksWhilePublisherIsAway()) {
         ask(b, "await 0/bulk notLive");
+        ask(a, "await 0/bulk notLive"); // A's drop too, or it could come during a later test
         noticed = true;
         assertEquals("v1 near=0", ask(b, "get 0/bulk r"), "served while not live");
         ask(a, "put 0/bulk r v2"); // its events are lost to B (sent before B is back)
@@ -269,6 +270,9 @@ public abstract class ClusterEventsScenarios {
       resumePublisher();
     }
     System.out.println(getClass().getSimpleName() + ": B noticed the interruption: " + noticed);
+    // The peers are shared by every test: A must be back on the stream before the next one (a
+    // test after this one once waited 10 s for an event A's reconnecting subscription missed).
+    ask(a, "await 0/bulk live");
     if (noticed) {
       ask(b, "await 0/bulk live");
       assertTrue(figure(b, "0/bulk", "flushes") > flushes, "no flush after the interruption");
