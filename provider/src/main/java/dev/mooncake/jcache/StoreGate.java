@@ -6,6 +6,7 @@ import dev.mooncake.jcache.lock.KeyLocks;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Supplier;
 
 /**
  * A manager's door to its store, so that closing the manager under load is clean. Before, a call
@@ -103,7 +104,7 @@ final class StoreGate implements ObjectStore {
         return gated(() -> locks.lock(key, ride));
       }
 
-      private Held gated(java.util.function.Supplier<Held> lock) {
+      private Held gated(Supplier<Held> lock) {
         int s = enter();
         Held held;
         try {

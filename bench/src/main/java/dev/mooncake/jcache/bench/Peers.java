@@ -114,23 +114,28 @@ public final class Peers {
    * listens on {@code MOONCAKE_MASTER_ADDRESS} (default 127.0.0.1:50051).
    */
   private static Peer mooncakeStore(ValueKind kind, int keyCount) {
-    String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
-    long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
     return mooncake(
         mooncakeStoreJson(kind, keyCount),
         kind,
         "this provider, Mooncake over TCP (master "
-            + master
+            + masterAddress()
             + ", segment "
-            + segment / MIB
+            + segmentBytes(kind, keyCount) / MIB
             + " MiB)");
   }
 
   /** The configuration of {@code mooncake-store} (also the base of {@link NearPeers}'). */
   static String mooncakeStoreJson(ValueKind kind, int keyCount) {
-    String master = env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
-    long segment = roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
-    return mooncakeStoreJson(master, segment, 512 * MIB, "bench", "");
+    return mooncakeStoreJson(masterAddress(), segmentBytes(kind, keyCount), 512 * MIB, "bench", "");
+  }
+
+  private static String masterAddress() {
+    return env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
+  }
+
+  /** The segment this client contributes: the data with room to spare, and 256 MiB more. */
+  private static long segmentBytes(ValueKind kind, int keyCount) {
+    return roundUpMib(dataBytes(kind, keyCount) * 3 / 2 + 256 * MIB);
   }
 
   /**

@@ -188,7 +188,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   /**
    * The operation timeout the first store of this process wrote into {@code MC_RPC_TIMEOUT_MS} (0
    * if none did: the user's environment had it). The variable is process-wide, so later stores
-   * leave it alone; this says which config won, for tests and the doctor.
+   * leave it alone; this says which config won (for tests).
    */
   private static volatile long rpcTimeoutSetByUsMillis;
 
