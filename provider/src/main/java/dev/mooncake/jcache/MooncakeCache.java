@@ -802,7 +802,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return new ZeroCopyCache<>() {
       @Override
       public ByteBuffer allocate(int size) {
-        ByteBuffer buffer = entries.storage().buffers().acquire(ZeroCopyCache.HEADER_BYTES + size);
+        ByteBuffer buffer =
+            entries
+                .storage()
+                .buffers()
+                .acquire(ZeroCopyCache.HEADER_BYTES + size + ZeroCopyCache.TRAILER_BYTES);
         buffer.limit(ZeroCopyCache.HEADER_BYTES + size).position(ZeroCopyCache.HEADER_BYTES);
         return buffer;
       }

@@ -179,8 +179,7 @@ public final class EntryMap<K> {
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
       }
-      boolean existed =
-          storage.replace(storeKey, decision.value, decision.expireAt, read.knownAbsent(), held);
+      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, read, held);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }

@@ -31,16 +31,18 @@ public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
   private static final int MIN_READ_BUFFER = 4096;
 
-  private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.SIZE;
+  private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.OVERHEAD;
 
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
 
   /**
-   * How often a read is repeated when what it got does not match its own header. Seen on a real
-   * Mooncake (3b5a594) while another JVM replaced the key (a forced remove, then a put): one
-   * get_into answered the old object's length with the new object's bytes, the replica it was
-   * copying having been freed and reused. Reading again gets one whole object.
+   * How often a read is repeated when what it got does not match its own header (its length, or the
+   * write id in its trailer: {@link ValueHeader#matches}). Seen on a real Mooncake (3b5a594) while
+   * another JVM replaced the key (a forced remove, then a put): one get_into answered the old
+   * object's length with the new object's bytes, the replica it was copying having been freed and
+   * reused. Reading again gets one whole object. Every read path repeats: single, batch (through
+   * the single path), the read riding on a lock, zero-copy.
    */
   private static final int TORN_READ_RETRIES = 5;
 
@@ -181,17 +183,26 @@ public final class EntryStorage {
       this.result = result;
     }
 
+    /**
+     * Whether the lock answered the ride: a lock that had to prove itself held across the cluster
+     * did, so no other writer of the key starts until it is released (cluster-consistency.md, Lemma
+     * 3 and the Theorem).
+     */
+    boolean provedExclusive() {
+      return answered;
+    }
+
     /** Whether the ride's answer says the key is absent (no read, no remove needed then). */
     boolean knownAbsent() {
       return answered && result == StoreStatus.OBJECT_NOT_FOUND.code();
     }
 
     /**
-     * The entry, or null: from the ride's answer, else (not answered, or answered busy / too small)
-     * read now.
+     * The entry, or null: from the ride's answer, else (not answered, answered busy / too small, or
+     * torn: the single read repeats it) read now, still under the lock.
      */
     StoredEntry entry() {
-      if (answered && result >= 0) {
+      if (answered && result >= 0 && ValueHeader.matches(buffer, 0, result)) {
         return decode(key, buffer, result);
       }
       if (knownAbsent()) {
@@ -324,15 +335,22 @@ public final class EntryStorage {
    * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read the
    * old entry). Answers whether something was removed.
    *
-   * @param knownAbsent whether the caller learnt that the key is absent (skips the remove)
+   * <p>The put after the remove is checked ({@link #putChecked}) unless {@code read} shows the lock
+   * proved exclusive across the cluster: then our remove answered that it removed the object, no
+   * other writer of the key can start before we release (every writer holds the lock), so our put
+   * finds the key absent with no put of it in flight, and a create-only put of such a key creates
+   * it (F1 of cluster-consistency.md, the fact the lock itself rests on). That saves the blind put
+   * over a present key the round trip that kept it above two more than {@code local}.
+   *
+   * @param read the lock's ride: whether the key is known absent (skips the remove), whether the
+   *     lock proved exclusive (skips the check)
    */
-  boolean replace(
-      String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
-    boolean existed = !knownAbsent && deleteNow(key, held);
+  boolean replace(String key, Object value, long expireAt, EntryRead read, KeyLocks.Held held) {
+    boolean existed = !read.knownAbsent() && deleteNow(key, held);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
     try {
-      putChecked(key, buffer, existed, held);
+      putChecked(key, buffer, existed && !read.provedExclusive(), held);
     } finally {
       buffers.release(buffer);
     }
@@ -365,7 +383,7 @@ public final class EntryStorage {
       for (int i = 0; i < keys.length; i++) {
         keys[i] = writes.get(i).key();
         encoded[i] = codec.encode(writes.get(i).value());
-        transfer.reserve(i, ValueHeader.SIZE + encoded[i].bytes().length);
+        transfer.reserve(i, ValueHeader.OVERHEAD + encoded[i].bytes().length);
       }
       ByteBuffer[] values = transfer.buffers();
       for (int i = 0; i < keys.length; i++) {
@@ -507,8 +525,9 @@ public final class EntryStorage {
 
   /**
    * Zero-copy write: stores {@code value[position, limit)} as a {@code byte[]} value, writing the
-   * header into the {@link ValueHeader#SIZE} bytes before its position. No byte is copied in Java;
-   * the store transfers straight from the caller's buffer.
+   * header into the {@link ValueHeader#SIZE} bytes before its position and the trailer into the
+   * {@link ValueHeader#TRAILER} bytes after its limit. No byte is copied in Java; the store
+   * transfers straight from the caller's buffer.
    */
   void writeInPlace(
       String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
@@ -520,8 +539,17 @@ public final class EntryStorage {
               + " free bytes before its position for the header; its position is "
               + value.position());
     }
-    ValueHeader.write(value, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
-    ByteBuffer whole = value.duplicate().position(start);
+    if (value.capacity() - value.limit() < ValueHeader.TRAILER) {
+      throw new IllegalArgumentException(
+          "a zero-copy value needs "
+              + ValueHeader.TRAILER
+              + " free bytes after its limit for the trailer; its limit is "
+              + value.limit()
+              + ", its capacity "
+              + value.capacity());
+    }
+    ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
+    ValueHeader.write(whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
     boolean removed = !knownAbsent && deleteNow(key, held);
     putChecked(key, whole, removed, held);
   }
@@ -534,6 +562,11 @@ public final class EntryStorage {
   long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
     long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    for (int torn = 0;
+        length >= 0 && !ValueHeader.matches(destination, start, length) && torn < TORN_READ_RETRIES;
+        torn++) {
+      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    }
     if (length == StoreStatus.OBJECT_NOT_FOUND.code()
         || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
       return ExpiryTimes.ABSENT;
@@ -565,7 +598,9 @@ public final class EntryStorage {
               + ")");
     }
     long expireAt = ValueHeader.expireAt(destination, start);
-    destination.limit(start + (int) length).position(start + ValueHeader.SIZE);
+    destination
+        .limit(start + (int) length - ValueHeader.TRAILER)
+        .position(start + ValueHeader.SIZE);
     return expireAt;
   }
 
@@ -574,9 +609,9 @@ public final class EntryStorage {
     return copiedBytes.sum();
   }
 
-  /** A pool buffer holding header and payload, limited to their length. */
+  /** A pool buffer holding header, payload and trailer, limited to their length. */
   private ByteBuffer headed(byte format, byte[] payload, long expireAt) {
-    ByteBuffer buffer = buffers.acquire(ValueHeader.SIZE + payload.length);
+    ByteBuffer buffer = buffers.acquire(ValueHeader.OVERHEAD + payload.length);
     try {
       return fill(buffer, format, payload, expireAt);
     } catch (RuntimeException e) {
@@ -585,12 +620,12 @@ public final class EntryStorage {
     }
   }
 
-  /** Writes header and payload at the start of {@code buffer} and limits it to them. */
+  /** Writes header, payload and trailer at the start of {@code buffer} and limits it to them. */
   private ByteBuffer fill(ByteBuffer buffer, byte format, byte[] payload, long expireAt) {
     ValueHeader.write(buffer, 0, format, expireAt, payload.length);
     buffer.put(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);
-    return buffer.limit(ValueHeader.SIZE + payload.length);
+    return buffer.limit(ValueHeader.OVERHEAD + payload.length);
   }
 
   /** Removes the object; true when there was one. */
@@ -640,7 +675,7 @@ public final class EntryStorage {
     if (!bytesAllowed && ValueHeader.format(buffer, 0) == TypedCodec.BYTES_FORMAT) {
       throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
     }
-    byte[] payload = new byte[(int) length - ValueHeader.SIZE];
+    byte[] payload = new byte[(int) length - ValueHeader.OVERHEAD];
     buffer.get(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);
     return new StoredEntry(

@@ -22,6 +22,7 @@ public final class ScriptedStore implements ObjectStore {
 
   private final ObjectStore delegate;
   private final Map<String, Deque<Long>> scripts = new HashMap<>();
+  private final Map<String, Deque<byte[]>> objects = new HashMap<>();
   private final List<String> calls = new ArrayList<>();
   private FakeTicker ticker;
   private long millisPerCall;
@@ -37,6 +38,34 @@ public final class ScriptedStore implements ObjectStore {
       queue.add(answer);
     }
     return this;
+  }
+
+  /**
+   * Queues objects for the next calls of {@code operation} ({@code getInto}, or {@code
+   * batchGetInto} for its first key): the bytes are copied to the destination at its position and
+   * their length answered, as if the store held them (a torn read, built by the test).
+   */
+  public synchronized ScriptedStore scriptBytes(String operation, byte[]... answers) {
+    Deque<byte[]> queue = objects.computeIfAbsent(operation, o -> new ArrayDeque<>());
+    for (byte[] answer : answers) {
+      queue.add(answer.clone());
+    }
+    return this;
+  }
+
+  /** Forgets the calls recorded so far. */
+  public synchronized void clearCalls() {
+    calls.clear();
+  }
+
+  private synchronized byte[] nextObject(String operation) {
+    Deque<byte[]> queue = objects.get(operation);
+    return queue == null ? null : queue.poll();
+  }
+
+  private static long copy(byte[] object, ByteBuffer destination) {
+    destination.put(destination.position(), object);
+    return object.length;
   }
 
   /** Moves {@code ticker} by {@code millis} on every call (a store that takes time). */
@@ -83,13 +112,22 @@ public final class ScriptedStore implements ObjectStore {
   @Override
   public long getInto(String key, ByteBuffer destination) {
     Long scripted = next("getInto");
+    byte[] object = nextObject("getInto");
+    if (object != null) {
+      return copy(object, destination);
+    }
     return scripted == null ? delegate.getInto(key, destination) : scripted;
   }
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
     next("batchGetInto");
-    return delegate.batchGetInto(keys, destinations);
+    long[] results = delegate.batchGetInto(keys, destinations);
+    byte[] object = nextObject("batchGetInto");
+    if (object != null && keys.length > 0) {
+      results[0] = copy(object, destinations[0]);
+    }
+    return results;
   }
 
   @Override

@@ -17,6 +17,7 @@ import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -168,9 +169,38 @@ class EntryStorageTest {
 
   @Test
   void anUnreadReplaceTellsWhetherSomethingWasThere() {
-    assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, false, NO_LOCK));
-    assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, false, NO_LOCK));
+    try (EntryStorage.EntryRead unanswered = storage.entryRead("k")) {
+      assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, unanswered, NO_LOCK));
+      assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, unanswered, NO_LOCK));
+    }
     assertEquals("second", read("k"));
+    assertEquals(
+        List.of("remove", "put", "remove", "put", "getSize"),
+        store.calls().subList(0, 5),
+        "under a lock that proved nothing (local, re-entry) the put after a remove is checked");
+  }
+
+  /** A ride answered as a cluster lock answers it: from the batch that proved the lock held. */
+  private EntryStorage.EntryRead provedRead(String key) {
+    EntryStorage.EntryRead read = storage.entryRead(key);
+    ByteBuffer destination = read.destination();
+    read.answered(store.getInto(key, destination));
+    return read;
+  }
+
+  @Test
+  void anUnreadReplaceUnderALockProvedExclusiveIsNotChecked() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    int before = store.calls().size() + 1; // the ride's own read
+    try (EntryStorage.EntryRead proved = provedRead("k")) {
+      assertTrue(storage.replace("k", "new", ExpiryTimes.ETERNAL, proved, NO_LOCK));
+    }
+    assertEquals(List.of("remove", "put"), store.calls().subList(before, store.calls().size()));
+    assertEquals("new", read("k"));
+    try (EntryStorage.EntryRead proved = provedRead("absent")) {
+      assertFalse(storage.replace("absent", "v", ExpiryTimes.ETERNAL, proved, NO_LOCK));
+    }
+    assertEquals("put", store.calls().get(store.calls().size() - 1), "known absent: no remove");
   }
 
   @Test
@@ -184,6 +214,120 @@ class EntryStorageTest {
     assertEquals("new-a", read("a"));
     assertEquals("new-b", read("b"));
     assertEquals(1, store.count("batchIsExist"), "only replaced keys are checked, in one call");
+  }
+
+  /**
+   * The object as a read overtaken by a reusing writer copies it: the header (and, here, the
+   * payload) of {@code old}, the trailer of {@code successor}, both of one length.
+   */
+  private static byte[] torn(byte[] old, byte[] successor) {
+    assertEquals(old.length, successor.length, "a torn read of the same length");
+    byte[] torn = old.clone();
+    int trailer = torn.length - ValueHeader.TRAILER;
+    System.arraycopy(successor, trailer, torn, trailer, ValueHeader.TRAILER);
+    return torn;
+  }
+
+  private byte[] raw(String key) {
+    ByteBuffer buffer = ByteBuffer.allocate(4096);
+    long length = store.getInto(key, buffer);
+    byte[] bytes = new byte[(int) length];
+    buffer.get(0, bytes);
+    return bytes;
+  }
+
+  @Test
+  void aReadTornAtTheSameLengthIsRepeatedThenFails() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] old = raw("k");
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    byte[] successor = raw("k");
+    byte[] torn = torn(old, successor);
+    store.clearCalls();
+
+    store.scriptBytes("getInto", torn); // once torn, then the store's own object
+    assertEquals("new", read("k"));
+    assertEquals(2, store.count("getInto"), "the torn read was taken as a value");
+
+    store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
+    CacheException e = assertThrows(CacheException.class, () -> read("k"));
+    assertEquals(8, store.count("getInto"), "five repeats, then the failure");
+    assertTrue(e.getMessage().contains("'k' is torn"), e.getMessage());
+  }
+
+  @Test
+  void aBatchReadTornAtTheSameLengthIsRepeatedSingly() {
+    storage.write("a", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] old = raw("a");
+    storage.write("a", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] torn = torn(old, raw("a"));
+    store.clearCalls();
+    store.scriptBytes("batchGetInto", torn);
+    StoredEntry[] found = storage.readAll(new String[] {"a", "b"});
+    assertEquals("new", found[0].value());
+    assertEquals("bee", found[1].value());
+    assertEquals(List.of("batchGetInto", "getInto"), store.calls());
+
+    store.scriptBytes("batchGetInto", torn);
+    store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
+    CacheException e =
+        assertThrows(CacheException.class, () -> storage.readAll(new String[] {"a", "b"}));
+    assertTrue(e.getMessage().contains("'a' is torn"), e.getMessage());
+  }
+
+  @Test
+  void aRideTornAtTheSameLengthIsReadAgainUnderTheLock() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] old = raw("k");
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    byte[] torn = torn(old, raw("k"));
+    store.clearCalls();
+    try (EntryStorage.EntryRead read = storage.entryRead("k")) {
+      ByteBuffer destination = read.destination();
+      destination.put(0, torn);
+      read.answered(torn.length); // the lock's batch brought back a torn entry
+      assertEquals("new", read.entry().value());
+    }
+    assertEquals(List.of("getInto"), store.calls(), "the torn ride was not read again");
+  }
+
+  @Test
+  void aZeroCopyReadTornAtTheSameLengthIsRepeatedThenFails() {
+    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
+    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
+    value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
+    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] old = raw("k");
+    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, false, NO_LOCK);
+    byte[] torn = torn(old, raw("k"));
+    store.clearCalls();
+
+    ByteBuffer destination = ByteBuffer.allocateDirect(64);
+    store.scriptBytes("getInto", torn);
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("k", destination));
+    assertEquals(ValueHeader.SIZE, destination.position());
+    assertEquals(3, destination.remaining(), "the payload, without the trailer");
+    assertEquals(2, store.count("getInto"));
+
+    destination.clear();
+    store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
+    CacheException e =
+        assertThrows(CacheException.class, () -> storage.readInPlace("k", destination));
+    assertTrue(e.getMessage().contains("'k' is torn"), e.getMessage());
+    assertEquals(8, store.count("getInto"), "five repeats, then the failure");
+  }
+
+  @Test
+  void aZeroCopyValueNeedsRoomForTheTrailer() {
+    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.SIZE + 3);
+    value.position(ValueHeader.SIZE);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK));
+    assertTrue(e.getMessage().contains("8 free bytes after its limit"), e.getMessage());
+    assertEquals(List.of(), store.calls(), "nothing was sent");
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mooncake.jcache.ReliabilityHooks;
 import dev.mooncake.jcache.backend.ObjectStore;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,9 +27,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Objects the cache did not write, or not as they are now, under its keys: every byte of the header
- * corrupted in turn (each bit, and the whole byte), truncations at every length, foreign objects
- * without our header, another cache's values. Every read is a CacheException naming the key, or
- * (only where the corruption makes the entry look expired) a miss; never a wrong value.
+ * and of the trailer corrupted in turn (each bit, and the whole byte), truncations at every length,
+ * foreign objects without our header, another cache's values. Every read is a CacheException naming
+ * the key, or (only where the corruption makes the entry look expired) a miss; never a wrong value.
  */
 class CorruptValueTest {
   private static final String TENANT = "tenant-a";
@@ -102,17 +103,29 @@ class CorruptValueTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"in-process", "fake"})
-  void everyHeaderByteCorruptedInTurn(String backend) {
+  void everyHeaderAndTrailerByteCorruptedInTurn(String backend) {
     Setup s = open(backend);
     Cache<String, String> cache = valuesWithK(s);
     String key = RawObjects.storeKey(TENANT, "values", "k");
     byte[] good = s.raw.get(key);
-    assertEquals(16 + VALUE.length(), good.length, "the documented layout");
+    assertEquals(
+        Headers.SIZE + VALUE.length() + Headers.TRAILER, good.length, "the documented layout");
     assertEquals(0x4D, good[0]);
     assertEquals(Headers.check(good), good[3], "the documented check byte");
+    assertEquals(
+        ByteBuffer.wrap(good).getLong(16),
+        ByteBuffer.wrap(good).getLong(good.length - Headers.TRAILER),
+        "the trailer repeats the header's write id");
 
     Outcomes outcomes = new Outcomes();
-    for (int i = 0; i < 16; i++) {
+    List<Integer> positions = new ArrayList<>();
+    for (int i = 0; i < Headers.SIZE; i++) {
+      positions.add(i);
+    }
+    for (int i = good.length - Headers.TRAILER; i < good.length; i++) {
+      positions.add(i); // a changed trailer reads as a torn read: repeated, then refused
+    }
+    for (int i : positions) {
       for (int mask : new int[] {1, 2, 4, 8, 16, 32, 64, 128, 0xFF}) {
         byte[] bad = good.clone();
         bad[i] ^= (byte) mask;
@@ -123,11 +136,12 @@ class CorruptValueTest {
     }
     s.raw.put(key, good);
     assertEquals(VALUE, cache.get("k"), "the original still reads");
-    System.out.printf("%s: %d header corruptions: %s%n", backend, outcomes.cases, outcomes.counts);
+    System.out.printf(
+        "%s: %d header and trailer corruptions: %s%n", backend, outcomes.cases, outcomes.counts);
     assertEquals(
         Integer.valueOf(outcomes.cases),
         outcomes.counts.get("CacheException"),
-        "every corrupted header must be refused: " + outcomes.counts);
+        "every corrupted header or trailer must be refused: " + outcomes.counts);
   }
 
   @ParameterizedTest
@@ -164,7 +178,10 @@ class CorruptValueTest {
     foreign.add(Gadgets.serialize("a bare Java serialization stream"));
     foreign.add("{\"json\": true}".getBytes(StandardCharsets.UTF_8));
     Random random = new Random(14);
-    for (int length : new int[] {1, 2, 3, 7, 15, 16, 17, 31, 64, 1000, 4096, 65536, 1 << 20}) {
+    for (int length :
+        new int[] {
+          1, 2, 3, 7, 15, 16, 17, 23, 24, 25, 31, 32, 33, 64, 1000, 4096, 65536, 1 << 20
+        }) {
       for (int n = 0; n < 4; n++) {
         byte[] bytes = new byte[length];
         random.nextBytes(bytes);
@@ -175,12 +192,11 @@ class CorruptValueTest {
           bytes[0] = 0x4D; // our magic and layout, the rest random
           bytes[1] = Headers.LAYOUT;
         }
-        if (n == 3 && length >= 16) {
-          // magic, layout and a consistent length: only the check byte stands between
-          bytes[12] = (byte) ((length - 16) >>> 24);
-          bytes[13] = (byte) ((length - 16) >>> 16);
-          bytes[14] = (byte) ((length - 16) >>> 8);
-          bytes[15] = (byte) (length - 16);
+        if (n == 3 && length >= Headers.SIZE + Headers.TRAILER) {
+          // magic, layout, a consistent length and a trailer that repeats the write id: only the
+          // check byte stands between
+          ByteBuffer.wrap(bytes).putInt(12, length - Headers.SIZE - Headers.TRAILER);
+          System.arraycopy(bytes, 16, bytes, length - Headers.TRAILER, Headers.TRAILER);
         }
         foreign.add(bytes);
       }
