@@ -51,12 +51,12 @@ public final class Peers {
 
   static final long MIB = 1024L * 1024;
 
-  /** Our value header, stored in front of every value. */
-  static final int HEADER = 16;
+  /** Our value header and trailer, stored around every value (24 bytes before, 8 after). */
+  static final int HEADER = 32;
 
   private Peers() {}
 
-  /** Bytes the data set takes in a store that keeps our 16-byte header: keys × (size + 16). */
+  /** Bytes the data set takes in a store that keeps our header and trailer: keys × (size + 32). */
   static long dataBytes(ValueKind kind, int keyCount) {
     return (long) keyCount * (kind.bytes() + HEADER);
   }

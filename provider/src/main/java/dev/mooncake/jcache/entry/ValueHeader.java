@@ -16,10 +16,13 @@ import javax.cache.CacheException;
  *   24 + payload length: the write id again (the trailer, 8 bytes)
  * </pre>
  *
- * <p>The check byte is a CRC-8 (polynomial 0x07) of the other 23 header bytes. Without it a
- * corrupted expiry time or format byte read as another expiry or another type (layout 1 had a flags
- * byte of 0 there: of 144 single-bit and whole-byte corruptions, 79 went unnoticed). A CRC-8
- * catches every corruption within one byte of the header. The payload is not covered.
+ * <p>The check byte is a CRC-8 (polynomial 0x07) of bytes 0-2 and 4-15. Without it a corrupted
+ * expiry time or format byte read as another expiry or another type (layout 1 had a flags byte of 0
+ * there: of 144 single-bit and whole-byte corruptions, 79 went unnoticed). A CRC-8 catches every
+ * corruption within one byte of what it covers. The write id is not covered: it checks itself
+ * against the trailer (a changed byte at either end reads as a torn read, repeated, then refused),
+ * and leaving it out keeps the CRC, computed byte by byte on every write and read, as short as in
+ * layout 2. The payload is not covered.
  *
  * <p>The write id is random per write, at both ends of the object. A real Mooncake can tear a read
  * that races another client's forced remove of the object: the memory is reused while it is copied.
@@ -73,10 +76,13 @@ public final class ValueHeader {
     }
   }
 
-  /** CRC-8 of the header at {@code at}, its check byte (index 3) left out. */
+  /** The header bytes the check byte covers: all but the write id. */
+  private static final int CHECKED = 16;
+
+  /** CRC-8 of the header at {@code at}, its check byte (index 3) and the write id left out. */
   private static byte crc(ByteBuffer buffer, int at) {
     int crc = 0;
-    for (int i = 0; i < SIZE; i++) {
+    for (int i = 0; i < CHECKED; i++) {
       if (i != 3) {
         crc = CRC_TABLE[(crc ^ buffer.get(at + i)) & 0xFF];
       }

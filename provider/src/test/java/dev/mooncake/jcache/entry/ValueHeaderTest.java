@@ -84,10 +84,10 @@ class ValueHeaderTest {
         "not written by this provider");
   }
 
-  /** CRC-8 (polynomial 0x07) of bytes 0-2 and 4-23, bit by bit: the documented check byte. */
+  /** CRC-8 (polynomial 0x07) of bytes 0-2 and 4-15, bit by bit: the documented check byte. */
   private static byte crc8(ByteBuffer header) {
     int crc = 0;
-    for (int i = 0; i < ValueHeader.SIZE; i++) {
+    for (int i = 0; i < 16; i++) {
       if (i == 3) {
         continue;
       }

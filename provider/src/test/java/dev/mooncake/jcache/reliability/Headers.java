@@ -32,10 +32,10 @@ final class Headers {
     return bytes;
   }
 
-  /** The check byte: CRC-8, polynomial 0x07, of header bytes 0-2 and 4-23, bit by bit. */
+  /** The check byte: CRC-8, polynomial 0x07, of header bytes 0-2 and 4-15 (not the write id). */
   static byte check(byte[] header) {
     int crc = 0;
-    for (int i = 0; i < SIZE; i++) {
+    for (int i = 0; i < 16; i++) {
       if (i == 3) {
         continue;
       }
