@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.ReliabilityHooks;
@@ -142,6 +143,26 @@ class CorruptValueTest {
         Integer.valueOf(outcomes.cases),
         outcomes.counts.get("CacheException"),
         "every corrupted header or trailer must be refused: " + outcomes.counts);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"in-process", "fake"})
+  void aValueOfTheLayoutBeforeWriteIdsIsRefusedByName(String backend) {
+    Setup s = open(backend);
+    Cache<String, String> cache = valuesWithK(s);
+    String key = RawObjects.storeKey(TENANT, "values", "k");
+    byte[] good = s.raw.get(key);
+    // layout 2, as an older provider wrote it: the first 16 header bytes, the payload, no trailer
+    byte[] old = new byte[16 + VALUE.length()];
+    System.arraycopy(good, 0, old, 0, 16);
+    System.arraycopy(good, Headers.SIZE, old, 16, VALUE.length());
+    old[1] = 2;
+    old[3] = Headers.check(old);
+    s.raw.put(key, old);
+    CacheException e = assertThrows(CacheException.class, () -> cache.get("k"));
+    assertTrue(
+        e.getMessage().contains("layout 2, written by an older version of this provider"),
+        e.getMessage());
   }
 
   @ParameterizedTest
