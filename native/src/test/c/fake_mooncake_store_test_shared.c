@@ -432,6 +432,26 @@ static void *read_in_background(void *arg) {
   return NULL;
 }
 
+/* Waits until pid is stopped (a signal takes effect asynchronously); 1 when it is. */
+static int await_stopped(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int64_t deadline = now_ms() + 5000;
+  while (now_ms() < deadline) {
+    char stat[512] = {0};
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')');
+    if (end != NULL && end[1] == ' ' && end[2] == 'T') return 1;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return 0;
+}
+
 static void scenario_stopped_segment_read(void) {
   /* A read from a stopped process's segment blocks as a real Mooncake's handshake does. */
   void *store = set_up_client(&api, 64 << 20);
@@ -443,6 +463,7 @@ static void scenario_stopped_segment_read(void) {
   expect_line(&owner, "put 0", line, sizeof line);
   check(probe_get(store, "stopped/0") == 10, "read while the owner runs");
   kill(owner.pid, SIGSTOP);
+  check(await_stopped(owner.pid), "the owner stopped");
   setenv("MCJ_FAKE_STOPPED_READ_MS", "300", 1);
   int64_t start = now_ms();
   int64_t got = probe_get(store, "stopped/0");
