@@ -41,6 +41,15 @@
  * beyond). Read leases: FAKE_MC_LEASE_MS of the reading process (default 500 in this mode, as the
  * test master's --default_kv_lease_ttl=500). MCJ_FAKE_PUT_DELAY_US (or ctl put_delay_us) sleeps
  * between a put's reservation and its completion, to widen the in-flight window for tests.
+ *
+ * Reads from a stopped process: a real Mooncake reads an object of another client's segment with a
+ * transfer that first opens the segment with a P2P handshake; a process stopped with SIGSTOP has a
+ * kernel that accepts the connection and nobody who answers, so the read blocks until the
+ * handshake socket's 60 s SO_RCVTIMEO (transfer_metadata_plugin.cpp, doConnect; 3b5a594) and then
+ * fails (-800), or goes on once the process runs again. get_into / batch_get_into do the same here
+ * for an object whose segment belongs to a process in state 'T' (/proc/<pid>/stat): they wait,
+ * outside the table's lock, until it runs again (then read) or MCJ_FAKE_STOPPED_READ_MS (default
+ * 60000) has passed (then -800). The master's answers (is_exist, get_size) do not wait.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -669,9 +678,48 @@ int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
   return result;
 }
 
+/* Whether process pid is stopped (SIGSTOP): state 'T' or 't' in /proc/<pid>/stat. */
+static int process_stopped(int pid) {
+  char path[64], stat[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  size_t n = fread(stat, 1, sizeof stat - 1, f);
+  fclose(f);
+  stat[n] = '\0';
+  const char *end = strrchr(stat, ')'); /* the command name may hold spaces and parentheses */
+  return end != NULL && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
+}
+
+/* The pid of the process whose segment holds s when it is another process and stopped, else 0. */
+static int stopped_holder(const shm_slot *s) {
+  shm_client *segment = client_by_id(s->segment_id);
+  if (segment == NULL || segment->pid == own_pid) return 0;
+  return process_stopped(segment->pid) ? segment->pid : 0;
+}
+
+/* Waits while pid stays stopped, until deadline_ms; 1 when it runs again, 0 at the deadline. */
+static int await_running(int pid, int64_t deadline_ms) {
+  while (process_stopped(pid)) {
+    if (fake_now_ms() >= deadline_ms) return 0;
+    struct timespec pause = {0, 5 * 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return 1;
+}
+
 int64_t fake_shm_get(shm_member *m, const char *key, void *buffer, size_t size, int64_t lease_ms) {
+  int64_t deadline_ms = fake_now_ms() + env_number("MCJ_FAKE_STOPPED_READ_MS", 60000);
   if (enter(m) != 0) return MCJ_INTERNAL_ERROR;
   shm_slot *s = find(key);
+  int stopped = s != NULL && s->state == SLOT_COMPLETE ? stopped_holder(s) : 0;
+  while (stopped != 0) { /* the handshake with a stopped process: see the top of this file */
+    shm_unlock();
+    if (!await_running(stopped, deadline_ms)) return FAKE_TRANSFER_FAIL;
+    if (enter(m) != 0) return MCJ_INTERNAL_ERROR;
+    s = find(key);
+    stopped = s != NULL && s->state == SLOT_COMPLETE ? stopped_holder(s) : 0;
+  }
   int64_t result;
   if (s == NULL) {
     result = FAKE_OBJECT_NOT_FOUND;

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -416,6 +417,80 @@ static void scenario_paused_owner(void) {
   api.destroy(store);
 }
 
+typedef struct background_read {
+  void *store;
+  const char *key;
+  int64_t result;
+  int done; /* set with __atomic_store_n once result is there */
+} background_read;
+
+static void *read_in_background(void *arg) {
+  background_read *r = arg;
+  char buffer[256];
+  r->result = api.get_into(r->store, r->key, buffer, sizeof buffer);
+  __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* Waits until pid is stopped (a signal takes effect asynchronously); 1 when it is. */
+static int await_stopped(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int64_t deadline = now_ms() + 5000;
+  while (now_ms() < deadline) {
+    char stat[512] = {0};
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')');
+    if (end != NULL && end[1] == ' ' && end[2] == 'T') return 1;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return 0;
+}
+
+static void scenario_stopped_segment_read(void) {
+  /* A read from a stopped process's segment blocks as a real Mooncake's handshake does. */
+  void *store = set_up_client(&api, 64 << 20);
+  worker owner;
+  char line[512];
+  spawn(&owner, NULL, "owner", NULL);
+  expect_line(&owner, "ready", line, sizeof line);
+  tell(&owner, "put stopped/0 own");
+  expect_line(&owner, "put 0", line, sizeof line);
+  check(probe_get(store, "stopped/0") == 10, "read while the owner runs");
+  kill(owner.pid, SIGSTOP);
+  check(await_stopped(owner.pid), "the owner stopped");
+  setenv("MCJ_FAKE_STOPPED_READ_MS", "300", 1);
+  int64_t start = now_ms();
+  int64_t got = probe_get(store, "stopped/0");
+  int64_t took = now_ms() - start;
+  check(got == -800, "a read from the stopped owner's segment after the bound: %lld", (long long)got);
+  check(took >= 300, "it gave up after %lld ms, before the 300 ms bound", (long long)took);
+  start = now_ms();
+  check(api.is_exist(store, "stopped/0") == 1, "is_exist answers from the table");
+  check(api.get_size(store, "stopped/0") == 10, "get_size answers from the table");
+  check(now_ms() - start < 250, "the master's answers waited %lld ms", (long long)(now_ms() - start));
+  setenv("MCJ_FAKE_STOPPED_READ_MS", "60000", 1);
+  background_read r = {store, "stopped/0", 0, 0};
+  pthread_t reader;
+  check(pthread_create(&reader, NULL, read_in_background, &r) == 0, "pthread_create");
+  int64_t until = now_ms() + 300;
+  while (now_ms() < until && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+    struct timespec pause = {0, 5 * 1000000};
+    nanosleep(&pause, NULL);
+  }
+  check(!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE), "the read did not wait for the stopped owner");
+  kill(owner.pid, SIGCONT);
+  pthread_join(reader, NULL);
+  check(r.result == 10, "once the owner runs again the read goes on: %lld", (long long)r.result);
+  finish(&owner);
+  api.destroy(store);
+}
+
 static void scenario_paused_in_flight(void) {
   void *store = set_up_client(&api, 64 << 20);
   static const char *const env[] = {"MCJ_FAKE_PUT_DELAY_US=1500000", NULL};
@@ -805,6 +880,7 @@ static const scenario scenarios[] = {
     {"killed_owner", scenario_killed_owner, {NULL}, 0, 0},
     {"paused_owner", scenario_paused_owner, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0, 0},
     {"paused_in_flight", scenario_paused_in_flight, {"MCJ_FAKE_CLIENT_TTL_MS=400", NULL}, 0, 0},
+    {"stopped_segment_read", scenario_stopped_segment_read, {NULL}, 0, 0},
     {"lock_owner_killed", scenario_lock_owner_killed, {NULL}, 0, 0},
     {"one_process", scenario_one_process, {NULL}, 0, 0},
     {"events", scenario_events, {"MCJ_FAKE_EVENTS_DROP=4", "MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 0, 0},

@@ -192,6 +192,14 @@ public final class EntryStorage {
       return answered;
     }
 
+    @Override
+    public Runnable detach() {
+      ByteBuffer given = buffer;
+      buffer = null;
+      answered = false;
+      return given == null ? () -> {} : () -> buffers.release(given);
+    }
+
     /** Whether the ride's answer says the key is absent (no read, no remove needed then). */
     boolean knownAbsent() {
       return answered && result == StoreStatus.OBJECT_NOT_FOUND.code();

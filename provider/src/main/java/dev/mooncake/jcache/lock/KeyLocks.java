@@ -53,6 +53,14 @@ public interface KeyLocks {
      * proved the lock held: the object as it was with the lock held, no writer in between.
      */
     void answered(long result);
+
+    /**
+     * The lock gave up waiting for a read into {@link #destination()} that still runs (a bounded
+     * read of the lock object timed out): the buffer now belongs to that read, and the action
+     * answered gives it back once the read has returned. A later {@link #destination()} hands out
+     * another buffer.
+     */
+    Runnable detach();
   }
 
   /** A held lock; closing it releases it. */

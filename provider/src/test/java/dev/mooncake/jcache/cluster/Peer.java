@@ -132,6 +132,24 @@ public final class Peer implements AutoCloseable {
     if (code != 0) {
       throw new AssertionError("kill -" + name + " " + pid() + " answered " + code);
     }
+    if (name.equals("STOP")) {
+      awaitStopped(); // a signal takes effect asynchronously: the scenario needs it stopped
+    }
+  }
+
+  /** Waits until /proc says the process is stopped (state T). */
+  private void awaitStopped() throws IOException, InterruptedException {
+    java.nio.file.Path stat = java.nio.file.Path.of("/proc", Long.toString(pid()), "stat");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
+    while (System.nanoTime() < deadline) {
+      String text = java.nio.file.Files.readString(stat);
+      int end = text.lastIndexOf(')');
+      if (end >= 0 && end + 2 < text.length() && text.charAt(end + 2) == 'T') {
+        return;
+      }
+      Thread.sleep(1); // polling /proc: nothing to wait on
+    }
+    throw new AssertionError("peer " + id + " did not stop");
   }
 
   /** Waits for the process to end (after a kill). */

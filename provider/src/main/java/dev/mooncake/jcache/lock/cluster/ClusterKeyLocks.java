@@ -1,6 +1,8 @@
 package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import java.nio.ByteBuffer;
@@ -10,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -38,6 +41,21 @@ public final class ClusterKeyLocks implements KeyLocks {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterKeyLocks.class);
   private static final long MIN_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
   private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  /**
+   * The longest one read of a lock object is waited for: 1 s, or a quarter of the lease when that
+   * is shorter. Far above a read's usual time (well under 10 ms, hundreds under heavy load), far
+   * below Mooncake's 60 s handshake with a paused holder; a read that took longer than the lease
+   * could not be used anyway (the lease runs from before the put).
+   */
+  static final Duration READ_BOUND = Duration.ofSeconds(1);
+
+  /**
+   * How many given-up reads of lock objects may still run (each holds a thread until Mooncake
+   * returns, at most its 60 s handshake). Beyond it no read starts: lock calls wait on the master's
+   * metadata, and time out if they need a read (see docs/cluster-consistency.md).
+   */
+  static final int MAX_STUCK_READS = 16;
 
   /** How a waiting thread waits; tests advance a clock instead. */
   @FunctionalInterface
@@ -69,6 +87,14 @@ public final class ClusterKeyLocks implements KeyLocks {
   /** Locks whose release failed: retried by later calls, and recognised as ours when met. */
   private final Set<Hold> leftovers = ConcurrentHashMap.newKeySet();
 
+  /** Where reads of lock objects run, each waited for at most {@link #readBoundNanos}. */
+  private final BoundedCalls reads;
+
+  private final long readBoundNanos;
+
+  /** Given-up reads still running, by lock key: a key gets no second one while one blocks. */
+  private final ConcurrentHashMap<String, AtomicInteger> stuck = new ConcurrentHashMap<>();
+
   /**
    * @param store where lock objects are put
    * @param holder names this client in messages (e.g. its segment and process id)
@@ -76,6 +102,8 @@ public final class ClusterKeyLocks implements KeyLocks {
    * @param timeout how long {@link #lock} waits, and how long a release keeps retrying
    * @param clock monotonic nanoseconds ({@code System::nanoTime})
    * @param pause how waiters wait
+   * @param reads where reads of lock objects run
+   * @param readBound the longest one read of a lock object is waited for
    */
   public ClusterKeyLocks(
       LockStore store,
@@ -83,10 +111,14 @@ public final class ClusterKeyLocks implements KeyLocks {
       Duration lease,
       Duration timeout,
       LongSupplier clock,
-      Pause pause) {
+      Pause pause,
+      BoundedCalls reads,
+      Duration readBound) {
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("the lock lease must be positive, got " + lease);
     }
+    this.reads = reads;
+    this.readBoundNanos = Math.max(1, readBound.toNanos());
     this.store = store;
     this.holder = holder;
     this.leaseNanos = lease.toNanos();
@@ -96,9 +128,33 @@ public final class ClusterKeyLocks implements KeyLocks {
     this.instance = new SecureRandom().nextLong();
   }
 
+  /** {@link #READ_BOUND} (a quarter of the lease when shorter), own threads for the reads. */
+  public ClusterKeyLocks(
+      LockStore store,
+      String holder,
+      Duration lease,
+      Duration timeout,
+      LongSupplier clock,
+      Pause pause) {
+    this(
+        store,
+        holder,
+        lease,
+        timeout,
+        clock,
+        pause,
+        new BoundedCalls("lock-reads", MAX_STUCK_READS),
+        defaultReadBound(lease));
+  }
+
   /** Production wiring: the system's monotonic clock, parking waiters. */
   public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout) {
     this(store, holder, lease, timeout, System::nanoTime, Pause.PARK);
+  }
+
+  static Duration defaultReadBound(Duration lease) {
+    Duration quarter = lease.dividedBy(4);
+    return quarter.compareTo(READ_BOUND) < 0 ? quarter : READ_BOUND;
   }
 
   @Override
@@ -162,121 +218,278 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   // --- acquiring ---------------------------------------------------------------------------------
 
+  /** What an acquisition does next. */
+  private enum Step {
+    /** Create-only put of a new record of ours. */
+    PUT,
+    /** Read the lock object (bounded): only its token can tell us we hold the key. */
+    READ,
+    /** Ask the master for the object's size until it is gone, may be ours, or was replaced. */
+    WATCH
+  }
+
   private Hold acquire(String key, Ride ride) {
-    String lockKey = LockNames.lockKey(key);
-    ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
-    long start = clock.getAsLong();
+    Acquisition a = new Acquisition(key, ride);
+    Step step = Step.PUT;
     int waits = 0;
-    LockRecord seen = null; // the other holder, for the time-out message
-    long lastCode = 0;
-    long notALock = -1; // the size of an object at the lock key that was no lock record
-    boolean put = true;
-    boolean mayBeOurs = false; // whether a read can still find our put's token (then ride along)
-    LockRecord mine = null;
-    long sentAt = 0;
     while (true) {
-      if (clock.getAsLong() - start > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode, notALock);
+      if (clock.getAsLong() - a.start > timeoutNanos) {
+        throw a.giveUp();
       }
-      if (put) {
-        mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
-        sentAt = clock.getAsLong();
-        int code = store.createPinned(lockKey, mine.encode());
-        if (code != 0 && !transientCode(code)) {
-          throw new CacheException(
-              LockNames.describe(key)
-                  + ": putting its cluster lock "
-                  + lockKey
-                  + " failed: "
-                  + StoreStatus.describe(code)
-                  + " ("
-                  + store.describe()
-                  + ")");
+      Step next =
+          switch (step) {
+            case PUT -> a.put();
+            case READ -> a.read();
+            case WATCH -> a.watch();
+          };
+      if (a.held != null) {
+        return a.held;
+      }
+      // Progress (a put that answered, an object gone, a size worth reading) goes on at once;
+      // a step that must wait for someone else pauses first.
+      if (next == step || next == Step.WATCH) {
+        long wait = pauseNanos(waits++);
+        if (clock.getAsLong() - a.start + wait > timeoutNanos) {
+          throw a.giveUp();
         }
-        lastCode = code;
-        put = code != 0; // a failed put is tried again; a put answering 0 is read back
-        mayBeOurs = !put;
+        sleep(wait, key);
       }
-      if (!put) {
-        long read;
-        long rideResult = 0;
-        if (ride != null && mayBeOurs) {
-          long[] both = store.readWith(lockKey, readBuffer.clear(), key, ride.destination());
-          read = both[0];
-          rideResult = both[1];
-        } else {
-          read = store.read(lockKey, readBuffer.clear());
-        }
-        if (read >= 0) {
-          LockRecord found = LockRecord.decode(readBuffer, read);
-          if (found == null) {
-            // A real Mooncake can tear a read that races a forced remove (the memory is reused by
-            // another object while it is copied): read again; only what stays is reported.
-            notALock = read;
-          } else if (found.sameToken(mine)) {
-            // Our put created the object and returned before this read was sent, so the key was
-            // ours (Lemma 1) when the read of it in the same batch was made.
-            if (ride != null && mayBeOurs) {
-              ride.answered(rideResult);
-            }
-            return new Hold(key, lockKey, mine, sentAt);
-          } else if (found.instance() == instance) {
-            // Ours but not this put's: an earlier put that took effect late, or a failed release.
-            // No one else can believe they hold it; remove it and compete again.
-            removeIfOurs(lockKey, found, clock.getAsLong());
-            put = true;
-            continue;
-          } else {
-            seen = found;
-            notALock = -1;
-            mayBeOurs = false; // our put changed nothing: only a new put can make it ours
-          }
-        } else if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
-          put = true; // the holder released between our put and our read: try again now
-          continue;
-        } else if (!transientCode(read)) {
-          throw new CacheException(
-              LockNames.describe(key)
-                  + ": reading its cluster lock "
-                  + lockKey
-                  + " failed: "
-                  + StoreStatus.describe(read)
-                  + " ("
-                  + store.describe()
-                  + ")");
-        }
-        // Held by another, or its put in flight (-703), or a transient error: wait, read again.
-        lastCode = read;
-      }
-      long now = clock.getAsLong();
-      long wait = pauseNanos(waits++);
-      if (now - start + wait > timeoutNanos) {
-        throw notAcquired(key, seen, lastCode, notALock);
-      }
-      sleep(wait, key);
+      step = next;
     }
   }
 
-  private CacheException notAcquired(String key, LockRecord seen, long lastCode, long notALock) {
-    if (notALock >= 0) {
+  /**
+   * One acquisition's state. Ownership is concluded only in {@link #read}, from our own token; the
+   * other steps decide when a read is worth making. A read of another holder's lock object is a
+   * transfer from that holder's segment, which a paused holder does not answer (Mooncake blocks in
+   * the handshake for up to 60 s): so reads are bounded, and while waiting this asks the master for
+   * the object's size instead, which it answers without the holder.
+   */
+  private final class Acquisition {
+    final String key;
+    final String lockKey;
+    final Ride ride;
+    final long start = clock.getAsLong();
+    Hold held;
+    LockRecord mine;
+    long sentAt;
+    boolean mayBeOurs; // whether a read can still find our put's token (then ride along)
+    boolean readBack; // the next read is the first after our put (made even while one is stuck)
+    long watched = -1; // the size of the other holder's object we wait on, -1 when unknown
+    // for the time-out message:
+    LockRecord seen; // the other holder
+    long lastCode;
+    long notALock = -1; // the size of an object at the lock key that was no lock record
+    String unanswered; // why the last read gave no answer
+
+    Acquisition(String key, Ride ride) {
+      this.key = key;
+      this.lockKey = LockNames.lockKey(key);
+      this.ride = ride;
+    }
+
+    Step put() {
+      mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
+      sentAt = clock.getAsLong();
+      int code = store.createPinned(lockKey, mine.encode());
+      if (code != 0 && !transientCode(code)) {
+        throw failed("putting", code);
+      }
+      lastCode = code;
+      if (code != 0) {
+        return Step.PUT; // a failed put is tried again; a put answering 0 is read back
+      }
+      mayBeOurs = true;
+      readBack = true;
+      return Step.READ;
+    }
+
+    Step read() {
+      if (!readBack && stuckReads(lockKey) > 0) {
+        return Step.WATCH; // an earlier read of this object still blocks: do not add another
+      }
+      readBack = false;
+      boolean riding = ride != null && mayBeOurs;
+      ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE); // a given-up read keeps its own
+      ByteBuffer destination = riding ? ride.destination() : null;
+      long remaining = timeoutNanos - (clock.getAsLong() - start);
+      long[] answer;
+      try {
+        answer =
+            reads.call(
+                (riding ? "batch_get_into of '" : "get_into of '") + lockKey + "'",
+                Math.max(1, Math.min(readBoundNanos, remaining)),
+                () ->
+                    riding
+                        ? store.readWith(lockKey, buffer, key, destination)
+                        : new long[] {store.read(lockKey, buffer)},
+                () -> stuck(lockKey, riding ? ride.detach() : () -> {}));
+      } catch (CallTimeoutException e) {
+        unanswered = e.getMessage();
+        seen = null; // whoever answered before, the object now is unknown
+        return Step.WATCH;
+      }
+      long read = answer[0];
+      if (read >= 0) {
+        LockRecord found = LockRecord.decode(buffer, read);
+        if (found == null) {
+          // A real Mooncake can tear a read that races a forced remove (the memory is reused by
+          // another object while it is copied): the master tells what stays; only that is reported.
+          notALock = read;
+          watched = read;
+          return Step.WATCH;
+        }
+        notALock = -1;
+        unanswered = null;
+        if (found.sameToken(mine)) {
+          // Our put created the object and returned before this read was sent, so the key was
+          // ours (Lemma 1) when the read of it in the same batch was made.
+          if (riding) {
+            ride.answered(answer[1]);
+          }
+          held = new Hold(key, lockKey, mine, sentAt);
+          return Step.READ;
+        }
+        if (found.instance() == instance) {
+          // Ours but not this put's: an earlier put that took effect late, or a failed release.
+          // No one else can believe they hold it; remove it and compete again.
+          removeIfOurs(lockKey, found, clock.getAsLong());
+          return Step.PUT;
+        }
+        seen = found;
+        watched = read;
+        mayBeOurs = false; // our put changed nothing: only a new put can make it ours
+        return Step.WATCH;
+      }
+      if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        return Step.PUT; // the holder released between our put and our read: try again now
+      }
+      if (!transientCode(read)) {
+        throw failed("reading", read);
+      }
+      // Its put in flight (-703), a transfer that failed (-800: a dead or paused holder), RPC
+      // trouble: the master's metadata tells when reading again is worth it.
+      lastCode = read;
+      return Step.WATCH;
+    }
+
+    Step watch() {
+      long size = store.size(lockKey);
+      if (size == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        return Step.PUT; // released, or its holder's segment dropped: compete now
+      }
+      if (size < 0) {
+        if (!transientCode(size)) {
+          throw failed("asking the size of", size);
+        }
+        lastCode = size; // a put in flight (-703), RPC trouble: ask again
+        return Step.WATCH;
+      }
+      if (size == mine.size()) {
+        return Step.READ; // maybe ours (a read-back that timed out, a late put): only a read tells
+      }
+      if (watched >= 0 && size != watched) {
+        watched = size;
+        return Step.READ; // another holder's object now: see whose (another instance's size)
+      }
+      watched = size; // not ours, still the same object: wait
+      return Step.WATCH;
+    }
+
+    private CacheException failed(String doing, long code) {
       return new CacheException(
           LockNames.describe(key)
-              + ": the object at its lock key "
-              + LockNames.lockKey(key)
-              + " is not a lock of this provider ("
-              + notALock
-              + " bytes), still after "
-              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-              + " ms (operation_timeout_ms); remove it");
+              + ": "
+              + doing
+              + " its cluster lock "
+              + lockKey
+              + " failed: "
+              + StoreStatus.describe(code)
+              + " ("
+              + store.describe()
+              + ")");
     }
-    return new CacheException(
-        LockNames.describe(key)
-            + ": cluster lock not acquired within "
-            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-            + " ms (operation_timeout_ms); "
-            + (seen != null
-                ? "held by " + seen.holder()
-                : "last answer " + StoreStatus.describe(lastCode)));
+
+    /**
+     * The time-out. When our last put may have created the object (no read showed another token),
+     * it is kept as a leftover: a later lock call removes it if it carries our token, so a lock we
+     * could not read back does not block other JVMs until this client leaves.
+     */
+    CacheException giveUp() {
+      if (mine != null && mayBeOurs) {
+        leftovers.add(new Hold(key, lockKey, mine, sentAt));
+      }
+      return notAcquired();
+    }
+
+    CacheException notAcquired() {
+      if (notALock >= 0) {
+        return new CacheException(
+            LockNames.describe(key)
+                + ": the object at its lock key "
+                + lockKey
+                + " is not a lock of this provider ("
+                + notALock
+                + " bytes), still after "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                + " ms (operation_timeout_ms); remove it");
+      }
+      String why;
+      if (seen != null) {
+        why = "held by " + seen.holder();
+      } else if (unanswered != null) {
+        why =
+            "its lock object did not answer a read ("
+                + unanswered
+                + "): its holder's segment does not answer, e.g. a paused process, whose lock goes"
+                + " with its segment after client_ttl_ms";
+      } else {
+        why = "last answer " + StoreStatus.describe(lastCode);
+      }
+      return new CacheException(
+          LockNames.describe(key)
+              + ": cluster lock not acquired within "
+              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+              + " ms (operation_timeout_ms); "
+              + why);
+    }
+  }
+
+  /** Given-up reads of {@code lockKey} still running. */
+  private int stuckReads(String lockKey) {
+    AtomicInteger n = stuck.get(lockKey);
+    return n == null ? 0 : n.get();
+  }
+
+  /**
+   * A read of {@code lockKey} was given up on: counted until it returns, when {@code giveBack} (the
+   * ride's buffer, if it rode along) runs.
+   */
+  private Runnable stuck(String lockKey, Runnable giveBack) {
+    stuck.computeIfAbsent(lockKey, k -> new AtomicInteger()).incrementAndGet();
+    return () -> {
+      try {
+        giveBack.run();
+      } finally {
+        stuck.computeIfPresent(lockKey, (k, n) -> n.decrementAndGet() == 0 ? null : n);
+      }
+    };
+  }
+
+  /**
+   * One bounded read of the lock object alone (releases): the byte count or a code; {@code
+   * Long.MIN_VALUE} when it gave no answer in time.
+   */
+  private long readAlone(String lockKey, ByteBuffer buffer) {
+    try {
+      return reads.call(
+          "get_into of '" + lockKey + "'",
+          readBoundNanos,
+          () -> store.read(lockKey, buffer),
+          () -> stuck(lockKey, () -> {}));
+    } catch (CallTimeoutException e) {
+      return Long.MIN_VALUE;
+    }
   }
 
   /**
@@ -312,6 +525,11 @@ public final class ClusterKeyLocks implements KeyLocks {
     }
   }
 
+  /** Given-up reads of lock objects still running (for tests). */
+  int stuckReads() {
+    return reads.abandoned();
+  }
+
   // --- releasing ---------------------------------------------------------------------------------
 
   private void release(Hold hold) {
@@ -343,7 +561,7 @@ public final class ClusterKeyLocks implements KeyLocks {
   private boolean removeOnce(String lockKey, LockRecord record) {
     ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
     long sent = clock.getAsLong();
-    long read = store.read(lockKey, buffer);
+    long read = readAlone(lockKey, buffer);
     if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
       return true;
     }

@@ -10,29 +10,57 @@ import java.nio.charset.StandardCharsets;
  * the lease. {@code holder} is for messages only (segment, process id).
  *
  * <p>Layout: magic {@code MCJL}, version byte, instance (8), attempt (8), holder length (2), holder
- * UTF-8.
+ * UTF-8, then zero padding to a size whose remainder modulo {@link #TAGS} is the instance's tag. So
+ * every record of one instance has one size, and a waiter learns from the object's size alone (the
+ * master's metadata, no transfer from the holder's segment) that a lock object is certainly not one
+ * of its own: sizes of two instances differ unless their tags match (1 in 64).
  */
 record LockRecord(long instance, long attempt, String holder) {
   private static final int MAGIC = 0x4d434a4c; // "MCJL"
-  private static final byte VERSION = 1;
+  private static final byte VERSION = 2;
   private static final int FIXED = 4 + 1 + 8 + 8 + 2;
   static final int MAX_HOLDER_BYTES = 256;
 
+  /** How many size classes tell instances apart. */
+  static final int TAGS = 64;
+
   /** A buffer this large holds any record. */
-  static final int MAX_SIZE = FIXED + MAX_HOLDER_BYTES;
+  static final int MAX_SIZE = FIXED + MAX_HOLDER_BYTES + TAGS - 1;
 
   /** Whether both records come from the same put. */
   boolean sameToken(LockRecord other) {
     return instance == other.instance && attempt == other.attempt;
   }
 
+  /** The size of every record of this instance with this holder name. */
+  int size() {
+    return paddedSize(FIXED + holderBytes().length, instance);
+  }
+
   ByteBuffer encode() {
+    byte[] name = holderBytes();
+    ByteBuffer out = ByteBuffer.allocate(paddedSize(FIXED + name.length, instance));
+    out.putInt(MAGIC).put(VERSION).putLong(instance).putLong(attempt).putShort((short) name.length);
+    out.put(name);
+    return out.position(0); // the padding is the buffer's zeros
+  }
+
+  private byte[] holderBytes() {
     byte[] name = holder.getBytes(StandardCharsets.UTF_8);
-    int length = Math.min(name.length, MAX_HOLDER_BYTES);
-    ByteBuffer out = ByteBuffer.allocate(FIXED + length);
-    out.putInt(MAGIC).put(VERSION).putLong(instance).putLong(attempt).putShort((short) length);
-    out.put(name, 0, length);
-    return out.flip();
+    if (name.length <= MAX_HOLDER_BYTES) {
+      return name;
+    }
+    byte[] cut = new byte[MAX_HOLDER_BYTES];
+    System.arraycopy(name, 0, cut, 0, cut.length);
+    return cut;
+  }
+
+  private static int tag(long instance) {
+    return (int) Math.floorMod(instance ^ (instance >>> 32), (long) TAGS);
+  }
+
+  private static int paddedSize(int unpadded, long instance) {
+    return unpadded + Math.floorMod(tag(instance) - unpadded, TAGS);
   }
 
   /** The record in {@code bytes[0, length)}, or {@code null} when it is not a lock record. */
@@ -47,11 +75,16 @@ record LockRecord(long instance, long attempt, String holder) {
     long instance = in.getLong();
     long attempt = in.getLong();
     int nameLength = Short.toUnsignedInt(in.getShort());
-    if (nameLength != in.remaining()) {
-      return null;
+    if (nameLength > in.remaining() || paddedSize(FIXED + nameLength, instance) != length) {
+      return null; // torn, or not padded as its instance's records are
     }
     byte[] name = new byte[nameLength];
     in.get(name);
+    while (in.hasRemaining()) {
+      if (in.get() != 0) {
+        return null;
+      }
+    }
     return new LockRecord(instance, attempt, new String(name, StandardCharsets.UTF_8));
   }
 }

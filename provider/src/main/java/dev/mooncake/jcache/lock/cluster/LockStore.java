@@ -3,10 +3,11 @@ package dev.mooncake.jcache.lock.cluster;
 import java.nio.ByteBuffer;
 
 /**
- * The three store calls a cluster lock is made of, with Mooncake's codes and semantics (see {@code
+ * The store calls a cluster lock is made of, with Mooncake's codes and semantics (see {@code
  * ObjectStore}): a create-only put that is hard-pinned and placed in this client's own segment, a
- * read, and a forced remove. Placement is what ties a lock to its holder's life: when the holder
- * dies, Mooncake drops its segment, and the lock object with it.
+ * read, a size asked of the master alone (to wait without reading another holder's segment), and a
+ * forced remove. Placement is what ties a lock to its holder's life: when the holder dies, Mooncake
+ * drops its segment, and the lock object with it.
  */
 public interface LockStore {
 
@@ -24,6 +25,12 @@ public interface LockStore {
    * {@link #read} for {@code lockKey} and for {@code key}, in that order.
    */
   long[] readWith(String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination);
+
+  /**
+   * The object's size from the master's metadata alone (no transfer, so no contact with the segment
+   * holding it): its size, -704 when absent, -703 while its put is in flight, or another code.
+   */
+  long size(String key);
 
   /** Removes the object with force (read leases do not hold it); 0 or a negative code. */
   int remove(String key);

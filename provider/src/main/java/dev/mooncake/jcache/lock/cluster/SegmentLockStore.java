@@ -32,6 +32,11 @@ final class SegmentLockStore implements LockStore {
   }
 
   @Override
+  public long size(String key) {
+    return store.getSize(key);
+  }
+
+  @Override
   public int remove(String key) {
     return store.remove(key, true);
   }

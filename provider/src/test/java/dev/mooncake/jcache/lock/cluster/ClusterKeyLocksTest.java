@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.lane.BoundedCalls;
 import dev.mooncake.jcache.lock.KeyLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +27,7 @@ class ClusterKeyLocksTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
   private static final String KEY = storeKey("orders", "k1");
   private static final String LOCK = LockNames.lockKey(KEY);
+  private static final Duration READ_BOUND = Duration.ofMillis(20);
 
   private final ScriptedCluster cluster = new ScriptedCluster();
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
@@ -36,6 +38,30 @@ class ClusterKeyLocksTest {
 
   private ClusterKeyLocks locks(LockStore store, String holder) {
     return new ClusterKeyLocks(store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
+  }
+
+  /** Locks whose reads are given up on after a short real-time bound (paused segments). */
+  private ClusterKeyLocks boundedLocks(LockStore store, String holder, BoundedCalls reads) {
+    return new ClusterKeyLocks(
+        store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet, reads, READ_BOUND);
+  }
+
+  /** A lock record of another instance, of another size than a's records (so not maybe-ours). */
+  private byte[] foreign(String holder) {
+    long other = 7;
+    while (new LockRecord(other, 1, holder).size()
+        == new LockRecord(a.instance(), 1, "jvm-a").size()) {
+      other++;
+    }
+    return new LockRecord(other, 1, holder).encode().array();
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertTrue(condition.getAsBoolean(), "not within 30 s");
   }
 
   private static String storeKey(String cache, String key) {
@@ -106,10 +132,12 @@ class ClusterKeyLocksTest {
     assertEquals(1, storeA.removes);
   }
 
-  /** A ride that remembers what it heard. */
+  /** A ride that remembers what it heard, and which of its buffers were handed over and back. */
   private static final class Ride implements KeyLocks.Ride {
-    final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(64);
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(64);
     final List<Long> answers = new ArrayList<>();
+    final List<java.nio.ByteBuffer> detached = new ArrayList<>();
+    final List<java.nio.ByteBuffer> givenBack = new java.util.concurrent.CopyOnWriteArrayList<>();
     int asked;
 
     @Override
@@ -121,6 +149,14 @@ class ClusterKeyLocksTest {
     @Override
     public void answered(long result) {
       answers.add(result);
+    }
+
+    @Override
+    public Runnable detach() {
+      java.nio.ByteBuffer given = buffer;
+      detached.add(given);
+      buffer = java.nio.ByteBuffer.allocate(64);
+      return () -> givenBack.add(given);
     }
   }
 
@@ -147,11 +183,12 @@ class ClusterKeyLocksTest {
   void whileAnotherJvmHoldsTheKeyPollsReadTheLockAloneAndOnlyTheWinningBatchIsHeard() {
     Ride ride = new Ride();
     KeyLocks.Held heldByA = a.lock(KEY);
-    // B's first read-back (a batch) finds A's token: the entry answer is dropped. A then releases,
-    // so B's next poll (the lock alone) finds nothing, B puts again and its batch wins.
-    storeB.beforeRead =
+    // B's first read-back (a batch) finds A's token: the entry answer is dropped. B then waits on
+    // the master's metadata (the size, no read of A's segment); A releases, so B's poll finds
+    // nothing, B puts again and its batch wins.
+    storeB.beforeSize =
         key -> {
-          if (storeB.batchReads + storeB.reads == 1) {
+          if (storeB.sizes == 1) {
             heldByA.close();
           }
         };
@@ -161,7 +198,8 @@ class ClusterKeyLocksTest {
     }
     assertEquals(2, storeB.puts);
     assertEquals(2, storeB.batchReads, "a read right after each put of ours");
-    assertEquals(1, storeB.reads, "the poll while A held it");
+    assertEquals(0, storeB.reads, "a waiter read another holder's lock object");
+    assertEquals(2, storeB.sizes, "the polls while A held it, and the one that saw it gone");
   }
 
   @Test
@@ -204,23 +242,26 @@ class ClusterKeyLocksTest {
 
   @Test
   void aPutInFlightIsReadAgainAndAVanishedHolderIsRacedAgain() {
+    // -703 on the read-back: the master then tells the object's size, ours: read again.
     storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
     storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
     try (KeyLocks.Held held = a.lock(KEY)) {
       assertEquals(3, storeA.reads);
+      assertEquals(2, storeA.sizes);
       assertEquals(1, storeA.puts);
     }
-    // B's put finds A's lock; A releases before B reads back (-704): B puts again and wins.
-    KeyLocks.Held held = a.lock(KEY);
+    // B's put finds A's lock; A's lock goes before B reads back (-704): B puts again and wins.
+    a.lock(KEY);
     storeB.beforeRead =
         key -> {
-          if (cluster.has(LOCK) && storeB.reads == 0) {
-            held.close();
+          if (storeB.reads == 0) {
+            cluster.drop("a:1");
           }
         };
     try (KeyLocks.Held mine = b.lock(KEY)) {
       assertEquals(2, storeB.puts);
       assertEquals(2, storeB.reads);
+      assertEquals(0, storeB.sizes);
     }
   }
 
@@ -248,15 +289,14 @@ class ClusterKeyLocksTest {
   }
 
   @Test
-  void anUnreachableOrTornLockReadIsReadAgain() {
-    // Seen on a real Mooncake: -800 reading a dead holder's lock until its segment goes, and a
-    // read torn by a remove racing it (bytes of another object). Neither fails the lock call.
-    cluster.putForeign(LOCK, "torn".getBytes(StandardCharsets.UTF_8), "c:1");
+  void anUnreachableLockIsWaitedOnWithTheMastersMetadataUntilItGoes() {
+    // Seen on a real Mooncake: -800 reading a dead holder's lock until its segment goes. The
+    // waiter asks the master for the size instead of reading again, and races once it is gone.
+    cluster.putForeign(LOCK, foreign("jvm-c"), "c:1");
     storeA.readAnswers.add((long) StoreStatus.TRANSFER_FAIL.code());
-    storeA.readAnswers.add((long) StoreStatus.LEASE_EXPIRED.code());
-    storeA.beforeRead =
+    storeA.beforeSize =
         key -> {
-          if (storeA.reads == 3) {
+          if (storeA.sizes == 3) {
             cluster.drop("c:1");
           }
         };
@@ -264,7 +304,28 @@ class ClusterKeyLocksTest {
       held.ensureHeld();
       assertTrue(cluster.has(LOCK));
     }
-    assertEquals(5, storeA.reads, "-800, -707, the torn read, -704, ours");
+    assertEquals(2, storeA.reads, "-800, then ours after the put that followed -704");
+    assertEquals(4, storeA.sizes);
+    assertEquals(2, storeA.puts);
+  }
+
+  @Test
+  void aTornReadIsSettledByTheMasterAndAReplacedLockIsReadOnce() {
+    // A read torn by a remove racing it (bytes of another object); then the master shows another
+    // object (another instance's size): it is read once, to learn its holder, then waited on.
+    cluster.putForeign(LOCK, "torn".getBytes(StandardCharsets.UTF_8), "c:1");
+    storeA.beforeSize =
+        key -> {
+          if (storeA.sizes == 1) {
+            cluster.replace(LOCK, foreign("jvm-d"), "d:1");
+          } else if (storeA.sizes == 3) {
+            cluster.drop("d:1");
+          }
+        };
+    try (KeyLocks.Held held = a.lock(KEY)) {
+      held.ensureHeld();
+    }
+    assertEquals(3, storeA.reads, "the torn read, jvm-d's record, ours");
     assertEquals(2, storeA.puts);
   }
 
@@ -293,6 +354,85 @@ class ClusterKeyLocksTest {
       assertEquals(0, a.leftovers());
       assertFalse(cluster.has(LOCK));
     }
+  }
+
+  @Test
+  void aPausedHoldersLockIsWaitedOnWithTheMastersMetadataAndTakenOnceItsSegmentGoes() {
+    // A real Mooncake blocks a read from a stopped process's segment in its handshake (60 s):
+    // B's read-back gives up after its bound, waits on sizes, and races once A's segment goes.
+    ClusterKeyLocks waiter = boundedLocks(storeB, "jvm-b", new BoundedCalls("test-reads", 4));
+    cluster.putForeign(KEY, "v".getBytes(StandardCharsets.UTF_8), "c:1");
+    a.lock(KEY); // A holds, then stops
+    cluster.pause("a:1");
+    storeB.beforeSize =
+        key -> {
+          if (storeB.sizes == 3) {
+            cluster.drop("a:1"); // client_ttl passed: the master drops A's segment
+          }
+        };
+    Ride ride = new Ride();
+    java.nio.ByteBuffer first = ride.buffer;
+    long before = nanos.get();
+    try (KeyLocks.Held held = waiter.lock(KEY, ride)) {
+      held.ensureHeld();
+      assertEquals(List.of(first), ride.detached, "the stuck batch kept the ride's first buffer");
+      assertEquals(List.of(), ride.givenBack, "given back while the stuck read could write to it");
+      assertEquals(List.of(1L), ride.answers, "the entry, from the batch that proved the lock");
+      assertTrue(ride.buffer != first, "the winning batch read into the stuck read's buffer");
+    }
+    assertTrue(nanos.get() - before < TIMEOUT.toNanos(), "waited past the operation timeout");
+    assertEquals(2, storeB.batchReads, "the stuck read-back and the one after the put");
+    assertEquals(0, storeB.reads, "a read of the paused holder's lock while one was stuck");
+    assertEquals(4, storeB.sizes);
+    assertEquals(1, waiter.stuckReads());
+    cluster.resume("a:1"); // SIGCONT: the stuck read returns, and only then gives its buffer back
+    awaitTrue(() -> waiter.stuckReads() == 0);
+    assertEquals(List.of(first), ride.givenBack);
+  }
+
+  @Test
+  void aSlowReadBackOfOurOwnLockIsReadAgainOnceItReturnsAndTheLockIsNotLeftBehind() {
+    // Our own read-back was slow (a loaded machine): the master says the object has our size, so
+    // it may be ours; it is read again (not while the slow read still runs) and found ours.
+    ClusterKeyLocks slow = boundedLocks(storeA, "jvm-a", new BoundedCalls("test-reads", 4));
+    cluster.pause("a:1");
+    storeA.beforeSize =
+        key -> {
+          if (storeA.sizes == 2) {
+            cluster.resume("a:1");
+            awaitTrue(() -> slow.stuckReads() == 0);
+          }
+        };
+    try (KeyLocks.Held held = slow.lock(KEY)) {
+      held.ensureHeld();
+    }
+    assertEquals(2, storeA.reads, "the slow read-back, then one read once it had returned");
+    assertEquals(3, storeA.sizes, "two polls while the slow read ran");
+    assertEquals(1, storeA.puts);
+    assertFalse(cluster.has(LOCK), "our lock object was left behind");
+  }
+
+  @Test
+  void beyondTheBoundOfStuckReadsLockCallsWaitAndTimeOutNamingTheStuckReads() {
+    ClusterKeyLocks one = boundedLocks(storeB, "jvm-b", new BoundedCalls("test-reads", 1));
+    cluster.putForeign(LOCK, foreign("jvm-c"), "c:1");
+    cluster.pause("c:1"); // jvm-c holds KEY and is stopped
+    CacheException paused = assertThrows(CacheException.class, () -> one.lock(KEY));
+    assertTrue(paused.getMessage().contains("did not answer a read"), paused.getMessage());
+    assertTrue(paused.getMessage().contains("a paused process"), paused.getMessage());
+    assertEquals(1, one.stuckReads());
+    // The one stuck read is the bound: another key's read-back is not started, and its lock call
+    // times out saying why (nothing concluded without reading our token).
+    String other = storeKey("orders", "k2");
+    CacheException full = assertThrows(CacheException.class, () -> one.lock(other));
+    assertTrue(full.getMessage().contains("not started"), full.getMessage());
+    assertTrue(full.getMessage().contains("(at most 1)"), full.getMessage());
+    cluster.resume("c:1");
+    awaitTrue(() -> one.stuckReads() == 0);
+    try (KeyLocks.Held held = one.lock(other)) {
+      held.ensureHeld(); // its own lock object, left by the call that timed out, is found ours
+    }
+    assertFalse(cluster.has(LockNames.lockKey(other)));
   }
 
   @Test

@@ -5,18 +5,50 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * A Mooncake cluster as the locks see it: one object table, create-only puts, objects living in the
  * segment of the client that put them (dropping a segment drops them), and scripted answers (-703
- * while a put is "in flight", RPC failures) queued per client and call.
+ * while a put is "in flight", RPC failures) queued per client and call. A paused segment models a
+ * stopped process as a real Mooncake sees it: the master still answers for its objects (sizes), but
+ * a read of one blocks until the segment is resumed, even after it was dropped.
  */
 final class ScriptedCluster {
   private record StoredObject(byte[] bytes, String segment) {}
 
   private final Map<String, StoredObject> objects = new HashMap<>();
+  private final Set<String> paused = new HashSet<>();
+
+  synchronized void pause(String segment) {
+    paused.add(segment);
+  }
+
+  synchronized void resume(String segment) {
+    paused.remove(segment);
+    notifyAll();
+  }
+
+  synchronized void replace(String key, byte[] bytes, String segment) {
+    objects.put(key, new StoredObject(bytes, segment));
+  }
+
+  /** Waits (holding no lock) while the object at {@code key} lives in a paused segment. */
+  private void awaitRunning(String key) {
+    StoredObject o = objects.get(key);
+    // The segment as the read found it: dropping it meanwhile does not end the wait.
+    while (o != null && paused.contains(o.segment)) {
+      try {
+        wait();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
 
   synchronized void drop(String segment) {
     objects.values().removeIf(o -> o.segment.equals(segment));
@@ -41,13 +73,19 @@ final class ScriptedCluster {
     final Deque<Long> readAnswers = new ArrayDeque<>();
     final Deque<Integer> removeAnswers = new ArrayDeque<>();
 
-    /** Runs before each read (to let another client act between a put and its read-back). */
+    final Deque<Long> sizeAnswers = new ArrayDeque<>();
+
+    /** Runs before each read, on the thread that reads (not the lock caller's). */
     volatile Consumer<String> beforeRead = key -> {};
+
+    /** Runs before each size, on the lock caller's thread. */
+    volatile Consumer<String> beforeSize = key -> {};
 
     int puts;
     int reads;
     int removes;
     int batchReads;
+    int sizes;
 
     Client(String segment) {
       this.segment = segment;
@@ -73,6 +111,7 @@ final class ScriptedCluster {
       beforeRead.accept(key);
       synchronized (ScriptedCluster.this) {
         reads++;
+        awaitRunning(key);
         Long scripted = readAnswers.poll();
         return scripted != null ? scripted : copy(key, destination);
       }
@@ -85,6 +124,7 @@ final class ScriptedCluster {
       beforeRead.accept(lockKey);
       synchronized (ScriptedCluster.this) {
         batchReads++;
+        awaitRunning(lockKey);
         Long scripted = readAnswers.poll();
         long lock = scripted != null ? scripted : copy(lockKey, lockDestination);
         return new long[] {lock, copy(key, destination)};
@@ -101,6 +141,20 @@ final class ScriptedCluster {
       }
       destination.put(destination.position(), o.bytes);
       return o.bytes.length;
+    }
+
+    @Override
+    public long size(String key) {
+      beforeSize.accept(key);
+      synchronized (ScriptedCluster.this) {
+        sizes++;
+        Long scripted = sizeAnswers.poll();
+        if (scripted != null) {
+          return scripted;
+        }
+        StoredObject o = objects.get(key);
+        return o == null ? StoreStatus.OBJECT_NOT_FOUND.code() : o.bytes.length;
+      }
     }
 
     @Override
