@@ -43,6 +43,9 @@
  *  - remove(h, "__fake_mc__/ctl/<name>=<value>", any) sets a control and answers 0:
  *      fail_ops=<code>      every data call answers <code> (batch calls: per key)
  *      fail_batch=<code>    every batch call itself answers <code>
+ *      unreachable=<code>   one-process mode: reads (get_into, batch_get_into) of the objects
+ *                           stored now answer <code> (e.g. -800, as Mooncake does for an object
+ *                           whose segment died); objects stored later read normally; 0 clears
  *      fail_setup=<code>, fail_health=<code>, fail_register=<code>
  *      setup_delay_ms=<ms>  setup sleeps that long first (an unreachable master)
  *      fail_create=<n>      the next n creates return NULL
@@ -186,6 +189,7 @@ typedef struct object {
   int64_t soft_pin_until_ms; /* 0: none */
   pin_request pins; /* preferred not kept */
   client *owner;
+  int unreachable; /* ctl unreachable=<code>: reads answer it (its segment is gone) */
   struct object *next;
 } object;
 
@@ -590,6 +594,7 @@ static int64_t get_locked(client *c, const char *key, void *buffer, size_t size)
   object *o = *slot_of(key);
   if (o == NULL) return OBJECT_NOT_FOUND;
   if (size < o->size) return MCJ_INVALID_PARAMS;
+  if (o->unreachable) return o->unreachable;
   if (!transfer_allowed(c, buffer, o->size)) return TRANSFER_FAIL;
   memcpy(buffer, o->data, o->size);
   o->lease_until_ms = now_ms() + lease_duration();
@@ -1107,6 +1112,13 @@ int mooncake_store_get_hostname(void *store, char *buf_out, size_t buf_len) {
   return result;
 }
 
+/* Marks every object stored now as read-failing with code (0 clears); caller holds the lock. */
+static void mark_unreachable_locked(int code) {
+  for (size_t b = 0; b < bucket_count; b++) {
+    for (object *o = buckets[b]; o != NULL; o = o->next) o->unreachable = code;
+  }
+}
+
 /* "name=value" under the control prefix; caller holds the lock. */
 static int control_locked(const char *text) {
   const char *equals = strchr(text, '=');
@@ -1135,6 +1147,10 @@ static int control_locked(const char *text) {
   if (n == 19 && strncmp(text, "hold_shared_lock_ms", 19) == 0) {
     return fake_shm_enabled() == 1 ? fake_shm_hold_lock(value) : MCJ_INVALID_PARAMS;
   }
+  if (n == 11 && strncmp(text, "unreachable", 11) == 0) {
+    mark_unreachable_locked((int)value);
+    return 0;
+  }
   if (n == 16 && strncmp(text, "events_drop_next", 16) == 0) {
     fake_events_drop_next((int)value);
     return 0;
@@ -1148,6 +1164,7 @@ static int control_locked(const char *text) {
     max_soft_pin_ttl_ms = -1;
     put_delay_us = -1;
     eviction_on = -1;
+    mark_unreachable_locked(0);
     fake_events_drop_next(0);
     return 0;
   }

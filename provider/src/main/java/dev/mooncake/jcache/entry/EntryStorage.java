@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import javax.cache.CacheException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One cache's view of the store: values with their header in, {@link StoredEntry StoredEntries}
@@ -28,6 +30,8 @@ import javax.cache.CacheException;
  * ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries included.
  */
 public final class EntryStorage {
+  private static final Logger LOG = LoggerFactory.getLogger(EntryStorage.class);
+
   /** Reads start with a buffer this large and grow to the largest value seen. */
   private static final int MIN_READ_BUFFER = 4096;
 
@@ -46,6 +50,24 @@ public final class EntryStorage {
    */
   private static final int TORN_READ_RETRIES = 5;
 
+  /**
+   * How often a plain read repeats a transfer failure (-800) before it answers "absent". Seen on a
+   * real Mooncake (3b5a594): after the JVM holding an object's segment died, every read of the
+   * object failed with -800 until the master's client_ttl dropped the segment. See
+   * docs/deviations.md, "A read that cannot reach the object's segment is a miss".
+   */
+  private static final int UNREACHABLE_READ_RETRIES = 3;
+
+  /**
+   * How long after a read answered "absent" for an unreachable object a write does not trust a
+   * caller's "known absent": the master may still list the object (until its client_ttl), and a put
+   * of a key it lists answers OK and keeps the old object. Writes then remove first.
+   */
+  private static final long DISTRUST_ABSENT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+  /** At most one log line per cache per this long about unreachable objects read as absent. */
+  private static final long UNREACHABLE_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   /** Batches are split across a lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
 
@@ -59,6 +81,9 @@ public final class EntryStorage {
   private final long timeoutNanos;
   private volatile int readBufferSize = MIN_READ_BUFFER;
   private final LongAdder copiedBytes = new LongAdder();
+  private final LongAdder unreachableReads = new LongAdder();
+  private volatile long lastUnreachableRead; // ticker nanos; 0: never
+  private volatile long lastUnreachableLog;
 
   /**
    * @param ticker the clock of retry deadlines
@@ -110,6 +135,8 @@ public final class EntryStorage {
   private StoredEntry readNow(String key) {
     int size = readBufferSize;
     int torn = 0;
+    int unreachableTries = 0;
+    long deadline = ticker.nanos() + timeoutNanos;
     for (int attempt = 0; ; attempt++) {
       ByteBuffer buffer = buffers.acquire(size);
       try {
@@ -129,6 +156,13 @@ public final class EntryStorage {
           }
           Thread.onSpinWait();
           continue;
+        }
+        if (result == StoreStatus.TRANSFER_FAIL.code()) {
+          if (unreachableTries < UNREACHABLE_READ_RETRIES && ticker.nanos() - deadline < 0) {
+            backOff(unreachableTries++);
+            continue;
+          }
+          return unreachable(key);
         }
         // A too-small buffer fails without saying the size: ask for it once.
         long needed = store.getSize(key);
@@ -354,11 +388,12 @@ public final class EntryStorage {
    *     lock proved exclusive (skips the check)
    */
   boolean replace(String key, Object value, long expireAt, EntryRead read, KeyLocks.Held held) {
-    boolean existed = !read.knownAbsent() && deleteNow(key, held);
+    long deadline = deadline();
+    boolean existed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
     try {
-      putChecked(key, buffer, existed && !read.provedExclusive(), held);
+      putChecked(key, buffer, existed && !read.provedExclusive(), held, deadline);
     } finally {
       buffers.release(buffer);
     }
@@ -385,6 +420,7 @@ public final class EntryStorage {
     if (writes.isEmpty()) {
       return replaced;
     }
+    long deadline = deadline();
     String[] keys = new String[writes.size()];
     Codec.Encoded[] encoded = new Codec.Encoded[keys.length];
     try (Transfer transfer = new Transfer(keys.length)) {
@@ -397,8 +433,8 @@ public final class EntryStorage {
       for (int i = 0; i < keys.length; i++) {
         Write write = writes.get(i);
         fill(values[i], encoded[i].format(), encoded[i].bytes(), write.expireAt());
-        if (!write.knownAbsent()) {
-          replaced[i] = deleteNow(write.key(), write.held());
+        if (!trustAbsent(write.knownAbsent())) {
+          replaced[i] = deleteNow(write.key(), write.held(), deadline);
         }
       }
       for (Write write : writes) {
@@ -422,10 +458,11 @@ public final class EntryStorage {
         } else if (results[i] != 0 && !isTransient(results[i])) {
           throw failure("batch put", keys[i], results[i]);
         } else if (results[i] != 0) {
-          putChecked(keys[i], values[i], true, writes.get(i).held()); // in flight: retried singly
+          // in flight: retried singly
+          putChecked(keys[i], values[i], true, writes.get(i).held(), deadline);
         }
       }
-      checkBatchStored(writes, values, toCheck);
+      checkBatchStored(writes, values, toCheck, deadline);
       return replaced;
     }
   }
@@ -439,8 +476,9 @@ public final class EntryStorage {
       String key, byte format, byte[] payload, long expireAt, boolean absent, KeyLocks.Held held) {
     ByteBuffer buffer = headed(format, payload, expireAt);
     try {
-      boolean removed = !absent && deleteNow(key, held);
-      putChecked(key, buffer, removed, held);
+      long deadline = deadline();
+      boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
+      putChecked(key, buffer, removed, held, deadline);
     } finally {
       buffers.release(buffer);
     }
@@ -450,13 +488,14 @@ public final class EntryStorage {
    * Puts {@code value}; after a remove ({@code replacing}), checks that the store now holds an
    * object of the value's size. Mooncake has been seen to answer OK to a put that followed a remove
    * and store nothing (readers then saw the key absent for seconds): such a put, and an answer that
-   * the key is still busy (-703, -706), is retried with remove then put until {@code
-   * operation_timeout_ms} has passed; then the failure names the cache, the key and the status. A
-   * put on a key known to be absent is not checked: a create is not dropped that way, and the check
-   * would cost every create a round trip.
+   * the key is still busy (-703, -706), is retried with remove then put until the operation's
+   * {@code deadline} (its start plus {@code operation_timeout_ms}, shared with the removes before
+   * and inside the retries); then the failure names the cache, the key and the status. A put on a
+   * key known to be absent is not checked: a create is not dropped that way, and the check would
+   * cost every create a round trip.
    */
-  private void putChecked(String key, ByteBuffer value, boolean replacing, KeyLocks.Held held) {
-    long deadline = ticker.nanos() + timeoutNanos;
+  private void putChecked(
+      String key, ByteBuffer value, boolean replacing, KeyLocks.Held held, long deadline) {
     for (int attempt = 0; ; attempt++) {
       held.ensureHeld();
       long result = lanes.callLong(Lane.STORE, () -> store.put(key, value));
@@ -490,13 +529,14 @@ public final class EntryStorage {
         throw failure("put", key, result, retriesFor());
       }
       backOff(attempt);
-      deleteNow(key, held);
+      deleteNow(key, held, deadline);
       replacing = true;
     }
   }
 
   /** Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call. */
-  private void checkBatchStored(List<Write> writes, ByteBuffer[] values, List<Integer> indexes) {
+  private void checkBatchStored(
+      List<Write> writes, ByteBuffer[] values, List<Integer> indexes, long deadline) {
     if (indexes.isEmpty()) {
       return;
     }
@@ -508,8 +548,8 @@ public final class EntryStorage {
     for (int i = 0; i < checked.length; i++) {
       if (present[i] != 1) {
         Write write = writes.get(indexes.get(i));
-        deleteNow(write.key(), write.held());
-        putChecked(write.key(), values[indexes.get(i)], true, write.held());
+        deleteNow(write.key(), write.held(), deadline);
+        putChecked(write.key(), values[indexes.get(i)], true, write.held(), deadline);
       }
     }
   }
@@ -558,8 +598,9 @@ public final class EntryStorage {
     }
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
     ValueHeader.write(whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
-    boolean removed = !knownAbsent && deleteNow(key, held);
-    putChecked(key, whole, removed, held);
+    long deadline = deadline();
+    boolean removed = !trustAbsent(knownAbsent) && deleteNow(key, held, deadline);
+    putChecked(key, whole, removed, held, deadline);
   }
 
   /**
@@ -569,11 +610,24 @@ public final class EntryStorage {
    */
   long readInPlace(String key, ByteBuffer destination) {
     int start = destination.position();
+    long deadline = ticker.nanos() + timeoutNanos;
     long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    for (int retry = 0;
+        length == StoreStatus.TRANSFER_FAIL.code()
+            && retry < UNREACHABLE_READ_RETRIES
+            && ticker.nanos() - deadline < 0;
+        retry++) {
+      backOff(retry);
+      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    }
     for (int torn = 0;
         length >= 0 && !ValueHeader.matches(destination, start, length) && torn < TORN_READ_RETRIES;
         torn++) {
       length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    }
+    if (length == StoreStatus.TRANSFER_FAIL.code()) {
+      unreachable(key);
+      return ExpiryTimes.ABSENT;
     }
     if (length == StoreStatus.OBJECT_NOT_FOUND.code()
         || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
@@ -612,6 +666,43 @@ public final class EntryStorage {
     return expireAt;
   }
 
+  /**
+   * A read whose object the store lists but cannot transfer (-800, its segment unreachable: the JVM
+   * that held it died): counted, logged at most once per {@link #UNREACHABLE_LOG_NANOS}, and
+   * answered as absent (null). Writes distrust "known absent" for a while after (see {@link
+   * #DISTRUST_ABSENT_NANOS}).
+   */
+  private StoredEntry unreachable(String key) {
+    unreachableReads.increment();
+    long now = ticker.nanos();
+    lastUnreachableRead = now == 0 ? 1 : now;
+    long logged = lastUnreachableLog;
+    if (logged == 0 || now - logged >= UNREACHABLE_LOG_NANOS) {
+      lastUnreachableLog = now == 0 ? 1 : now;
+      LOG.warn(
+          "cache '{}': store key '{}' is listed but its segment cannot be reached ({}); read as"
+              + " absent ({} such reads so far; more are not logged for {} s) ({})",
+          cacheName,
+          key,
+          StoreStatus.describe(StoreStatus.TRANSFER_FAIL.code()),
+          unreachableReads.sum(),
+          TimeUnit.NANOSECONDS.toSeconds(UNREACHABLE_LOG_NANOS),
+          store.describe());
+    }
+    return null;
+  }
+
+  /** Reads answered "absent" because the object's segment could not be reached (-800). */
+  public long unreachableReads() {
+    return unreachableReads.sum();
+  }
+
+  /** A caller's "known absent", unless a read recently found an unreachable object (see above). */
+  private boolean trustAbsent(boolean knownAbsent) {
+    long last = lastUnreachableRead;
+    return knownAbsent && (last == 0 || ticker.nanos() - last >= DISTRUST_ABSENT_NANOS);
+  }
+
   /** The bytes this cache has copied in Java to encode or decode values (zero-copy adds none). */
   public long copiedBytes() {
     return copiedBytes.sum();
@@ -638,16 +729,20 @@ public final class EntryStorage {
 
   /** Removes the object; true when there was one. */
   boolean delete(String key, KeyLocks.Held held) {
-    return deleteNow(key, held);
+    return deleteNow(key, held, deadline());
+  }
+
+  /** When an operation starting now must have ended: its retries share this one deadline. */
+  private long deadline() {
+    return ticker.nanos() + timeoutNanos;
   }
 
   /**
    * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is retried
-   * until {@code operation_timeout_ms} has passed: another JVM's write of the key is about to land,
-   * and callers must not see that as an error.
+   * until the operation's {@code deadline}: another JVM's write of the key is about to land, and
+   * callers must not see that as an error.
    */
-  private boolean deleteNow(String key, KeyLocks.Held held) {
-    long deadline = 0;
+  private boolean deleteNow(String key, KeyLocks.Held held, long deadline) {
     for (int attempt = 0; ; attempt++) {
       held.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
@@ -660,9 +755,7 @@ public final class EntryStorage {
       if (!isTransient(result)) {
         throw failure("remove", key, result);
       }
-      if (attempt == 0) {
-        deadline = ticker.nanos() + timeoutNanos;
-      } else if (ticker.nanos() - deadline >= 0) {
+      if (ticker.nanos() - deadline >= 0) {
         throw failure("remove", key, result, retriesFor());
       }
       backOff(attempt);

@@ -55,6 +55,16 @@ class RealMooncakeFaultsTest {
 
   private static final int THREADS = 4;
 
+  /**
+   * What one C call costs against a master that is gone (connection refused), measured on 3b5a594
+   * whatever MC_RPC_TIMEOUT_MS says: 4.3-4.5 s, the RPC pool's four connects 1.0-1.2 s apart. Calls
+   * already inside Mooncake when the master died pay it once; MasterOutage fails the rest fast.
+   */
+  private static final long RECONNECT_LOOP_MS = 4_800;
+
+  /** Scheduling on this loaded 2-core machine, and the cache's own work around the calls. */
+  private static final long MARGIN_MS = 1_000;
+
   @TempDir Path dir;
 
   @BeforeEach
@@ -206,12 +216,13 @@ class RealMooncakeFaultsTest {
               + " timeout %d ms); first success %d ms after the new master listened%n",
           counts, downMillis, load.longestMillis.get(), OPERATION_TIMEOUT_MS, toFirst);
       assertTrue(allFailed, "a thread never failed against the dead master: " + counts);
-      // Measured: 9,036 ms, about 3 x the timeout. Mooncake bounds each RPC to the master by
-      // MC_RPC_TIMEOUT_MS (the provider sets it to operation_timeout_ms), and a put makes more than
-      // one (docs/reliability.md, "Faults"): the bound that holds, and catches a hang, is three.
+      // Before MasterOutage: 9,036 / 9,298 ms (each of a put's C calls paid Mooncake's reconnect
+      // loop). Now one call at most pays it, the others fail fast or wait a probe at most the
+      // operation timeout (docs/reliability.md, "Faults").
+      long bound = Math.max(OPERATION_TIMEOUT_MS, RECONNECT_LOOP_MS) + MARGIN_MS;
       assertTrue(
-          load.longestMillis.get() <= 3 * OPERATION_TIMEOUT_MS + 2_000,
-          "a call took " + load.longestMillis.get() + " ms");
+          load.longestMillis.get() <= bound,
+          "a call took " + load.longestMillis.get() + " ms, more than " + bound);
       assertTrue(allRecovered, "not every thread succeeded within 60 s of the new master");
       assertTrue(
           counts.keySet().stream().noneMatch(k -> k.contains("without a status")),
@@ -315,16 +326,16 @@ class RealMooncakeFaultsTest {
               remaining--;
             }
           } catch (CacheException e) {
-            // Measured: until the master drops the dead peer (client_ttl), a read of its object
-            // fails with -800 TRANSFER_FAIL (Mooncake still names the segment); any other failure
-            // is one this test does not accept.
+            // Until the master drops the dead peer (client_ttl), Mooncake answers a read of its
+            // object -800 TRANSFER_FAIL (it still names the segment); the cache must read that as
+            // absent (before the fix 980 / 820 reads failed so). No failure is accepted.
             if (e.getMessage().contains("-800 TRANSFER_FAIL")) {
               transferFailures++;
             } else {
               errors++;
-              if (errorMessages.size() < 3) {
-                errorMessages.add(e.getMessage());
-              }
+            }
+            if (errorMessages.size() < 3) {
+              errorMessages.add(e.getMessage());
             }
           }
         }
@@ -342,6 +353,8 @@ class RealMooncakeFaultsTest {
           errors,
           errorMessages);
       assertEquals(0, remaining, "objects of the departed peer still answered");
+      assertEquals(
+          0, transferFailures, "reads failed with -800 instead of missing: " + errorMessages);
       assertEquals(0, errors, "reads failed instead of missing: " + errorMessages);
     } finally {
       manager.close();

@@ -47,6 +47,25 @@ final class Configs {
             + "}");
   }
 
+  /**
+   * A real Mooncake: the loopback master test-support/netns/bin/java starts (127.0.0.1:50051), the
+   * library from {@code $MOONCAKE_STORE_LIBRARY} (the provider's default when no {@code library} is
+   * named).
+   */
+  static URI real(Path dir, String tenant, String segment) {
+    return write(
+        dir,
+        "{\"backend\": \"mooncake\", \"mode\": \"embedded\","
+            + " \"master_server_address\": \"127.0.0.1:50051\","
+            + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
+            + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \""
+            + segment
+            + "\", \"local_buffer_size\": \"32MB\", \"operation_timeout_ms\": 5000,"
+            + " \"tenant_id\": \""
+            + tenant
+            + "\"}");
+  }
+
   static String fakeLibrary() {
     String path = System.getProperty("mooncake.fixture.library");
     if (path == null || !Files.isRegularFile(Path.of(path))) {

@@ -332,10 +332,7 @@ public final class Soak {
   }
 
   void soak(String backend, long seconds) throws Exception {
-    URI uri =
-        backend.equals("fake")
-            ? Configs.fake(dir, "soak", "512MB", "")
-            : Configs.inProcess(dir, "soak", "\"global_segment_size\": \"512MB\"");
+    URI uri = config(backend, "soak", "\"global_segment_size\": \"512MB\"");
     warmUp(backend);
     Events.COUNTS.clear();
     System.gc();
@@ -364,10 +361,7 @@ public final class Soak {
               try {
                 int round = 0;
                 while (!stop.get()) {
-                  URI other =
-                      backend.equals("fake")
-                          ? Configs.fake(dir, "churn", "512MB", "")
-                          : Configs.inProcess(dir, "churn", "");
+                  URI other = config(backend, "churn", "");
                   CacheManager m =
                       Caching.getCachingProvider()
                           .getCacheManager(other, getClass().getClassLoader());
@@ -454,12 +448,24 @@ public final class Soak {
         "direct memory left: " + before + " -> " + after);
   }
 
+  /**
+   * The config of a backend: {@code fake} (the test-only library), {@code real} (a real Mooncake,
+   * inside test-support/netns), else the in-process store with {@code inProcessExtra}.
+   */
+  private URI config(String backend, String tenant, String inProcessExtra) {
+    switch (backend) {
+      case "fake":
+        return Configs.fake(dir, tenant, "512MB", "");
+      case "real":
+        return Configs.real(dir, tenant, "512MB");
+      default:
+        return Configs.inProcess(dir, tenant, inProcessExtra);
+    }
+  }
+
   /** One short cycle first, so that "before" counts loaded classes' jars and libraries. */
   private void warmUp(String backend) {
-    URI uri =
-        backend.equals("fake")
-            ? Configs.fake(dir, "warm-up", "512MB", "")
-            : Configs.inProcess(dir, "warm-up", "");
+    URI uri = config(backend, "warm-up", "");
     CacheManager m = Caching.getCachingProvider().getCacheManager(uri, getClass().getClassLoader());
     Cache<String, byte[]> c = m.createCache("warm-up", configuration());
     c.put("a", value("a", 1));

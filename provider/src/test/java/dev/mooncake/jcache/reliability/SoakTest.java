@@ -1,11 +1,13 @@
 package dev.mooncake.jcache.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,6 +27,23 @@ class SoakTest {
     assertEquals(0, run(backend, seconds, dir), "the soak failed; its output is above");
   }
 
+  /**
+   * The same on a real Mooncake: runs only inside test-support/netns with a real library and master
+   * (the real-mooncake execution; {@code bench/soak.sh SECONDS real}), skipped otherwise.
+   */
+  @Test
+  void soakOnRealMooncake() throws Exception {
+    assumeTrue(
+        System.getenv("MOONCAKE_STORE_LIBRARY") != null
+            && System.getenv("MOONCAKE_MASTER") != null
+            && System.getenv("MCJ_IN_NETNS") != null,
+        "skipped: the real-Mooncake soak needs MOONCAKE_STORE_LIBRARY, MOONCAKE_MASTER and the"
+            + " network namespace of test-support/netns (mvn verify -Preal-mooncake"
+            + " -Dmooncake.real.tests=dev.mooncake.jcache.reliability.SoakTest#soakOnRealMooncake)");
+    long seconds = Long.getLong("soak.seconds", 45);
+    assertEquals(0, run("real", seconds, dir), "the soak failed; its output is above");
+  }
+
   static int run(String backend, long seconds, Path dir) throws Exception {
     List<String> command =
         new ArrayList<>(
@@ -33,7 +52,8 @@ class SoakTest {
                 "-Xms768m",
                 "-Xmx768m",
                 "-XX:+AlwaysPreTouch",
-                "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
+                "-Dmooncake.fixture.library="
+                    + (backend.equals("fake") ? Configs.fakeLibrary() : ""),
                 "-Dmooncake.jcache.clientLingerMillis=0",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp",

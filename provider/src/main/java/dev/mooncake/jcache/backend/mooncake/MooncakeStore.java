@@ -39,11 +39,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Open: loads {@code libmooncake_store.so} (config {@code library}, else {@code
  * $MOONCAKE_STORE_LIBRARY}, else the soname), sets {@code MC_RPC_TIMEOUT_MS} and {@code
- * MC_RPC_CONNECT_TIMEOUT_MS} from the operation timeout unless set, creates and sets up a client,
- * checks the master's health, then maps ONE transfer region of {@code local_buffer_size} bytes
- * outside the Java heap, registers it once, and carves {@link #buffers()} out of it. Setup itself
- * gets a local buffer of 0 ({@link #MOONCAKE_LOCAL_BUFFER}): the memory is spent once. Failures are
- * {@link StoreException}s naming what failed, the path or address, and the code.
+ * MC_RPC_CONNECT_TIMEOUT_MS} to a third of the operation timeout unless set ({@link
+ * #MAX_RPCS_PER_CALL}), creates and sets up a client, checks the master's health, then maps ONE
+ * transfer region of {@code local_buffer_size} bytes outside the Java heap, registers it once, and
+ * carves {@link #buffers()} out of it. Setup itself gets a local buffer of 0 ({@link
+ * #MOONCAKE_LOCAL_BUFFER}): the memory is spent once. Failures are {@link StoreException}s naming
+ * what failed, the path or address, and the code.
  *
  * <p>Placement: every put carries the config's replicate settings. Unless the config names
  * preferred segments, a store in {@code embedded} mode prefers its own segment (the name {@code
@@ -87,6 +88,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<Long, int[]> callerRegistrations = new HashMap<>(); // guarded by itself
   private final Thread shutdownHook;
+  private final MasterOutage outage;
+
+  /** The key of {@link MasterOutage}'s probe: an is_exist, which no object ever answers 1 to. */
+  private static final byte[] PROBE_KEY =
+      "mooncake-jcache/master-probe".getBytes(StandardCharsets.UTF_8);
 
   /** While true at JVM shutdown, the hook waits (bounded) before closing: managers still serve. */
   private volatile BooleanSupplier inUse = () -> false;
@@ -113,6 +119,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     this.registrationNeeded = registrationNeeded;
     this.description = description;
     this.shutdownHook = new Thread(this::closeFromHook, "mooncake-store-close");
+    this.outage =
+        new MasterOutage(
+            () -> client.isExist(PROBE_KEY), config.operationTimeout().toMillis(), description);
   }
 
   /**
@@ -186,9 +195,25 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   /**
-   * The operation timeout the first store of this process wrote into {@code MC_RPC_TIMEOUT_MS} (0
-   * if none did: the user's environment had it). The variable is process-wide, so later stores
-   * leave it alone; this says which config won (for tests).
+   * The most RPCs to the master one C call makes: {@code mooncake_store_put_from} runs {@code
+   * Client::Put} (mooncake-store/src/client_service.cpp), which calls PutStart, then PutEnd for the
+   * replicas that were written and PutRevoke for those that failed (both when some of each); the
+   * batch put the same three batch RPCs; get_into one (GetReplicaList), is_exist, get_size and
+   * remove one each. Each RPC is bounded by {@code MC_RPC_TIMEOUT_MS}, so a third of the operation
+   * timeout bounds the whole call by it against a master that accepts but does not answer (one that
+   * is gone costs Mooncake's reconnect loop instead: see {@link MasterOutage}).
+   */
+  static final int MAX_RPCS_PER_CALL = 3;
+
+  /** The per-RPC timeout (request and connect) for an operation timeout. */
+  static long rpcTimeoutMillis(long operationTimeoutMillis) {
+    return Math.max(1, operationTimeoutMillis / MAX_RPCS_PER_CALL);
+  }
+
+  /**
+   * The per-RPC timeout the first store of this process wrote into {@code MC_RPC_TIMEOUT_MS} (0 if
+   * none did: the user's environment had it). The variable is process-wide, so later stores leave
+   * it alone; this says which config won (for tests).
    */
   private static volatile long rpcTimeoutSetByUsMillis;
 
@@ -208,9 +233,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       throw new StoreException("Mooncake store unavailable: " + e.getMessage(), e);
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
-    int applied = MooncakeLibrary.applyRpcTimeouts(timeoutMs, timeoutMs);
+    long rpcTimeoutMs = rpcTimeoutMillis(timeoutMs);
+    int applied = MooncakeLibrary.applyRpcTimeouts(rpcTimeoutMs, rpcTimeoutMs);
     if (applied != 0) {
-      rpcTimeoutSetByUsMillis = timeoutMs;
+      rpcTimeoutSetByUsMillis = rpcTimeoutMs;
     }
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
@@ -485,12 +511,42 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
   }
 
+  /** {@link #call} for one status or length; answers at once while the master is unreachable. */
   private long callLong(LongClientCall call) {
     ensureOpen();
+    if (!outage.admit()) {
+      return outage.failFastCode();
+    }
     try {
-      return call.call();
+      long result = call.call();
+      outage.answered(result);
+      return result;
     } catch (ClosedHandleException e) {
       throw closedException(e);
+    }
+  }
+
+  /** Whether a batch call may go to Mooncake ({@link MasterOutage#admit}); refused when closed. */
+  private boolean admitBatch() {
+    ensureOpen();
+    return outage.admit();
+  }
+
+  private void answered(int[] results) {
+    for (int result : results) {
+      if (MasterOutage.unreachable(result)) {
+        outage.answered(result);
+        return;
+      }
+    }
+  }
+
+  private void answered(long[] results) {
+    for (long result : results) {
+      if (MasterOutage.unreachable(result)) {
+        outage.answered(result);
+        return;
+      }
     }
   }
 
@@ -704,23 +760,28 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(values);
     int[] answered = new int[selected.length];
-    call(
-        () -> {
-          try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
-            int overall =
-                client.batchPutFrom(
-                    batch.keys,
-                    transfer.buffers,
-                    transfer.offsets,
-                    transfer.lengths,
-                    replica,
-                    answered);
-            if (overall != 0) {
-              Arrays.fill(answered, overall);
+    if (!admitBatch()) {
+      Arrays.fill(answered, (int) outage.failFastCode());
+    } else {
+      call(
+          () -> {
+            try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
+              int overall =
+                  client.batchPutFrom(
+                      batch.keys,
+                      transfer.buffers,
+                      transfer.offsets,
+                      transfer.lengths,
+                      replica,
+                      answered);
+              if (overall != 0) {
+                Arrays.fill(answered, overall);
+              }
             }
-          }
-          return null;
-        });
+            return null;
+          });
+      answered(answered);
+    }
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -738,22 +799,27 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(destinations);
     long[] answered = new long[selected.length];
-    call(
-        () -> {
-          try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
-            int overall =
-                client.batchGetInto(
-                    batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
-            if (overall != 0) {
-              Arrays.fill(answered, overall);
-            } else {
-              for (int i = 0; i < selected.length; i++) {
-                transfer.transfers.get(i).deliver(selected[i], answered[i]);
+    if (!admitBatch()) {
+      Arrays.fill(answered, outage.failFastCode());
+    } else {
+      call(
+          () -> {
+            try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
+              int overall =
+                  client.batchGetInto(
+                      batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
+              if (overall != 0) {
+                Arrays.fill(answered, overall);
+              } else {
+                for (int i = 0; i < selected.length; i++) {
+                  transfer.transfers.get(i).deliver(selected[i], answered[i]);
+                }
               }
             }
-          }
-          return null;
-        });
+            return null;
+          });
+      answered(answered);
+    }
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -776,14 +842,19 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return call(() -> results);
     }
     int[] answered = new int[batch.keys.length];
-    call(
-        () -> {
-          int overall = client.batchIsExist(batch.keys, answered);
-          if (overall != 0) {
-            Arrays.fill(answered, overall);
-          }
-          return null;
-        });
+    if (!admitBatch()) {
+      Arrays.fill(answered, (int) outage.failFastCode());
+    } else {
+      call(
+          () -> {
+            int overall = client.batchIsExist(batch.keys, answered);
+            if (overall != 0) {
+              Arrays.fill(answered, overall);
+            }
+            return null;
+          });
+      answered(answered);
+    }
     for (int i = 0; i < answered.length; i++) {
       results[batch.positions[i]] = answered[i];
     }
@@ -815,7 +886,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public String describe() {
-    return description;
+    return description + outage.describeNote();
   }
 
   /** This client's segment name ({@code host:port}), where embedded-mode puts land. */

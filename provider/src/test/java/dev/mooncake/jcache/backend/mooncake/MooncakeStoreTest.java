@@ -297,7 +297,8 @@ class MooncakeStoreTest {
   @Test
   void rpcTimeoutsComeFromTheOperationTimeout() {
     org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("MC_RPC_TIMEOUT_MS") == null);
-    // The first store of this JVM (whichever test opened it) set them from its operation timeout.
+    // The first store of this JVM (whichever test opened it) set both to a third of its operation
+    // timeout (MooncakeStore.rpcTimeoutMillis: a put makes up to three master RPCs).
     long first = MooncakeStore.rpcTimeoutSetByUsMillis();
     assertTrue(first > 0, "some store of this JVM set MC_RPC_TIMEOUT_MS");
     assertEquals(first, Fake.environment("MC_RPC_TIMEOUT_MS"));

@@ -1,0 +1,151 @@
+package dev.mooncake.jcache.entry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mooncake.jcache.backend.ScriptedStore;
+import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.codec.DeserializationFilter;
+import dev.mooncake.jcache.codec.SerializationCodec;
+import dev.mooncake.jcache.codec.TypedCodec;
+import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.lane.Lanes;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.FakeTicker;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import javax.cache.CacheException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A read the store answers -800 TRANSFER_FAIL (the object is listed, its segment cannot be reached:
+ * the JVM that held it died) is repeated briefly and then read as absent, counted; a write after it
+ * removes first (the master still lists the old object, and a put would keep it); a write answering
+ * -800 stays an error. Also: the retries of one mutation share one deadline.
+ */
+class UnreachableSegmentReadTest {
+  private static final long TRANSFER_FAIL = StoreStatus.TRANSFER_FAIL.code();
+  private static final KeyLocks.Held NO_LOCK = () -> {};
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final ScriptedStore store =
+      new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
+  private final Lanes lanes = new Lanes(1, Map.of(), false, false, "unreachable-test");
+  private final EntryStorage storage =
+      new EntryStorage(
+          "orders",
+          store,
+          lanes,
+          new TypedCodec(
+              new SerializationCodec(
+                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
+          ticker,
+          Duration.ofMillis(500));
+
+  @AfterEach
+  void close() {
+    lanes.close();
+    store.close();
+  }
+
+  @Test
+  void aReadAnsweringTransferFailIsRepeatedThenAMiss() {
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
+    assertNull(storage.read("k"));
+    assertEquals(4, store.count("getInto"), "one read and three repeats");
+    assertEquals(1, storage.unreachableReads());
+    assertEquals(0, store.count("getSize"), "not mistaken for a too-small buffer");
+  }
+
+  @Test
+  void aTransferThatSucceedsWhenRepeatedReadsTheValue() {
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.script("getInto", TRANSFER_FAIL);
+    assertEquals("v", storage.read("k").value());
+    assertEquals(0, storage.unreachableReads());
+  }
+
+  @Test
+  void theRepeatsStopAtTheOperationDeadline() {
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
+    store.advancing(ticker, 600); // each call takes longer than the 500 ms operation timeout
+    assertNull(storage.read("k"));
+    assertEquals(1, store.count("getInto"), "no repeat after the deadline: " + store.calls());
+    assertEquals(1, storage.unreachableReads());
+  }
+
+  @Test
+  void aZeroCopyReadAnsweringTransferFailIsAMiss() {
+    ByteBuffer value = storage.buffers().acquire(ValueHeader.SIZE + 3);
+    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
+    value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
+    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.buffers().release(value);
+    store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
+    ByteBuffer destination = ByteBuffer.allocateDirect(64);
+    assertEquals(ExpiryTimes.ABSENT, storage.readInPlace("z", destination));
+    assertEquals(0, destination.position());
+    assertEquals(1, storage.unreachableReads());
+  }
+
+  @Test
+  void aWriteAfterAnUnreachableMissRemovesFirstForAWhile() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
+    assertNull(storage.read("k"));
+    int before = store.calls().size();
+    // read-through's put of the loaded value: the caller believes the key absent
+    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    assertEquals(
+        List.of("remove", "put", "getSize"),
+        store.calls().subList(before, store.calls().size()),
+        "without the remove the store keeps the unreachable object and the put changes nothing");
+    assertEquals("loaded", storage.read("k").value());
+
+    ticker.advanceMillis(61_000); // long after: a create costs one put again
+    before = store.calls().size();
+    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    assertEquals(List.of("put"), store.calls().subList(before, store.calls().size()));
+  }
+
+  @Test
+  void aWriteAnsweringTransferFailStaysAnError() {
+    store.script("put", TRANSFER_FAIL);
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () -> storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK));
+    assertTrue(e.getMessage().contains("-800 TRANSFER_FAIL"), e.getMessage());
+  }
+
+  @Test
+  void theRetriesOfOneMutationShareOneDeadline() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    long notReady = StoreStatus.REPLICA_IS_NOT_READY.code();
+    long[] removes = new long[8]; // 400 ms of a busy remove, then it goes through
+    Arrays.fill(removes, notReady);
+    long[] puts = new long[1000];
+    Arrays.fill(puts, notReady);
+    store.script("remove", removes).script("put", puts).advancing(ticker, 50);
+    int before = store.calls().size();
+    CacheException e =
+        assertThrows(
+            CacheException.class,
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+    assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
+    int calls = store.calls().size() - before;
+    // 500 ms at 50 ms a call: about 10 calls in all. A fresh deadline per loop (as before) gave
+    // the put's retries another 500 ms after the removes' 400 ms: about 19.
+    assertTrue(calls <= 12, calls + " calls: " + store.calls().subList(before, before + calls));
+  }
+}
