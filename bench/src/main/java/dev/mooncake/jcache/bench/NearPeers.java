@@ -30,12 +30,6 @@ final class NearPeers {
   static final String NEAR_SMALL = "mooncake-store-near-small";
   static final String OFF = "mooncake-store-local";
 
-  /**
-   * Events on ({@code events_endpoint}), no near cache: what the subscription alone costs, so near
-   * ÷ off can be split into the event stream's cost and the near cache's gain.
-   */
-  static final String EVENTS = "mooncake-store-events";
-
   /** The peers that keep a near cache. */
   static final List<String> ALL = List.of(NEAR, NEAR_SMALL);
 
@@ -71,20 +65,12 @@ final class NearPeers {
   static Peer open(String peer, ValueKind kind, int keyCount) {
     if (peer.equals(OFF)) {
       return Peers.mooncake(
-          configure(Peers.mooncakeStoreJson(kind, keyCount), 0, false),
+          configure(Peers.mooncakeStoreJson(kind, keyCount), 0),
           kind,
           "this provider, Mooncake over TCP, consistency local, no near cache");
     }
-    if (peer.equals(EVENTS)) {
-      return Peers.mooncake(
-          configure(Peers.mooncakeStoreJson(kind, keyCount), 0, true),
-          kind,
-          "this provider, Mooncake over TCP, consistency local, events "
-              + eventsEndpoint()
-              + ", no near cache");
-    }
     long maxEntries = maxEntries(peer, keyCount);
-    String json = configure(Peers.mooncakeStoreJson(kind, keyCount), maxEntries, true);
+    String json = configure(Peers.mooncakeStoreJson(kind, keyCount), maxEntries);
     return Peers.mooncake(
         json,
         kind,
@@ -97,17 +83,15 @@ final class NearPeers {
   }
 
   /**
-   * The store's configuration with consistency local, {@code events_endpoint} when {@code events}
-   * and, for {@code maxEntries} > 0, the bench cache's near cache.
+   * The store's configuration with consistency local and, for {@code maxEntries} > 0, {@code
+   * events_endpoint} and the bench cache's near cache.
    */
-  static String configure(String storeJson, long maxEntries, boolean events) {
+  static String configure(String storeJson, long maxEntries) {
     try {
       ObjectNode config = (ObjectNode) JSON.readTree(storeJson);
       config.put("consistency", "local");
-      if (events) {
-        config.put("events_endpoint", eventsEndpoint());
-      }
       if (maxEntries > 0) {
+        config.put("events_endpoint", eventsEndpoint());
         config
             .putObject("caches")
             .putObject(CACHE)

@@ -19,10 +19,8 @@ final class NearPlan {
 
   static Plan of(String level) {
     List<String> trio = List.of(NearPeers.NEAR, NearPeers.OFF, "redisson");
-    // the events peer (subscription, no near cache) splits near ÷ off into the stream's cost and
-    // the near cache's gain
     List<String> withSmall =
-        List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.EVENTS, NearPeers.OFF, "redisson");
+        List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.OFF, "redisson");
     List<String> zipf = List.of("zipf");
     List<Segment> segments = new ArrayList<>();
     Segment hit =

@@ -13,8 +13,7 @@ import java.util.Locale;
 final class NearReport {
   static final String OFF = NearPeers.OFF;
   static final String REDISSON = "redisson";
-  static final List<String> PEERS =
-      List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.EVENTS, OFF, REDISSON);
+  static final List<String> PEERS = List.of(NearPeers.NEAR, NearPeers.NEAR_SMALL, OFF, REDISSON);
 
   /** Issue 11: a near-cache hit at 1 KiB at least this many times a get through Mooncake. */
   static final double HIT_TARGET = 20;

@@ -79,7 +79,7 @@ public final class Peers {
         return mooncakeStore(kind, keyCount);
       case "redisson":
         return redisson(kind);
-      case NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.OFF, NearPeers.EVENTS:
+      case NearPeers.NEAR, NearPeers.NEAR_SMALL, NearPeers.OFF:
         return NearPeers.open(name, kind, keyCount);
       default:
         throw new IllegalArgumentException("unknown peer '" + name + "'");
