@@ -99,6 +99,11 @@ public final class EventSubscription implements AutoCloseable {
     return turns.get();
   }
 
+  /** The receive thread's id (for tests: its CPU time). */
+  long threadId() {
+    return thread.getId();
+  }
+
   /** How many times the sinks were flushed. */
   public long flushes() {
     return flushes.get();
@@ -144,9 +149,9 @@ public final class EventSubscription implements AutoCloseable {
       ZMQ.Socket monitor = context.createSocket(SocketType.PAIR);
       monitor.connect(monitorAddress);
       // A blocking receive with a timeout, not a ZMQ.Poller over both sockets: JeroMQ's poll
-      // registers and selects the sockets' channels anew on every call and, with events flowing,
-      // returned far more often than messages came: the thread spun in zmq.ZMQ.poll (half of a
-      // near-cache benchmark's CPU samples, on the one CPU it shared with the reads).
+      // registers and selects the sockets' channels anew on every call, and with events flowing
+      // the thread spent its time in zmq.ZMQ.poll (half of a near-cache benchmark's CPU samples,
+      // on the one CPU it shared with the reads); a receive waits on the socket's own signaler.
       socket.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
       socket.subscribe(new byte[0]); // the master's topic is empty: take everything
       socket.connect(endpoint);
@@ -164,7 +169,9 @@ public final class EventSubscription implements AutoCloseable {
           drainMessages(socket);
         }
         // Read after every message and every timeout: a drop is seen within one timeout (no
-        // messages come on a dropped connection), or before the first message of the next one.
+        // messages come on a dropped connection) or just after the first messages of the next
+        // connection, which are then judged by the old one's numbers (a gap or a restart
+        // flushes; the drop's flush follows), so they never make the stream live early.
         drainMonitor(monitor, socket);
         maybeProbe();
       }
