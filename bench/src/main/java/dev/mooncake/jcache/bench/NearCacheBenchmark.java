@@ -112,15 +112,28 @@ public class NearCacheBenchmark {
   }
 
   /**
-   * Prints the near cache's own counters after each iteration (hits, invalidations, flushes,
-   * entries held, live), so a run shows whether the near cache served what it should. They are read
-   * by reflection: the provider keeps its near cache package-private, and a benchmark must not need
-   * an API the provider does not otherwise have.
+   * Prints the near cache's own counters after each iteration (hits, misses and the hit rate;
+   * invalidations by events per second and by this JVM's own writes; store reads kept and refused;
+   * flushes, entries held, live), so a run shows whether the near cache served what it should and
+   * what took its copies away. They are read by reflection: the provider keeps its near cache
+   * package-private, and a benchmark must not need an API the provider does not otherwise have.
    */
   @State(Scope.Benchmark)
   public static class NearStats {
+    private static final String[] COUNTERS = {
+      "hits",
+      "misses",
+      "invalidations",
+      "ownInvalidations",
+      "installs",
+      "refusedInstalls",
+      "flushes",
+      "size"
+    };
+
     private Object near;
     private long[] before;
+    private long startNanos;
 
     @Setup(Level.Iteration)
     public void start(CacheBenchmark b) {
@@ -128,6 +141,7 @@ public class NearCacheBenchmark {
         near = nearCacheOf(b.cache.unwrap(javax.cache.Cache.class));
       }
       before = near == null ? null : counters(near);
+      startNanos = System.nanoTime();
     }
 
     @TearDown(Level.Iteration)
@@ -135,15 +149,27 @@ public class NearCacheBenchmark {
       if (near == null) {
         return;
       }
+      double seconds = (System.nanoTime() - startNanos) / 1e9;
       long[] after = counters(near);
+      long[] d = new long[after.length];
+      for (int i = 0; i < d.length; i++) {
+        d[i] = after[i] - before[i];
+      }
       System.out.printf(
           java.util.Locale.ROOT,
-          "%n# near cache this iteration: %,d hits, %,d invalidations, %,d flushes; %,d entries"
-              + " held, live %s%n",
-          after[0] - before[0],
-          after[1] - before[1],
-          after[2] - before[2],
-          after[3],
+          "%n# near cache this iteration: %,d hits, %,d misses (hit rate %.1f %%);"
+              + " invalidations: %,d by events (%,.0f/s), %,d by own writes; store reads kept"
+              + " %,d, refused %,d; %,d flushes; %,d entries held, live %s%n",
+          d[0],
+          d[1],
+          d[0] + d[1] == 0 ? 0.0 : 100.0 * d[0] / (d[0] + d[1]),
+          d[2],
+          d[2] / seconds,
+          d[3],
+          d[4],
+          d[5],
+          d[6],
+          after[7],
           call(near, "isLive"));
     }
 
@@ -158,12 +184,11 @@ public class NearCacheBenchmark {
     }
 
     private static long[] counters(Object near) {
-      return new long[] {
-        (Long) call(near, "hits"),
-        (Long) call(near, "invalidations"),
-        (Long) call(near, "flushes"),
-        (Long) call(near, "size")
-      };
+      long[] values = new long[COUNTERS.length];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = (Long) call(near, COUNTERS[i]);
+      }
+      return values;
     }
 
     private static Object call(Object target, String method) {

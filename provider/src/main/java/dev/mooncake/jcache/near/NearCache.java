@@ -32,7 +32,11 @@ public final class NearCache<E> {
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
 
   private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder installs = new LongAdder();
+  private final LongAdder refusedInstalls = new LongAdder();
   private final LongAdder invalidations = new LongAdder();
+  private final LongAdder ownInvalidations = new LongAdder();
   private final LongAdder flushes = new LongAdder();
   private volatile boolean live;
 
@@ -47,14 +51,17 @@ public final class NearCache<E> {
   /** The entry held for {@code key}, unless absent, expired at {@code nowMillis} or not live. */
   public E get(String key, long nowMillis) {
     if (!live) {
+      misses.increment();
       return null;
     }
     Held<E> held = entries.getIfPresent(key);
     if (held == null) {
+      misses.increment();
       return null;
     }
     if (held.expireAt <= nowMillis) {
       entries.asMap().remove(key, held);
+      misses.increment();
       return null;
     }
     hits.increment();
@@ -71,24 +78,45 @@ public final class NearCache<E> {
    */
   public void install(String key, E value, long expireAt, long token) {
     if (token == REFUSED || !live) {
+      refusedInstalls.increment();
       return;
     }
     int stripe = stripe(key);
     if (stripes.get(stripe) != token) {
+      refusedInstalls.increment();
       return;
     }
     Held<E> held = new Held<>(value, expireAt);
+    boolean[] kept = new boolean[1];
     // the check and the put are one atomic step on the key: an invalidation that moved the stripe
     // after the check waits for this step and then removes what it put, so no reader sees the
     // stale copy once invalidate() has returned (a put-then-recheck let readers see it between)
-    entries.asMap().compute(key, (k, old) -> stripes.get(stripe) == token && live ? held : old);
+    entries
+        .asMap()
+        .compute(
+            key,
+            (k, old) -> {
+              kept[0] = stripes.get(stripe) == token && live;
+              return kept[0] ? held : old;
+            });
+    (kept[0] ? installs : refusedInstalls).increment();
   }
 
-  /** Forgets {@code key}; reads in flight for it will not install. */
+  /** Forgets {@code key} (an event of the stream named it); reads in flight will not install. */
   public void invalidate(String key) {
+    forget(key);
+    invalidations.increment();
+  }
+
+  /** Forgets {@code key} because this JVM just changed it (counted apart from the events). */
+  public void invalidateOwnWrite(String key) {
+    forget(key);
+    ownInvalidations.increment();
+  }
+
+  private void forget(String key) {
     stripes.incrementAndGet(stripe(key));
     entries.invalidate(key);
-    invalidations.increment();
   }
 
   /** Forgets everything (this JVM removed the cache's entries in bulk); liveness is unchanged. */
@@ -126,8 +154,29 @@ public final class NearCache<E> {
     return hits.sum();
   }
 
+  /** Gets that found nothing to serve (absent, expired or not live). */
+  public long misses() {
+    return misses.sum();
+  }
+
+  /** Store reads kept. */
+  public long installs() {
+    return installs.sum();
+  }
+
+  /** Store reads not kept: an invalidation or flush came while they were in flight, or not live. */
+  public long refusedInstalls() {
+    return refusedInstalls.sum();
+  }
+
+  /** Invalidations by the event stream's events (own writes' echoes included). */
   public long invalidations() {
     return invalidations.sum();
+  }
+
+  /** Invalidations by this JVM's own writes, at the write (before their echo arrives). */
+  public long ownInvalidations() {
+    return ownInvalidations.sum();
   }
 
   public long flushes() {

@@ -39,6 +39,34 @@ class NearCacheTest {
     assertEquals("fresh", near.get("k", 0));
   }
 
+  /**
+   * An own write forgets the copy exactly as an event does (a read in flight installs nothing), and
+   * each counter counts only its own cause.
+   */
+  @Test
+  void anOwnWriteForgetsTheCopyAndTheCountersTellTheCausesApart() {
+    NearCache<String> near = NearCacheTest.<String>live(10);
+    near.install("k", "v1", ETERNAL, near.token("k"));
+    assertEquals("v1", near.get("k", 0));
+    long token = near.token("k"); // a read of k starts
+    near.invalidateOwnWrite("k"); // this JVM writes k meanwhile
+    assertNull(near.get("k", 0), "the written key's old copy is gone");
+    near.install("k", "old", ETERNAL, token);
+    assertNull(near.get("k", 0), "the read in flight kept nothing");
+    near.install("k", "v2", ETERNAL, near.token("k"));
+    near.invalidate("k"); // an event
+    assertNull(near.get("k", 0));
+    near.flush(true);
+
+    assertEquals(1, near.hits());
+    assertEquals(3, near.misses());
+    assertEquals(2, near.installs());
+    assertEquals(1, near.refusedInstalls());
+    assertEquals(1, near.ownInvalidations());
+    assertEquals(1, near.invalidations());
+    assertEquals(2, near.flushes()); // live() flushed once
+  }
+
   @Test
   void aReadInFlightDuringAFlushInstallsNothing() {
     NearCache<String> near = NearCacheTest.<String>live(10);

@@ -73,7 +73,7 @@ public final class RemoteEvents implements EventSink {
   /** This JVM changed {@code storeKey} (or tried to): the near cache must not keep the old copy. */
   void ownChangeDone(String storeKey) {
     if (near != null) {
-      near.invalidate(storeKey);
+      near.invalidateOwnWrite(storeKey);
     }
   }
 
