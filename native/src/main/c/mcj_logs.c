@@ -23,24 +23,36 @@
 
 static pthread_mutex_t logs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-JNIEXPORT jboolean JNICALL LOGS_FN(setEnvIfUnset)(JNIEnv *env, jclass cls, jstring jname,
-                                                  jstring jvalue) {
+/*
+ * Compare and set on the C environment: sets name to value (unsets it when value is null) only
+ * while it holds expected (is unset when expected is null). True when it changed.
+ */
+JNIEXPORT jboolean JNICALL LOGS_FN(replaceEnv)(JNIEnv *env, jclass cls, jstring jname,
+                                               jstring jexpected, jstring jvalue) {
   (void)cls;
-  jboolean set = JNI_FALSE;
-  mcj_string name = {0}, value = {0};
+  jboolean replaced = JNI_FALSE;
+  mcj_string name = {0}, expected = {0}, value = {0};
   if (mcj_string_get(env, jname, "variable name", &name) == NULL) goto cleanup;
-  if (mcj_string_get(env, jvalue, "variable value", &value) == NULL) goto cleanup;
+  if (jexpected != NULL && mcj_string_get(env, jexpected, "expected value", &expected) == NULL)
+    goto cleanup;
+  if (jvalue != NULL && mcj_string_get(env, jvalue, "variable value", &value) == NULL) goto cleanup;
   if (name.chars[0] == '\0' || strchr(name.chars, '=') != NULL) {
     mcj_throw_iae(env, "'%s' is not an environment variable name", name.chars);
     goto cleanup;
   }
   pthread_mutex_lock(&logs_lock);
-  if (getenv(name.chars) == NULL) set = setenv(name.chars, value.chars, 0) == 0;
+  const char *current = getenv(name.chars);
+  int holds = jexpected == NULL ? current == NULL
+                                : current != NULL && strcmp(current, expected.chars) == 0;
+  if (holds) {
+    replaced = (jvalue == NULL ? unsetenv(name.chars) : setenv(name.chars, value.chars, 1)) == 0;
+  }
   pthread_mutex_unlock(&logs_lock);
 cleanup:
   mcj_string_release(env, &value);
+  mcj_string_release(env, &expected);
   mcj_string_release(env, &name);
-  return set;
+  return replaced;
 }
 
 /* The C environment's value (what Mooncake reads), or null. */

@@ -754,6 +754,8 @@ void *mooncake_store_create(void) {
 void mooncake_store_destroy(void *store) {
   if (store == NULL) return;
   client *c = store;
+  /* Mooncake's teardown logs too (3b5a594: "removeSegmentDesc <host> finish", INFO). */
+  if (c->set_up) fake_log('I', "transfer_metadata.cpp", 583, "removeSegmentDesc %s finish", c->hostname);
   if (c->shared && c->set_up) fake_shm_leave(&c->member);
   pthread_mutex_lock(&lock);
   /* The segment leaves the cluster with every object in it, whoever wrote them. */

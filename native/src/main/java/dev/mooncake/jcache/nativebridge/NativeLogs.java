@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -38,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * <p>Level: {@code MC_LOG_LEVEL} (Mooncake's; it overrides glog's {@code minloglevel} when its
  * config is read) and {@code GLOG_minloglevel} (for the lines before that). A user's {@code
  * MC_LOG_DIR} is kept and then nothing is forwarded: the user reads the files.
+ *
+ * <p>Child processes inherit the C environment (a {@link ProcessBuilder} whose environment is not
+ * touched passes it as it is), so the variables set here would reach them and look like the user's:
+ * a child JVM with this provider would log into the parent's directory (removed when the parent
+ * exits) and forward nothing. So the variables set are also named, with this process's pid, in
+ * {@value #SET_BY}; a process that finds another pid there treats those of the listed variables
+ * that still hold the listed value as unset.
  */
 public final class NativeLogs {
   private static final Logger LOG = LoggerFactory.getLogger(NativeLogs.class);
@@ -50,6 +59,9 @@ public final class NativeLogs {
 
   /** Prefix of the directories this provider makes under {@code java.io.tmpdir}. */
   static final String DIRECTORY_PREFIX = "mooncake-native-logs-";
+
+  /** {@code <pid>} then one {@code NAME=VALUE} per line: what that process set (see above). */
+  static final String SET_BY = "MCJ_NATIVE_LOG_SET";
 
   /** glog's stderrthreshold that copies nothing to stderr (FATAL is 3; a FATAL aborts anyway). */
   private static final int NO_STDERR = 3;
@@ -179,7 +191,9 @@ public final class NativeLogs {
     JniLoader.ensureLoaded();
     Settings settings = chosen == null ? Settings.DEFAULT : chosen;
     List<String> setByUs = new ArrayList<>();
-    String userLevel = environment("MC_LOG_LEVEL");
+    Map<String, String> inherited = inherited();
+    Environment env = new Environment(inherited, setByUs);
+    String userLevel = env.user("MC_LOG_LEVEL");
     Level effective = settings.level();
     if (userLevel != null) {
       effective = Level.asMooncakeReads(userLevel);
@@ -190,12 +204,12 @@ public final class NativeLogs {
             userLevel);
       }
     }
-    set("MC_LOG_LEVEL", settings.level().name(), setByUs);
-    set("GLOG_minloglevel", Integer.toString(effective.glogSeverity), setByUs);
+    env.set("MC_LOG_LEVEL", settings.level().name());
+    env.set("GLOG_minloglevel", Integer.toString(effective.glogSeverity));
 
     Path directory = null;
     boolean forward = false;
-    String userDirectory = environment("MC_LOG_DIR");
+    String userDirectory = env.user("MC_LOG_DIR");
     if (!settings.destination().equals(STDERR)) {
       if (userDirectory != null) {
         directory = Path.of(userDirectory);
@@ -206,16 +220,17 @@ public final class NativeLogs {
                 : existingDirectory(Path.of(settings.destination()));
         forward = settings.destination().equals(SLF4J) && directory != null;
         if (directory != null) {
-          set("MC_LOG_DIR", directory.toString(), setByUs);
+          env.set("MC_LOG_DIR", directory.toString());
         }
       }
       if (directory != null) {
-        stderrThreshold = stderrThreshold(setByUs);
+        stderrThreshold = stderrThreshold(env);
         if (forward) {
-          set("GLOG_logbufsecs", "0", setByUs);
+          env.set("GLOG_logbufsecs", "0");
         }
       }
     }
+    env.finish();
     if (forward) {
       tailer = new GlogTailer(directory, new GlogToSlf4j(LoggerFactory.getLogger(LOGGER)));
       tailer.start();
@@ -238,8 +253,13 @@ public final class NativeLogs {
     }
   }
 
-  /** Reads everything written so far and forwards it (tests; the thread does it by itself). */
-  static void drain() {
+  /**
+   * Reads everything Mooncake wrote so far and forwards it, before returning (the thread does it by
+   * itself within a second, which a closing store or an exiting JVM may not wait for). Called by a
+   * store after it destroyed its client, at close and in its shutdown hook; does nothing when the
+   * lines are not forwarded.
+   */
+  public static void drain() {
     GlogTailer t;
     synchronized (NativeLogs.class) {
       t = tailer;
@@ -250,8 +270,8 @@ public final class NativeLogs {
   }
 
   /** The user's GLOG_stderrthreshold when it is a number (it wins), else ours, set in the env. */
-  private static int stderrThreshold(List<String> setByUs) {
-    String user = environment("GLOG_stderrthreshold");
+  private static int stderrThreshold(Environment env) {
+    String user = env.user("GLOG_stderrthreshold");
     if (user != null) {
       try {
         return Integer.parseInt(user.strip());
@@ -259,13 +279,78 @@ public final class NativeLogs {
         LOG.warn("GLOG_stderrthreshold={} is not a number; glog ignores it", user);
       }
     }
-    set("GLOG_stderrthreshold", Integer.toString(NO_STDERR), setByUs);
+    env.set("GLOG_stderrthreshold", Integer.toString(NO_STDERR));
     return NO_STDERR;
   }
 
-  private static void set(String name, String value, List<String> setByUs) {
-    if (setEnvIfUnset(name, value)) {
-      setByUs.add(name + "=" + value);
+  /**
+   * The variables another process of this provider set (named in {@value #SET_BY} with its pid)
+   * that still hold the value it set: inherited from a parent, not the user's choice.
+   */
+  static Map<String, String> inherited() {
+    String marker = environment(SET_BY);
+    Map<String, String> inherited = new LinkedHashMap<>();
+    if (marker == null) {
+      return inherited;
+    }
+    List<String> lines = marker.lines().toList();
+    if (lines.isEmpty() || lines.get(0).equals(Long.toString(ProcessHandle.current().pid()))) {
+      return inherited;
+    }
+    for (String line : lines.subList(1, lines.size())) {
+      int equals = line.indexOf('=');
+      if (equals > 0) {
+        String name = line.substring(0, equals);
+        String value = line.substring(equals + 1);
+        if (value.equals(environment(name))) {
+          inherited.put(name, value);
+        }
+      }
+    }
+    LOG.debug(
+        "Mooncake log variables inherited from process {}, not the user's: {}",
+        lines.get(0),
+        inherited);
+    return inherited;
+  }
+
+  /** The variables as this process sees them, the inherited ones as unset. */
+  private static final class Environment {
+    private final Map<String, String> inherited;
+    private final List<String> setByUs;
+
+    Environment(Map<String, String> inherited, List<String> setByUs) {
+      this.inherited = new LinkedHashMap<>(inherited);
+      this.setByUs = setByUs;
+    }
+
+    /** The user's value, or null (unset, or inherited from another process of this provider). */
+    String user(String name) {
+      return inherited.containsKey(name) ? null : environment(name);
+    }
+
+    /** Sets the variable unless the user has set it. */
+    void set(String name, String value) {
+      if (replaceEnv(name, inherited.remove(name), value)) {
+        setByUs.add(name + "=" + value);
+      }
+    }
+
+    /** Unsets what was inherited and not set again, then names what this process set. */
+    void finish() {
+      inherited.forEach((name, value) -> replaceEnv(name, value, null));
+      StringBuilder marker = new StringBuilder().append(ProcessHandle.current().pid());
+      for (String assignment : setByUs) {
+        marker.append('\n').append(assignment);
+      }
+      String previous = environment(SET_BY);
+      if (setByUs.isEmpty()) {
+        if (previous != null) {
+          replaceEnv(SET_BY, previous, null);
+        }
+      } else {
+        replaceEnv(SET_BY, previous, marker.toString());
+      }
     }
   }
 
@@ -351,7 +436,11 @@ public final class NativeLogs {
 
   // Natives (mcj_logs.c).
 
-  private static native boolean setEnvIfUnset(String name, String value);
+  /**
+   * Sets {@code name} to {@code value} (unsets it when null) if it holds {@code expected} (is unset
+   * when null); true when it changed.
+   */
+  private static native boolean replaceEnv(String name, String expected, String value);
 
   /** The C environment's value (System.getenv does not see what was set after the JVM started). */
   static native String environment(String name);

@@ -80,6 +80,36 @@ class GlogTailerTest {
     assertEquals(List.of("E a.cc:1] real error", "W a.cc:2] no newline yet"), lines);
   }
 
+  /**
+   * What a closing store relies on: drain() forwards what is written when it is called, before it
+   * returns, whatever the thread is doing (waiting for its next wake-up or draining too), each line
+   * once; after close() a drain still forwards (a store closing in its shutdown hook after the
+   * tailer's own hook ran).
+   */
+  @Test
+  void drainForwardsWhatIsWrittenBeforeItReturnsEvenAfterClose(@TempDir Path dir) throws Exception {
+    Path info = dir.resolve("p.h.u.log.INFO.20261201-095957.1");
+    append(info, HEADER + "W20261201 09:59:58.000000 1 a.cc:1] first\n");
+    CountDownLatch firstSeen = new CountDownLatch(1);
+    GlogTailer tailer =
+        new GlogTailer(
+            dir,
+            (s, t) -> {
+              lines.add(s + " " + t);
+              firstSeen.countDown();
+            });
+    tailer.start();
+    assertTrue(firstSeen.await(30, TimeUnit.SECONDS), "forwarded by the thread");
+    append(info, "E20261201 09:59:59.000000 1 a.cc:2] during close\n");
+    tailer.drain();
+    assertEquals(List.of("W a.cc:1] first", "E a.cc:2] during close"), lines);
+    tailer.close();
+    append(info, "I20261201 09:59:59.000001 1 a.cc:3] after the hook\n");
+    tailer.drain();
+    assertEquals(
+        List.of("W a.cc:1] first", "E a.cc:2] during close", "I a.cc:3] after the hook"), lines);
+  }
+
   @Test
   void onlyTheKnownBenignLinesAreDemoted() {
     assertTrue(

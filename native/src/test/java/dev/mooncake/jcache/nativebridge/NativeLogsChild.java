@@ -30,6 +30,9 @@ public final class NativeLogsChild {
     System.out.println("DIRECTORY " + applied.directory());
     System.out.println("FORWARDED " + applied.forwarded());
     System.out.println("SET " + String.join(" ", applied.setByUs()));
+    String marker = NativeLogs.environment(NativeLogs.SET_BY);
+    System.out.println("MARKER " + (marker == null ? null : marker.replace('\n', ' ')));
+    System.out.println("PID " + ProcessHandle.current().pid());
     System.out.flush();
   }
 }

@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.configuration.MutableConfiguration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +60,30 @@ class RealNativeLogsTest {
 
   @Test
   void byDefaultMooncakeLinesGoToSlf4jAndStderrStaysQuiet() throws Exception {
-    ChildJvm child = run(null);
+    assertForwardedByDefault(run(null));
+  }
+
+  /**
+   * The child JVM of a JVM that has a Mooncake store open (as this test's JVM has after the other
+   * real tests, in the whole profile) inherits the C environment where the parent's provider set
+   * MC_LOG_DIR to its own directory: the child took it for the user's, logged there and forwarded
+   * nothing (1 of 2 failed so in the profile on main 4c8adac; the other test alone passed).
+   */
+  @Test
+  void aChildOfAJvmWithAStoreOpenForwardsItsOwnLines() throws Exception {
+    try (CacheManager parent =
+        Caching.getCachingProvider()
+            .getCacheManager(
+                RealMooncake.config(dir, "logs-parent-" + UUID.randomUUID()).toUri(),
+                RealNativeLogsTest.class.getClassLoader())) {
+      parent.createCache(
+          "parent",
+          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      assertForwardedByDefault(run(null));
+    }
+  }
+
+  private static void assertForwardedByDefault(ChildJvm child) {
     assertFalse(GLOG.matcher(child.err()).find(), () -> "glog lines on stderr: " + child.err());
     assertTrue(
         child.out().contains("DEBUG mooncake.native - ") && child.out().contains(BENIGN_START),

@@ -1030,6 +1030,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
         pinnedHere.close();
       }
       region.close(); // pages back now; the mapping when no buffer of it is reachable
+      NativeLogs.drain(); // Mooncake's last lines (its teardown's) reach SLF4J before close returns
       LOG.debug("closed {}", description);
     }
   }

@@ -1,0 +1,93 @@
+package dev.mooncake.jcache.backend.mooncake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mooncake's lines logged while a store closes (its teardown: the fake, like Mooncake 3b5a594, logs
+ * "removeSegmentDesc <host> finish" when a client is destroyed) reach SLF4J ({@code
+ * mooncake.native}) by the time the close returns, and when the provider's shutdown hook closes the
+ * store: the store drains the forwarding itself instead of leaving it to the forwarding thread's
+ * next wake-up or to the JVM's other hooks, which run at the same time as its own. In a child JVM
+ * over the fake library (the log settings are applied once per process).
+ */
+class NativeLogsOnCloseTest {
+  private static final String TEARDOWN = "INFO mooncake.native - transfer_metadata.cpp:583]";
+
+  @TempDir Path dir;
+
+  private String run(String mode, long graceMillis) throws Exception {
+    Path config = dir.resolve("logs-" + mode + ".json");
+    Files.writeString(
+        config,
+        "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
+            + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
+            + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"16MB\","
+            + " \"local_buffer_size\": \"4MB\", \"library\": \""
+            + Fake.library()
+            + "\", \"tenant_id\": \"logs\", \"native_log\": {\"level\": \"INFO\"}}");
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Dmooncake.jcache.clientLingerMillis=0", // the manager's close destroys the client
+            "-Dmooncake.jcache.shutdownGraceMillis=" + graceMillis,
+            "-Dorg.slf4j.simpleLogger.logFile=System.out",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.slf4j.simpleLogger.log.mooncake.native=info",
+            "-cp",
+            System.getProperty("java.class.path"),
+            NativeLogsOnCloseChild.class.getName(),
+            URI.create(config.toUri().toString()).toString(),
+            mode);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    // not the variables this JVM's own Mooncake store may have set (see NativeLogs.SET_BY)
+    builder.environment().keySet().removeIf(k -> k.startsWith("MC_LOG") || k.startsWith("GLOG_"));
+    Process child = builder.start();
+    CompletableFuture<String> out = read(child.getInputStream());
+    CompletableFuture<String> err = read(child.getErrorStream());
+    assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child did not exit");
+    String output = out.get(10, TimeUnit.SECONDS) + "\nSTDERR\n" + err.get(10, TimeUnit.SECONDS);
+    assertEquals(0, child.exitValue(), output);
+    return output;
+  }
+
+  private static CompletableFuture<String> read(InputStream in) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  @Test
+  void theTeardownsLinesAreForwardedBeforeCloseReturns() throws Exception {
+    String output = run("close", 0);
+    int teardown = output.indexOf(TEARDOWN);
+    int closed = output.indexOf("CLOSED");
+    assertTrue(teardown >= 0 && closed > teardown, "forwarded before close returned: " + output);
+  }
+
+  @Test
+  void theTeardownsLinesAreForwardedWhenTheShutdownHookClosesTheStore() throws Exception {
+    // The hook waits its grace (1 s) for the manager, which stays open: it closes the store after
+    // the JVM's other hooks, the forwarding's own among them, have finished.
+    String output = run("exit", 1000);
+    assertTrue(output.contains(TEARDOWN), "the hook's close forwarded its lines: " + output);
+  }
+}
