@@ -28,6 +28,13 @@ import org.slf4j.LoggerFactory;
 public final class BoundedCalls {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedCalls.class);
 
+  /**
+   * How long an idle thread waits for the next call before it ends: long enough for a steady stream
+   * of lock reads to reuse threads, short enough that a quiet JVM (a closed manager, the soak's
+   * resource check) is back to its own threads within seconds.
+   */
+  static final long IDLE_THREAD_SECONDS = 2;
+
   private final String name;
   private final int maxAbandoned;
   private final ThreadPoolExecutor pool;
@@ -53,7 +60,12 @@ public final class BoundedCalls {
     // No queue: every call gets a thread at once (an idle one or a new one).
     this.pool =
         new ThreadPoolExecutor(
-            0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
+            0,
+            Integer.MAX_VALUE,
+            IDLE_THREAD_SECONDS,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            factory);
   }
 
   /** Given-up calls still running. */

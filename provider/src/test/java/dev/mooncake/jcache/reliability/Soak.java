@@ -480,14 +480,16 @@ public final class Soak {
   /** Samples after the closed store's threads ended and its direct buffers were collected. */
   private static Resources settle(Resources before) throws InterruptedException {
     Resources now = Resources.sample();
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 100; i++) {
       System.gc();
       now = Resources.sample();
       if (now.threads() <= before.threads() + 4
           && now.directBytes() <= before.directBytes() + (16L << 20)) {
         break;
       }
-      Thread.sleep(100); // polling for threads to end and cleaners to run, bounded at 5 s
+      // polling for threads to end (idle lock-read threads after BoundedCalls.IDLE_THREAD_SECONDS)
+      // and cleaners to run, bounded at 10 s
+      Thread.sleep(100);
     }
     return now;
   }
