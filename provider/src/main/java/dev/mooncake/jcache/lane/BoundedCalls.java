@@ -1,6 +1,5 @@
 package dev.mooncake.jcache.lane;
 
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -69,14 +68,6 @@ public final class BoundedCalls {
             factory);
   }
 
-  /**
-   * Ends the idle threads now and refuses new calls ({@link CallTimeoutException}); calls still
-   * running go on to their end, and their buffers are given back as before.
-   */
-  public void close() {
-    pool.shutdown();
-  }
-
   /** Given-up calls still running. */
   public int abandoned() {
     return abandoned.get();
@@ -113,11 +104,7 @@ public final class BoundedCalls {
               + ")");
     }
     Task<T> task = new Task<>(call);
-    try {
-      pool.execute(task);
-    } catch (RejectedExecutionException e) {
-      throw new CallTimeoutException(what + ": not started, " + name + " is closed");
-    }
+    pool.execute(task);
     return task.await(what, timeoutNanos, onAbandon);
   }
 
