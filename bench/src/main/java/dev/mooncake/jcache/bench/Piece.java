@@ -17,7 +17,7 @@ public record Piece(int id, Map<String, String> meta) {
   private static final Pattern COMMIT = Pattern.compile("^this provider \\S+ \\(([^)]+)\\).*");
 
   public Piece {
-    meta = new LinkedHashMap<>(meta);
+    meta = meta == null ? new LinkedHashMap<>() : new LinkedHashMap<>(meta);
   }
 
   Piece withId(int newId) {
