@@ -26,7 +26,8 @@ final class MetaLines {
     } else {
       List<String> each = new ArrayList<>();
       for (Piece p : pieces) {
-        long figures = results.records.stream().filter(r -> Objects.equals(r.piece(), p.id())).count();
+        long figures =
+            results.records.stream().filter(r -> Objects.equals(r.piece(), p.id())).count();
         each.add(p.id() + ") " + p.summary() + ", " + figures + " figures");
       }
       line(

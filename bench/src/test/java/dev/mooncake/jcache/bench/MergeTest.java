@@ -47,8 +47,7 @@ class MergeTest {
             "abc123",
             rec("readHeavy", "mooncake", 1, 100),
             rec("readHeavy", "caffeine", 1, 300));
-    Results piece =
-        run(FULL, SECOND, "2.10", "def456", rec("readHeavy", "mooncake", 1, 150));
+    Results piece = run(FULL, SECOND, "2.10", "def456", rec("readHeavy", "mooncake", 1, 150));
 
     Results merged = Merge.merge(stored, piece, true, false);
 
@@ -76,7 +75,8 @@ class MergeTest {
 
   @Test
   void aPieceOfAnotherLevelIsRefusedNamingBothLevels() {
-    Results stored = run(SHORT, "bench/run-short.sh", "1.00", "abc123", rec("readHeavy", "mooncake", 1, 1));
+    Results stored =
+        run(SHORT, "bench/run-short.sh", "1.00", "abc123", rec("readHeavy", "mooncake", 1, 1));
     Results piece = run(FULL, SECOND, "2.10", "def456", rec("readHeavy", "mooncake", 2, 2));
 
     IllegalArgumentException refused =
@@ -86,21 +86,24 @@ class MergeTest {
     assertTrue(refused.getMessage().contains("--replace"), refused.getMessage());
     // and before anything is measured
     assertThrows(
-        IllegalArgumentException.class,
-        () -> Merge.check(stored, Timing.of(FULL), true, false));
+        IllegalArgumentException.class, () -> Merge.check(stored, Timing.of(FULL), true, false));
     // another budget is another level too
     assertThrows(
         IllegalArgumentException.class,
-        () -> Merge.check(run(FULL.withBudget(64L << 20), FIRST, "1", "a"), Timing.of(FULL), true, false));
+        () ->
+            Merge.check(
+                run(FULL.withBudget(64L << 20), FIRST, "1", "a"), Timing.of(FULL), true, false));
   }
 
   @Test
   void replaceOrAWholeRunStartsTheStoredResultsAnew() {
-    Results stored = run(SHORT, "bench/run-short.sh", "1.00", "abc123", rec("readHeavy", "mooncake", 1, 1));
+    Results stored =
+        run(SHORT, "bench/run-short.sh", "1.00", "abc123", rec("readHeavy", "mooncake", 1, 1));
     Results piece = run(FULL, SECOND, "2.10", "def456", rec("readHeavy", "mooncake", 2, 2));
     assertSame(piece, Merge.merge(stored, piece, true, true));
 
-    Results sameLevel = run(SHORT, "bench/run-short.sh", "1.00", "0aa0aa", rec("writeHeavy", "mooncake", 1, 3));
+    Results sameLevel =
+        run(SHORT, "bench/run-short.sh", "1.00", "0aa0aa", rec("writeHeavy", "mooncake", 1, 3));
     Results whole = Merge.merge(stored, sameLevel, false, false);
     assertSame(sameLevel, whole);
     assertEquals(1, whole.records.size());
@@ -154,7 +157,8 @@ class MergeTest {
                 + "` 2026-12-01T16:00:00Z, took 70 min 3 s, load 2.10, provider def456, 2 figures\n"),
         md);
     assertTrue(md.contains("- Command: 1) `" + FIRST + "`; 2) `" + SECOND + "`\n"), md);
-    assertTrue(md.contains("- Machine: 2 CPUs, Linux; load average at the end 1) 1.20; 2) 2.10\n"), md);
+    assertTrue(
+        md.contains("- Machine: 2 CPUs, Linux; load average at the end 1) 1.20; 2) 2.10\n"), md);
     assertTrue(md.contains("- Level: " + levelLine(FULL) + "\n"), md); // once: the same level
     int planned = FULL.runs();
     assertTrue(
@@ -175,7 +179,18 @@ class MergeTest {
             "1.00",
             "abc123",
             new Record(
-                "getOnly", "mooncake", "1m", "uniform", 1, 5, 0, "ops/s", null, 0.0, null, null,
+                "getOnly",
+                "mooncake",
+                "1m",
+                "uniform",
+                1,
+                5,
+                0,
+                "ops/s",
+                null,
+                0.0,
+                null,
+                null,
                 null));
     String coverage = Coverage.line(one);
     assertTrue(coverage.startsWith("1 of " + SHORT.runs() + " combinations"), coverage);
@@ -190,7 +205,21 @@ class MergeTest {
         for (String value : s.values()) {
           for (String keys : s.keys()) {
             all.records.add(
-                new Record(s.benchmark(), peer, value, keys, s.threads(), 1, 0, "ops/s", null, 0.0, null, null, null, 1));
+                new Record(
+                    s.benchmark(),
+                    peer,
+                    value,
+                    keys,
+                    s.threads(),
+                    1,
+                    0,
+                    "ops/s",
+                    null,
+                    0.0,
+                    null,
+                    null,
+                    null,
+                    1));
           }
         }
       }
@@ -258,8 +287,19 @@ class MergeTest {
 
   static Record rec(String benchmark, String peer, int threads, double score) {
     return new Record(
-        benchmark, peer, "1k", "uniform", threads, score, score / 100, "ops/s", 64.0, 0.0, null,
-        0.0, null);
+        benchmark,
+        peer,
+        "1k",
+        "uniform",
+        threads,
+        score,
+        score / 100,
+        "ops/s",
+        64.0,
+        0.0,
+        null,
+        0.0,
+        null);
   }
 
   static int piece(Record r) {

@@ -78,8 +78,14 @@ class OlderResultsTest {
     Plan full = Plan.of("mooncake", "full");
     Results mooncake =
         Merge.merge(
-            MergeTest.run(full, "piece one", "1.00", "abc123", MergeTest.rec("readHeavy", "mooncake-store", 1, 10)),
-            MergeTest.run(full, "piece two", "2.00", "def456", MergeTest.rec("readHeavy", "redisson", 1, 5)),
+            MergeTest.run(
+                full,
+                "piece one",
+                "1.00",
+                "abc123",
+                MergeTest.rec("readHeavy", "mooncake-store", 1, 10)),
+            MergeTest.run(
+                full, "piece two", "2.00", "def456", MergeTest.rec("readHeavy", "redisson", 1, 5)),
             true,
             false);
     mooncake.save(data.resolve("mooncake.json"));
@@ -105,7 +111,8 @@ class OlderResultsTest {
     assertTrue(text.startsWith("# hand-written\n"), text);
     assertTrue(text.contains("- Command: `bench/run.sh full`\n"), text);
     assertTrue(text.contains("- Command: 1) `piece one`; 2) `piece two`\n"), text);
-    assertTrue(text.contains("| read-heavy 90/10 | uniform | 1 | 1 KiB | 10.0 ±1% | 5.00 ±1% |"), text);
+    assertTrue(
+        text.contains("| read-heavy 90/10 | uniform | 1 | 1 KiB | 10.0 ±1% | 5.00 ±1% |"), text);
     assertTrue(text.contains("_Not measured yet: needs a Mooncake build with KV events"), text);
     // the stored files are read, never written, by a render
     assertEquals(OLDER, Files.readString(data.resolve("in-process.json")));
