@@ -71,9 +71,10 @@ final class Coverage {
                 + absent.size()
                 + " of "
                 + size
+                + ": "
                 + (absent.size() <= NAMED
-                    ? ": " + String.join(", ", absent.stream().map(Coverage::describe).toList())
-                    : "")
+                    ? String.join(", ", absent.stream().map(Coverage::describe).toList())
+                    : perPeer(absent))
                 + ")");
       }
     }
@@ -87,6 +88,15 @@ final class Coverage {
         + plan.level()
         + " plan measured; missing: "
         + String.join("; ", missing);
+  }
+
+  /** "caffeine 8, contract-floor 8": how many combinations each peer lacks. */
+  private static String perPeer(List<String> absent) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    absent.forEach(c -> counts.merge(c.split("\\|")[1], 1, Integer::sum));
+    List<String> each = new ArrayList<>();
+    counts.forEach((peer, n) -> each.add(peer + " " + n));
+    return String.join(", ", each);
   }
 
   /** "caffeine 1 KiB zipf" for a combination. */

@@ -165,7 +165,9 @@ class MergeTest {
         md.contains(
             "- Coverage: 3 of "
                 + planned
-                + " combinations of the full plan measured; missing: `readHeavy 1t` (47 of 48)"),
+                + " combinations of the full plan measured; missing: `readHeavy 1t` (47 of 48:"
+                + " mooncake 7, caffeine 8, ehcache-heap 8, ehcache-offheap 8, chm-floor 8,"
+                + " contract-floor 8); `writeHeavy 1t` (all 48)"),
         md);
     assertTrue(md.contains("; `writeHeavy 2t` (all 48); "), md);
   }
