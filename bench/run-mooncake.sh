@@ -44,7 +44,7 @@ java_main() { # one BenchMain run per part, in this order
     taskset -c "$BENCH_CPUS" java -Dbench.root=. \
       -Dbench.cpus="bench on CPU $BENCH_CPUS, master and redis-server on CPU $MASTER_CPUS" \
       -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-      -Dbench.command="bench/run-mooncake.sh $LEVEL --part $part${args[*]:+ ${args[*]}}" \
+      -Dbench.command="bench/run-mooncake.sh $LEVEL --part $part$(shell_words ${args[@]+"${args[@]}"})" \
       "$@" \
       -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
       dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part "$part" ${args[@]+"${args[@]}"}

@@ -32,7 +32,7 @@ done
 if [ "$PART" = both ] || [ "$PART" = in-process ]; then
   java -Dbench.root=. \
     -Dbench.git="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-    -Dbench.command="bench/run.sh $LEVEL${*:+ $*}" \
+    -Dbench.command="bench/run.sh $LEVEL$(shell_words "$@")" \
     -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
     dev.mooncake.jcache.bench.BenchMain --level "$LEVEL" --part in-process "$@"
 fi

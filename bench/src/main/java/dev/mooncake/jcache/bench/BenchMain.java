@@ -37,12 +37,24 @@ import org.openjdk.jmh.util.ListStatistics;
  * <pre>
  * BenchMain [--part in-process|mooncake|near-cache] [--level smoke|short|long] [--only SEGMENT-REGEX]
  *           [--peers mooncake,caffeine] [--values 1k,1m] [--budget 1g] [--prof jfr]…
- *           [--doc FILE] [--data DIR] [--command TEXT] [--render-only]
+ *           [--doc FILE] [--data DIR] [--command TEXT] [--replace] [--render-only]
  * </pre>
+ *
+ * <p>A run with {@code --only}, {@code --peers} or {@code --values} is a piece: its results merge
+ * into the part's stored ones of the same level ({@link Merge}; {@code --replace} starts them anew
+ * with it), so a full run can be assembled from runs in several sittings.
  */
 public final class BenchMain {
   public static void main(String[] args) throws Exception {
-    Map<String, List<String>> opts = parse(args);
+    try {
+      execute(parse(args));
+    } catch (IllegalArgumentException badUse) {
+      System.err.println("BenchMain: " + badUse.getMessage());
+      System.exit(2);
+    }
+  }
+
+  static void execute(Map<String, List<String>> opts) throws Exception {
     String part = one(opts, "part", "in-process");
     String level = one(opts, "level", "short");
     boolean smoke = level.equals("smoke");
@@ -88,11 +100,31 @@ public final class BenchMain {
       if (part.equals("mooncake") || part.equals("near-cache")) {
         skipped = mooncakeMissing();
       }
+      Path stored = data.resolve(part + ".json");
+      boolean filtered =
+          opts.containsKey("only") || opts.containsKey("peers") || opts.containsKey("values");
+      boolean replace = opts.containsKey("replace");
       if (skipped != null) {
         System.out.println("Skipping the Mooncake benchmarks: " + skipped);
+      } else if (plan.segments().isEmpty()) {
+        // e.g. run-mooncake.sh's near-cache part for an --only meant for the mooncake part
+        System.out.println(
+            "Nothing of the " + part + " part's plan matches the filters; " + stored + " kept");
       } else {
+        // refused before measuring, not after an hour of it
+        Merge.check(Results.load(stored), Timing.of(plan), filtered, replace);
         Results results = run(plan, opts, root);
-        results.save(data.resolve(part + ".json"));
+        Results merged;
+        try {
+          merged = Merge.merge(Results.load(stored), results, filtered, replace);
+        } catch (IllegalArgumentException changedMeanwhile) {
+          Path kept = root.resolve("bench/target/" + part + "-piece.json");
+          results.save(kept);
+          throw new IllegalArgumentException(
+              changedMeanwhile.getMessage() + " (this run's results are in " + kept + ")",
+              changedMeanwhile);
+        }
+        merged.save(stored);
       }
     }
 
@@ -148,7 +180,7 @@ public final class BenchMain {
         plan.runs(),
         plan.segments().size());
     java.util.Set<String> jvmArgsSeen = new java.util.TreeSet<>();
-    Results results = new Results();
+    List<Record> records = new ArrayList<>();
     List<String> failed = new ArrayList<>();
     Path raw = root.resolve("bench/target/jmh");
     Files.createDirectories(raw);
@@ -199,7 +231,7 @@ public final class BenchMain {
         List<String> got = new ArrayList<>();
         for (RunResult run : runs) {
           Record record = record(segment, run);
-          results.records.add(record);
+          records.add(record);
           got.add(record.peer() + "/" + record.keys());
         }
         for (String peer : jmhPeers) {
@@ -222,7 +254,7 @@ public final class BenchMain {
               if (record == null) {
                 failed.add(segment.name() + ": " + peer + " " + value + " " + keys);
               } else {
-                results.records.add(record);
+                records.add(record);
               }
             }
           }
@@ -230,7 +262,8 @@ public final class BenchMain {
       }
     }
     Duration took = Duration.between(start, Instant.now());
-    results.meta = meta(plan, opts, jvmArgsSeen, start, took, failed);
+    Results results =
+        Results.ofRun(plan, meta(plan, opts, jvmArgsSeen, start, took, failed), records);
     System.out.printf(
         Locale.ROOT,
         "%nDone in %d min %d s%s%n",
@@ -439,14 +472,14 @@ public final class BenchMain {
 
   // ---------------------------------------------------------------------------------------------
 
-  private static Map<String, List<String>> parse(String[] args) {
+  static Map<String, List<String>> parse(String[] args) {
     Map<String, List<String>> opts = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--")) {
         throw new IllegalArgumentException("unexpected argument '" + args[i] + "'");
       }
       String name = args[i].substring(2);
-      if (name.equals("render-only")) {
+      if (name.equals("render-only") || name.equals("replace")) {
         opts.put(name, List.of());
         continue;
       }

@@ -116,10 +116,9 @@ final class Report {
     List<Record> mc = mooncake == null ? List.of() : mooncake.records;
     StringBuilder md = new StringBuilder();
     for (Results r : new Results[] {inProcess, mooncake}) {
-      if (r != null && r.meta.getOrDefault("Level", "").startsWith("smoke")) {
-        String date = r.meta.getOrDefault("Date", "?").replaceFirst(" \\(.*", "");
+      if (r != null && isSmoke(r)) {
         md.append("_Computed from a smoke run (")
-            .append(date)
+            .append(r.pieces.get(r.pieces.size() - 1).date())
             .append("): placeholders until `bench/run-short.sh` runs on a quiet machine._\n\n");
         break;
       }
@@ -187,15 +186,19 @@ final class Report {
   // Tables
 
   static void meta(StringBuilder md, Results results) {
-    if (results.meta.getOrDefault("Level", "").startsWith("smoke")) {
+    if (isSmoke(results)) {
       md.append(
           "> **Smoke run**: it only checks that everything runs (small data, one short"
               + " iteration, one fork). Its numbers are not measurements; run `bench/run-short.sh`"
               + " on a quiet machine for those.\n\n");
     }
-    for (Map.Entry<String, String> e : results.meta.entrySet()) {
-      md.append("- ").append(e.getKey()).append(": ").append(e.getValue()).append('\n');
-    }
+    MetaLines.append(md, results);
+  }
+
+  private static boolean isSmoke(Results results) {
+    return results.level().equals("smoke")
+        || results.pieces.stream()
+            .anyMatch(p -> p.meta().getOrDefault("Level", "").startsWith("smoke"));
   }
 
   private static void throughputTable(
@@ -445,7 +448,7 @@ final class Report {
                 + n
                 + " of the "
                 + workloadsInMatrix
-                + " workloads measured; the long run has all)"
+                + " workloads measured; the full and long runs have all)"
             : "";
     if (failing.isEmpty()) {
       return "**met** on every workload measured"
