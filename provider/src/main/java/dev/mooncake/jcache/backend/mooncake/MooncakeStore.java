@@ -902,6 +902,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return keys.length == length;
     }
 
+    /** Names the call in messages: {@code <call> of <n> keys from '<first valid key>'}. */
+    String describe(String call, String[] callerKeys) {
+      return call + " of " + keys.length + " keys from '" + callerKeys[positions[0]] + "'";
+    }
+
     ByteBuffer[] select(ByteBuffer[] buffers) {
       ByteBuffer[] selected = new ByteBuffer[positions.length];
       for (int i = 0; i < positions.length; i++) {
@@ -931,11 +936,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       try (BatchTransfer transfer = new BatchTransfer(selected, true, bound)) {
         long overall =
             run(
-                "batch_put of "
-                    + batch.keys.length
-                    + " keys from '"
-                    + keys[batch.positions[0]]
-                    + "'",
+                batch.describe("batch_put", keys),
                 null,
                 true,
                 deadline,
@@ -983,11 +984,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       try (BatchTransfer transfer = new BatchTransfer(selected, false, bound)) {
         long overall =
             run(
-                "batch_get of "
-                    + batch.keys.length
-                    + " keys from '"
-                    + keys[batch.positions[0]]
-                    + "'",
+                batch.describe("batch_get", keys),
                 null,
                 false,
                 deadline,
@@ -1037,11 +1034,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       int[] found = bound ? new int[answered.length] : answered; // a given-up call's own
       long overall =
           run(
-              "batch_is_exist of "
-                  + batch.keys.length
-                  + " keys from '"
-                  + keys[batch.positions[0]]
-                  + "'",
+              batch.describe("batch_is_exist", keys),
               null,
               false,
               deadline,
