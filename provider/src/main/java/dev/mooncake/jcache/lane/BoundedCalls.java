@@ -101,6 +101,9 @@ public final class BoundedCalls {
    */
   public <T> T call(
       String what, long timeoutNanos, Supplier<T> call, Supplier<Runnable> onAbandon) {
+    if (timeoutNanos <= 0) {
+      throw new CallTimeoutException(what + ": not started, the operation's time had run out");
+    }
     if (full()) {
       throw new CallTimeoutException(
           what

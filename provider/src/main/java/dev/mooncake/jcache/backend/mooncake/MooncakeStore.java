@@ -9,6 +9,7 @@ import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
 import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
@@ -573,8 +574,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
    */
   private long admit() {
     ensureOpen();
-    long deadline = System.nanoTime() + timeoutNanos;
-    if (!outage.admit(timeoutNanos)) {
+    long allowed = CallDeadline.allowed(timeoutNanos); // less inside a lock acquisition's time
+    long deadline = System.nanoTime() + allowed;
+    if (!outage.admit(allowed)) {
       return 0;
     }
     return deadline == 0 ? 1 : deadline;
@@ -620,7 +622,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       try {
         return bounded.call(
             what,
-            Math.max(1, deadline - System.nanoTime()),
+            deadline - System.nanoTime(), // refused unsent when it has passed
             () -> {
               long result = made.call();
               outage.answered(result);
@@ -674,9 +676,12 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   /**
    * How one buffer reaches Mooncake: as is, registered for the call, or through a copy. A bounded
-   * call always goes through a copy: a call given up on still reads or writes its buffer, and the
-   * caller's may be reused the moment the caller gets its exception; the copy is released only when
-   * the call returns ({@link #abandon}).
+   * call given up on still reads or writes its buffer after the caller got its exception, so a
+   * bounded call works on the caller's buffer only when the pool can hold it (a region buffer its
+   * owner gives back after a failed call: the pool frees it only when the call returns, {@link
+   * RegionBufferPool#hold}); on any other buffer it works on a copy, released when the call returns
+   * ({@link #abandon}). Holding instead of copying keeps a bounded call at one region buffer per
+   * value, as a direct call is: with a copy each, 1 MiB batches ran the region dry.
    */
   private final class Transfer implements AutoCloseable, Held {
     final ByteBuffer buffer;
@@ -684,6 +689,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     final int length;
     private final ByteBuffer staged;
     private final AutoCloseable registration;
+    private final Runnable hold;
     private boolean abandoned;
 
     Transfer(ByteBuffer caller, boolean source, boolean bound) {
@@ -692,12 +698,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       if (!source && caller.isReadOnly()) {
         throw new ReadOnlyBufferException();
       }
-      if (caller.isDirect() && !bound) {
+      Runnable held = bound ? pool.hold(caller) : null;
+      if (caller.isDirect() && (!bound || held != null)) {
         this.buffer = caller;
         this.offset = position;
         this.length = remaining;
         this.staged = null;
-        this.registration = registerForCall(caller);
+        this.hold = held;
+        this.registration = held != null ? null : registerForCall(caller);
       } else {
         this.staged = pool.acquire(remaining);
         if (source) {
@@ -706,6 +714,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
         this.buffer = staged;
         this.offset = 0;
         this.length = remaining;
+        this.hold = null;
         this.registration = null;
       }
     }
@@ -733,6 +742,9 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     private void release() {
       if (staged != null) {
         pool.release(staged);
+      }
+      if (hold != null) {
+        hold.run();
       }
       if (registration != null) {
         try {

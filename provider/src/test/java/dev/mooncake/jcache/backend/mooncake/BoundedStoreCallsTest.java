@@ -2,12 +2,15 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.nativebridge.NativeRegion;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,8 +25,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A store call that Mooncake does not answer in time (held on a latch over the fake library): the
  * caller gets a {@link CallTimeoutException} naming the status within the operation timeout, what
- * the call reads or writes is not reused before it returns, and the store works after it returns.
- * And a healthy store with a long timeout makes its calls on the caller's thread (no hop).
+ * the call reads or writes is not reused before it returns (a region buffer held by the pool, any
+ * other buffer copied), and the store works after it returns. And a healthy store with a long
+ * timeout makes its calls on the caller's thread (no hop).
  */
 @Timeout(60)
 class BoundedStoreCallsTest {
@@ -99,6 +103,14 @@ class BoundedStoreCallsTest {
     }
   }
 
+  private void awaitInUse(long bytes) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.pool().inUse() != bytes) {
+      assertTrue(System.nanoTime() < deadline, "in use " + store.pool().inUse() + ", not " + bytes);
+      Thread.onSpinWait();
+    }
+  }
+
   @Test
   void aPutWithoutAnswerFailsWithinTheTimeoutAndItsValueIsACopy() throws Exception {
     open(TIMEOUT_MS);
@@ -129,31 +141,125 @@ class BoundedStoreCallsTest {
   }
 
   @Test
-  void aGetWithoutAnswerNeverWritesTheCallersBufferAfterItGaveUp() throws Exception {
+  void aGetIntoARegionBufferHoldsItUntilTheCallReturnsInsteadOfCopyingIt() throws Exception {
     open(TIMEOUT_MS);
     assertEquals(0, store.put("k", bytes("value")));
     holdNextCall();
     ByteBuffer destination = store.buffers().acquire(16);
+    long block = store.pool().inUse();
     CallTimeoutException e =
         assertThrows(CallTimeoutException.class, () -> store.getInto("k", destination));
     assertTrue(e.getMessage().contains("get of 'k': no answer within"), e.getMessage());
     assertTrue(e.getMessage().contains("-901 RPC_TIMEOUT"), e.getMessage());
-    // The caller gives its region buffer back, as a cache does when its call fails; another
-    // caller may get the same memory now.
+    assertTrue(held.await(10, TimeUnit.SECONDS));
+    assertEquals(block, store.pool().inUse(), "a bounded get copied a region buffer");
+    // The caller gives its region buffer back, as a cache does when its call fails. The held
+    // get may still write into it, so nobody else may get that memory before it returns.
+    long given = NativeRegion.addressOf(destination);
     store.buffers().release(destination);
-    ByteBuffer reused = store.buffers().acquire(16);
-    for (int i = 0; i < 16; i++) {
-      reused.put(i, (byte) 0);
-    }
-    assertEquals(2, store.pool().outstanding(), "the held get keeps its staged copy");
+    ByteBuffer other = store.buffers().acquire(16);
+    assertNotEquals(given, NativeRegion.addressOf(other), "memory a given-up get writes reused");
+    assertEquals(2 * block, store.pool().inUse(), "the held block is not free");
     mayAnswer.countDown();
-    awaitBuffersBack(1); // the held get wrote its staged copy, then gave it back
-    for (int i = 0; i < 16; i++) {
-      assertEquals(0, reused.get(i), "byte " + i + " written after the caller gave up");
-    }
-    store.buffers().release(reused);
+    awaitBuffersBack(1);
+    awaitInUse(block); // the hold ends right after the call returns, on its thread
+    store.buffers().release(other);
+    ByteBuffer again = store.buffers().acquire(16);
+    assertEquals(given, NativeRegion.addressOf(again), "first fit hands the freed block out again");
+    store.buffers().release(again);
     ByteBuffer read = ByteBuffer.allocateDirect(16);
     assertEquals(5, store.getInto("k", read), "later calls work");
+  }
+
+  @Test
+  void aKeptBufferIsCopiedForABoundedCall() throws Exception {
+    open(TIMEOUT_MS);
+    holdNextCall();
+    // The zero-copy API's buffers: their owner reuses them after a failed call, so a given-up
+    // call must not write into them, or read them while they are being refilled.
+    ByteBuffer value = store.buffers().acquireKept(16);
+    value.put("first".getBytes(StandardCharsets.UTF_8)).flip();
+    long block = store.pool().inUse();
+    assertThrows(CallTimeoutException.class, () -> store.put("k", value));
+    assertTrue(held.await(10, TimeUnit.SECONDS));
+    assertEquals(2 * block, store.pool().inUse(), "the held put works on a copy");
+    value.clear();
+    value.put("xxxxx".getBytes(StandardCharsets.UTF_8)).flip();
+    mayAnswer.countDown();
+    awaitBuffersBack(1);
+    awaitInUse(block); // the copy is given back right after the call returns, on its thread
+    store.buffers().release(value);
+    ByteBuffer read = ByteBuffer.allocateDirect(16);
+    assertEquals(5, store.getInto("k", read));
+    byte[] got = new byte[5];
+    read.get(0, got);
+    assertArrayEquals("first".getBytes(StandardCharsets.UTF_8), got);
+  }
+
+  /**
+   * Batches of region buffers on bounded calls need no second region buffer each: values filling
+   * most of the region go and come back whole. With a copy per value (the first version of bounded
+   * calls) the batch put waited for space that never came and failed "the transfer region is
+   * exhausted" (the soak test's 1 MiB batches found it).
+   */
+  @Test
+  void boundedBatchesOfRegionBuffersFitTheRegionOnce() {
+    open(TIMEOUT_MS);
+    int count = 5;
+    int size = (int) (store.pool().maxBufferSize() * 3 / 4 / count); // 3/4 of the region in all
+    String[] keys = new String[count];
+    ByteBuffer[] values = new ByteBuffer[count];
+    for (int i = 0; i < count; i++) {
+      keys[i] = "batch-" + i;
+      values[i] = store.buffers().acquire(size);
+      for (int b = 0; b < size; b += 4096) {
+        values[i].put(b, (byte) (i + 1));
+      }
+    }
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    store.interceptCalls(
+        call ->
+            () -> {
+              ranOn.set(Thread.currentThread());
+              return call.call();
+            });
+    int[] put = store.batchPut(keys, values);
+    assertNotSame(Thread.currentThread(), ranOn.get(), "the batch was not bounded");
+    for (int i = 0; i < count; i++) {
+      assertEquals(0, put[i], "put of " + keys[i]);
+      values[i].clear();
+      for (int b = 0; b < size; b += 4096) {
+        values[i].put(b, (byte) 0);
+      }
+    }
+    long[] got = store.batchGetInto(keys, values);
+    for (int i = 0; i < count; i++) {
+      assertEquals(size, got[i], "get of " + keys[i]);
+      for (int b = 0; b < size; b += 4096) {
+        assertEquals(i + 1, values[i].get(b), keys[i] + " byte " + b);
+      }
+      store.buffers().release(values[i]);
+    }
+    assertEquals(0, store.pool().inUse());
+  }
+
+  @Test
+  void aCallInsideAnOperationsDeadlineEndsByItNotByItsOwnTimeout() throws Exception {
+    long timeoutMs = 6_000; // bounded (below DIRECT_CALLS_FROM_MS), and far above the scope's
+    open(timeoutMs);
+    holdNextCall();
+    long start = System.nanoTime();
+    CallTimeoutException e =
+        assertThrows(
+            CallTimeoutException.class,
+            () ->
+                CallDeadline.within(
+                    TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS), () -> store.put("k", bytes("v"))));
+    long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertTrue(waited < timeoutMs - SCHEDULING_MARGIN_MS, "waited " + waited + " ms");
+    assertTrue(e.getMessage().contains("put of 'k'"), e.getMessage());
+    mayAnswer.countDown();
+    awaitBuffersBack(0);
   }
 
   @Test
