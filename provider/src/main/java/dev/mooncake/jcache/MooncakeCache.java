@@ -806,7 +806,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
             entries
                 .storage()
                 .buffers()
-                .acquire(ZeroCopyCache.HEADER_BYTES + size + ZeroCopyCache.TRAILER_BYTES);
+                .acquireKept(ZeroCopyCache.HEADER_BYTES + size + ZeroCopyCache.TRAILER_BYTES);
         buffer.limit(ZeroCopyCache.HEADER_BYTES + size).position(ZeroCopyCache.HEADER_BYTES);
         return buffer;
       }

@@ -65,9 +65,18 @@ final class StoreGate implements ObjectStore {
 
     @Override
     public ByteBuffer acquire(int minCapacity) {
+      return counted(minCapacity, false);
+    }
+
+    @Override
+    public ByteBuffer acquireKept(int minCapacity) {
+      return counted(minCapacity, true);
+    }
+
+    private ByteBuffer counted(int minCapacity, boolean kept) {
       int s = enter(); // counted as a call until the buffer is counted itself
       try {
-        ByteBuffer buffer = buffers.acquire(minCapacity);
+        ByteBuffer buffer = kept ? buffers.acquireKept(minCapacity) : buffers.acquire(minCapacity);
         buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
         return buffer;
       } finally {

@@ -15,7 +15,19 @@ public interface BufferPool {
    */
   ByteBuffer acquire(int minCapacity);
 
-  /** Gives a buffer obtained from {@link #acquire} back. Releasing twice is a bug. */
+  /**
+   * {@link #acquire} for a buffer its owner keeps across calls and may reuse right after a call
+   * failed (the zero-copy API's): a store never lets a call it gave up on work on such a buffer,
+   * only on a copy of it.
+   */
+  default ByteBuffer acquireKept(int minCapacity) {
+    return acquire(minCapacity);
+  }
+
+  /**
+   * Gives a buffer obtained from {@link #acquire} or {@link #acquireKept} back. Releasing twice is
+   * a bug.
+   */
   void release(ByteBuffer buffer);
 
   /** The largest buffer {@link #acquire} can ever hand out. */

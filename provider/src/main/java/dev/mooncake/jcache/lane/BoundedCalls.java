@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.lane;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -68,6 +69,14 @@ public final class BoundedCalls {
             factory);
   }
 
+  /**
+   * Ends the idle threads now and refuses new calls ({@link CallTimeoutException}); calls still
+   * running go on to their end, and their buffers are given back as before.
+   */
+  public void close() {
+    pool.shutdown();
+  }
+
   /** Given-up calls still running. */
   public int abandoned() {
     return abandoned.get();
@@ -92,6 +101,9 @@ public final class BoundedCalls {
    */
   public <T> T call(
       String what, long timeoutNanos, Supplier<T> call, Supplier<Runnable> onAbandon) {
+    if (timeoutNanos <= 0) {
+      throw new CallTimeoutException(what + ": not started, the operation's time had run out");
+    }
     if (full()) {
       throw new CallTimeoutException(
           what
@@ -104,7 +116,11 @@ public final class BoundedCalls {
               + ")");
     }
     Task<T> task = new Task<>(call);
-    pool.execute(task);
+    try {
+      pool.execute(task);
+    } catch (RejectedExecutionException e) {
+      throw new CallTimeoutException(what + ": not started, " + name + " is closed");
+    }
     return task.await(what, timeoutNanos, onAbandon);
   }
 

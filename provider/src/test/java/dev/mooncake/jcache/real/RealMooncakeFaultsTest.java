@@ -27,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import javax.cache.Cache;
 import javax.cache.CacheException;
@@ -54,13 +55,6 @@ class RealMooncakeFaultsTest {
   private static final int KILL_PORT = 50061;
 
   private static final int THREADS = 4;
-
-  /**
-   * What one C call costs against a master that is gone (connection refused), measured on 3b5a594
-   * whatever MC_RPC_TIMEOUT_MS says: 4.3-4.5 s, the RPC pool's four connects 1.0-1.2 s apart. Calls
-   * already inside Mooncake when the master died pay it once; MasterOutage fails the rest fast.
-   */
-  private static final long RECONNECT_LOOP_MS = 4_800;
 
   /** Scheduling on this loaded 2-core machine, and the cache's own work around the calls. */
   private static final long MARGIN_MS = 1_000;
@@ -113,6 +107,11 @@ class RealMooncakeFaultsTest {
   private static final class Load {
     final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     final AtomicLong longestMillis = new AtomicLong();
+    final AtomicReference<String> longestOutcome = new AtomicReference<>();
+
+    /** The longest call that did not fail in the cluster lock (see the bounds below). */
+    final AtomicLong longestOutsideLockMillis = new AtomicLong();
+
     final AtomicLong killedAt = new AtomicLong();
     final AtomicLong restartedAt = new AtomicLong();
     final AtomicLong firstSuccessAfterRestart = new AtomicLong();
@@ -130,6 +129,7 @@ class RealMooncakeFaultsTest {
         boolean afterRestart = restartedAt.get() != 0;
         String phase = afterRestart ? "after restart" : afterKill ? "while down" : "before kill";
         String outcome;
+        String failure = "";
         try {
           if (i % 2 == 0) {
             cache.put("k" + id + "-" + (i % 50), "v" + i);
@@ -145,6 +145,7 @@ class RealMooncakeFaultsTest {
             everyThreadRecovered.countDown();
           }
         } catch (CacheException e) {
+          failure = e.getMessage();
           outcome =
               "CacheException "
                   + phase
@@ -156,7 +157,13 @@ class RealMooncakeFaultsTest {
             everyThreadFailed.countDown();
           }
         }
-        longestMillis.accumulateAndGet((System.nanoTime() - start) / 1_000_000, Math::max);
+        long took = (System.nanoTime() - start) / 1_000_000;
+        if (!failure.contains("cluster lock not acquired")) {
+          longestOutsideLockMillis.accumulateAndGet(took, Math::max);
+        }
+        if (longestMillis.accumulateAndGet(took, Math::max) == took) {
+          longestOutcome.set((i % 2 == 0 ? "put: " : "get: ") + outcome + " " + failure);
+        }
         outcomes.computeIfAbsent(outcome, k -> new LongAdder()).increment();
       }
     }
@@ -215,14 +222,31 @@ class RealMooncakeFaultsTest {
           "master kill -9 under load: %s; master down %d ms; longest call %d ms (operation"
               + " timeout %d ms); first success %d ms after the new master listened%n",
           counts, downMillis, load.longestMillis.get(), OPERATION_TIMEOUT_MS, toFirst);
+      System.out.println(
+          "the longest call not failing in the cluster lock: "
+              + load.longestOutsideLockMillis.get()
+              + " ms");
+      System.out.println("the longest call: " + load.longestOutcome.get());
       assertTrue(allFailed, "a thread never failed against the dead master: " + counts);
       // Before MasterOutage: 9,036 / 9,298 ms (each of a put's C calls paid Mooncake's reconnect
-      // loop). Now one call at most pays it, the others fail fast or wait a probe at most the
-      // operation timeout (docs/reliability.md, "Faults").
-      long bound = Math.max(OPERATION_TIMEOUT_MS, RECONNECT_LOOP_MS) + MARGIN_MS;
+      // loop, 4.3-4.8 s); with it alone 4,349 / 3,437 ms (a call inside Mooncake at the kill paid
+      // the loop once). Now a caller waits for a C call at most the operation timeout (a call
+      // given up on goes on in the background), the breaker fails the rest fast, and the calls of
+      // one cluster lock acquisition share its deadline (docs/reliability.md, "Faults"): every
+      // call ends within the timeout + the margin. Before the shared deadline a lock acquisition
+      // that ran out was seen at 4.27-4.29 s (3 of 5 runs on branch floor).
+      long bound = OPERATION_TIMEOUT_MS + MARGIN_MS;
+      assertTrue(
+          load.longestOutsideLockMillis.get() <= bound,
+          "a call took " + load.longestOutsideLockMillis.get() + " ms, more than " + bound);
       assertTrue(
           load.longestMillis.get() <= bound,
-          "a call took " + load.longestMillis.get() + " ms, more than " + bound);
+          "a call took "
+              + load.longestMillis.get()
+              + " ms, more than "
+              + bound
+              + ": "
+              + load.longestOutcome.get());
       assertTrue(allRecovered, "not every thread succeeded within 60 s of the new master");
       assertTrue(
           counts.keySet().stream().noneMatch(k -> k.contains("without a status")),

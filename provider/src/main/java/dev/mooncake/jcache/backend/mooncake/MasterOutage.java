@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * answer at most the operation timeout; calls arriving while a probe is out answer the last
  * unreachable code at once, without calling Mooncake. A probe that the master answers closes the
  * breaker, and the waiting call goes on. Calls already inside Mooncake when the master died are not
- * shortened: nothing can interrupt a C call.
+ * shortened here (nothing can interrupt a C call); {@code MooncakeStore} bounds the caller's wait
+ * for them on threads of their own while {@link #troubled} says so.
  */
 final class MasterOutage {
   private static final Logger LOG = LoggerFactory.getLogger(MasterOutage.class);
@@ -38,6 +39,16 @@ final class MasterOutage {
   private volatile boolean open;
   private volatile long openedAt;
   private volatile long lastCode = StoreStatus.RPC_FAIL.code();
+
+  /**
+   * When trouble was last seen (an unreachable answer, a call given up on, a slow call); 0 for
+   * never. While it is recent, {@link #troubled} says so and the store bounds its calls on threads
+   * of their own (see {@code MooncakeStore#bounded}).
+   */
+  private volatile long troubleAt;
+
+  /** How long trouble counts as recent: a master that came back may go again. */
+  static final long TROUBLE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   /**
    * @param probe a master round trip without side effects, answering a status
@@ -59,6 +70,7 @@ final class MasterOutage {
   void answered(long code) {
     if (unreachable(code)) {
       lastCode = code;
+      noteTrouble();
       if (!open) {
         openedAt = System.nanoTime();
         open = true;
@@ -71,27 +83,38 @@ final class MasterOutage {
     }
   }
 
+  /** Notes trouble that is no answer of the master's: a call given up on, or a slow one. */
+  void noteTrouble() {
+    long now = System.nanoTime();
+    troubleAt = now == 0 ? 1 : now;
+  }
+
+  /** Whether the breaker is open or trouble was seen within {@link #TROUBLE_WINDOW_NANOS}. */
+  boolean troubled() {
+    long at = troubleAt;
+    return open || (at != 0 && System.nanoTime() - at < TROUBLE_WINDOW_NANOS);
+  }
+
   /**
    * Whether a call may go to Mooncake now; when not, the caller answers {@link #failFastCode()}
    * without calling. Blocks at most the operation timeout (for a probe's answer).
    */
   boolean admit() {
+    return admit(waitNanos);
+  }
+
+  /** {@link #admit()}, waiting for a probe at most {@code maxWaitNanos} (the call's deadline). */
+  boolean admit(long maxWaitNanos) {
     if (!open) {
       return true;
     }
-    CompletableFuture<Long> out = probing.get();
-    if (out != null && !out.isDone()) {
+    CompletableFuture<Long> mine = startProbe();
+    if (mine == null) {
       return false;
     }
-    CompletableFuture<Long> mine = new CompletableFuture<>();
-    if (!probing.compareAndSet(out, mine)) {
-      return false; // another call started a probe just now
-    }
-    Thread thread = new Thread(() -> runProbe(mine), "mooncake-master-probe");
-    thread.setDaemon(true);
-    thread.start();
     try {
-      return !unreachable(mine.get(waitNanos, TimeUnit.NANOSECONDS));
+      return !unreachable(
+          mine.get(Math.max(1, Math.min(waitNanos, maxWaitNanos)), TimeUnit.NANOSECONDS));
     } catch (TimeoutException e) {
       return false; // the probe goes on; its answer decides for the calls after it
     } catch (InterruptedException e) {
@@ -100,6 +123,32 @@ final class MasterOutage {
     } catch (ExecutionException e) {
       return false; // runProbe completes normally; kept for the compiler
     }
+  }
+
+  /**
+   * A call was given up on (no answer within its time): opens the breaker and sends a probe at
+   * once, so that the calls right after it (the same operation's release, say) fail fast instead of
+   * waiting for a probe of their own.
+   */
+  void gaveUp() {
+    answered(StoreStatus.RPC_TIMEOUT.code());
+    startProbe();
+  }
+
+  /** Starts a probe unless one is out; answers its result, or null when another one is out. */
+  private CompletableFuture<Long> startProbe() {
+    CompletableFuture<Long> out = probing.get();
+    if (out != null && !out.isDone()) {
+      return null;
+    }
+    CompletableFuture<Long> mine = new CompletableFuture<>();
+    if (!probing.compareAndSet(out, mine)) {
+      return null; // another call started a probe just now
+    }
+    Thread thread = new Thread(() -> runProbe(mine), "mooncake-master-probe");
+    thread.setDaemon(true);
+    thread.start();
+    return mine;
   }
 
   private void runProbe(CompletableFuture<Long> result) {

@@ -8,6 +8,9 @@ import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.parse.MetadataServerValidator;
+import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.lane.CallDeadline;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
@@ -31,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +94,33 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private final Thread shutdownHook;
   private final MasterOutage outage;
 
+  /**
+   * Mooncake's reconnect loop against a master that is gone: every C call took 4.26-4.45 s on
+   * 3b5a594 (the calls in flight at a kill up to 4.8 s), whatever {@code MC_RPC_TIMEOUT_MS} says,
+   * and nothing interrupts a C call (see {@link MasterOutage}).
+   */
+  static final long RECONNECT_FLOOR_MS = 5_000;
+
+  /**
+   * Below this operation timeout every call runs on {@link #bounded} (a thread hop each): a call on
+   * the caller's thread could outlast the timeout by the reconnect loop. Twice the floor, since a
+   * call may pay the loop after its first RPCs took their share. From it on, calls hop only while
+   * {@link MasterOutage#troubled} (the default timeout, 30 s, is far above).
+   */
+  static final long DIRECT_CALLS_FROM_MS = 2 * RECONNECT_FLOOR_MS;
+
+  /** Given-up calls that may still be inside Mooncake before new ones are refused unsent. */
+  static final int MAX_STUCK_CALLS = 64;
+
+  /** Where calls run when the caller's wait must be bounded (see {@link #bounded()}). */
+  private final BoundedCalls bounded;
+
+  private final boolean alwaysBounded;
+  private final long timeoutNanos;
+
+  /** Tests: wraps every ABI call (e.g. to hold it on a latch); null in production. */
+  private volatile UnaryOperator<LongClientCall> intercept;
+
   /** The key of {@link MasterOutage}'s probe: an is_exist, which no object ever answers 1 to. */
   private static final byte[] PROBE_KEY =
       "mooncake-jcache/master-probe".getBytes(StandardCharsets.UTF_8);
@@ -122,6 +153,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     this.outage =
         new MasterOutage(
             () -> client.isExist(PROBE_KEY), config.operationTimeout().toMillis(), description);
+    long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
+    this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    this.alwaysBounded = timeoutMs < DIRECT_CALLS_FROM_MS;
+    this.bounded = new BoundedCalls("store-calls", MAX_STUCK_CALLS);
   }
 
   /**
@@ -492,8 +527,21 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   /** A call answering a status or a length: no boxing on the path of every get. */
   @FunctionalInterface
-  private interface LongClientCall {
+  interface LongClientCall {
     long call();
+  }
+
+  /** What a call reads or writes, handed to a call given up on (released when it returns). */
+  private interface Held {
+    /** Marks it given up on and answers what releases it; {@code close} then does nothing. */
+    Runnable abandon();
+  }
+
+  private static final Held NOTHING_HELD = () -> () -> {};
+
+  /** Tests: wraps every ABI call made after this (null: none). */
+  void interceptCalls(UnaryOperator<LongClientCall> intercept) {
+    this.intercept = intercept;
   }
 
   /**
@@ -511,25 +559,101 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
   }
 
-  /** {@link #call} for one status or length; answers at once while the master is unreachable. */
-  private long callLong(LongClientCall call) {
+  /**
+   * Whether the caller's wait must be bounded now: always below {@link #DIRECT_CALLS_FROM_MS}, else
+   * while the master has been in trouble lately. Decided before buffers are prepared: a bounded
+   * call stages every buffer through the region ({@link Transfer}).
+   */
+  private boolean bounded() {
+    return alwaysBounded || outage.troubled();
+  }
+
+  /**
+   * Admits a call ({@link MasterOutage#admit}, waiting for a probe at most the call's time) and
+   * answers its deadline, or 0 when it must answer {@link MasterOutage#failFastCode} unsent.
+   */
+  private long admit() {
     ensureOpen();
-    if (!outage.admit()) {
+    long allowed = CallDeadline.allowed(timeoutNanos); // less inside a lock acquisition's time
+    long deadline = System.nanoTime() + allowed;
+    if (!outage.admit(allowed)) {
+      return 0;
+    }
+    return deadline == 0 ? 1 : deadline;
+  }
+
+  /** {@link #call} for one status or length; answers at once while the master is unreachable. */
+  private long callLong(String op, String key, boolean write, LongClientCall call) {
+    long deadline = admit();
+    if (deadline == 0) {
       return outage.failFastCode();
     }
+    return run(op, key, write, deadline, bounded(), call, NOTHING_HELD);
+  }
+
+  /**
+   * Makes one ABI call. Direct: on the caller's thread (the fast path; a call slower than one RPC
+   * timeout notes trouble, so the calls after it are bounded). Bounded: on {@link #bounded}, the
+   * caller waiting until {@code deadline}; a call given up on goes on, {@code held} is released
+   * when it returns, and the caller gets a {@link CallTimeoutException} naming the status.
+   */
+  private long run(
+      String op,
+      String key,
+      boolean write,
+      long deadline,
+      boolean bound,
+      LongClientCall call,
+      Held held) {
+    UnaryOperator<LongClientCall> wrap = intercept;
+    LongClientCall made = wrap == null ? call : wrap.apply(call);
     try {
-      long result = call.call();
-      outage.answered(result);
-      return result;
+      if (!bound) {
+        long start = System.nanoTime();
+        long result = made.call();
+        outage.answered(result);
+        if (System.nanoTime() - start > timeoutNanos / MAX_RPCS_PER_CALL) {
+          outage.noteTrouble();
+        }
+        return result;
+      }
+      boolean[] handedOver = new boolean[1];
+      String what = key == null ? op : op + " of '" + key + "'";
+      try {
+        return bounded.call(
+            what,
+            deadline - System.nanoTime(), // refused unsent when it has passed
+            () -> {
+              long result = made.call();
+              outage.answered(result);
+              return result;
+            },
+            () -> {
+              handedOver[0] = true;
+              return held.abandon();
+            });
+      } catch (CallTimeoutException e) {
+        if (handedOver[0]) {
+          outage.gaveUp(); // the calls after it fail fast while a probe asks the master
+        }
+        throw new CallTimeoutException(
+            e.getMessage()
+                + "; "
+                + StoreStatus.describe(StoreStatus.RPC_TIMEOUT.code())
+                + (!handedOver[0]
+                    ? ", not sent"
+                    : write
+                        ? ", the outcome of this " + op + " is unknown (it may yet take effect)"
+                        : "")
+                + " (operation_timeout_ms "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                + ", "
+                + describe()
+                + ")");
+      }
     } catch (ClosedHandleException e) {
       throw closedException(e);
     }
-  }
-
-  /** Whether a batch call may go to Mooncake ({@link MasterOutage#admit}); refused when closed. */
-  private boolean admitBatch() {
-    ensureOpen();
-    return outage.admit();
   }
 
   private void answered(int[] results) {
@@ -550,26 +674,38 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
   }
 
-  /** How one buffer reaches Mooncake: as is, registered for the call, or through a copy. */
-  private final class Transfer implements AutoCloseable {
+  /**
+   * How one buffer reaches Mooncake: as is, registered for the call, or through a copy. A bounded
+   * call given up on still reads or writes its buffer after the caller got its exception, so a
+   * bounded call works on the caller's buffer only when the pool can hold it (a region buffer its
+   * owner gives back after a failed call: the pool frees it only when the call returns, {@link
+   * RegionBufferPool#hold}); on any other buffer it works on a copy, released when the call returns
+   * ({@link #abandon}). Holding instead of copying keeps a bounded call at one region buffer per
+   * value, as a direct call is: with a copy each, 1 MiB batches ran the region dry.
+   */
+  private final class Transfer implements AutoCloseable, Held {
     final ByteBuffer buffer;
     final int offset;
     final int length;
     private final ByteBuffer staged;
     private final AutoCloseable registration;
+    private final Runnable hold;
+    private boolean abandoned;
 
-    Transfer(ByteBuffer caller, boolean source) {
+    Transfer(ByteBuffer caller, boolean source, boolean bound) {
       int position = caller.position();
       int remaining = caller.remaining();
       if (!source && caller.isReadOnly()) {
         throw new ReadOnlyBufferException();
       }
-      if (caller.isDirect()) {
+      Runnable held = bound ? pool.hold(caller) : null;
+      if (caller.isDirect() && (!bound || held != null)) {
         this.buffer = caller;
         this.offset = position;
         this.length = remaining;
         this.staged = null;
-        this.registration = registerForCall(caller);
+        this.hold = held;
+        this.registration = held != null ? null : registerForCall(caller);
       } else {
         this.staged = pool.acquire(remaining);
         if (source) {
@@ -578,6 +714,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
         this.buffer = staged;
         this.offset = 0;
         this.length = remaining;
+        this.hold = null;
         this.registration = null;
       }
     }
@@ -590,9 +727,24 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
 
     @Override
+    public Runnable abandon() {
+      abandoned = true;
+      return this::release;
+    }
+
+    @Override
     public void close() {
+      if (!abandoned) {
+        release();
+      }
+    }
+
+    private void release() {
       if (staged != null) {
         pool.release(staged);
+      }
+      if (hold != null) {
+        hold.run();
       }
       if (registration != null) {
         try {
@@ -605,20 +757,20 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   /** The transfers of one batch call, as the parallel arrays the bridge takes. */
-  private final class BatchTransfer implements AutoCloseable {
+  private final class BatchTransfer implements AutoCloseable, Held {
     final List<Transfer> transfers;
     final ByteBuffer[] buffers;
     final int[] offsets;
     final int[] lengths;
 
-    BatchTransfer(ByteBuffer[] callers, boolean source) {
+    BatchTransfer(ByteBuffer[] callers, boolean source, boolean bound) {
       transfers = new ArrayList<>(callers.length);
       buffers = new ByteBuffer[callers.length];
       offsets = new int[callers.length];
       lengths = new int[callers.length];
       try {
         for (int i = 0; i < callers.length; i++) {
-          Transfer transfer = new Transfer(callers[i], source);
+          Transfer transfer = new Transfer(callers[i], source, bound);
           transfers.add(transfer);
           buffers[i] = transfer.buffer;
           offsets[i] = transfer.offset;
@@ -628,6 +780,13 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
         close();
         throw e;
       }
+    }
+
+    @Override
+    public Runnable abandon() {
+      List<Runnable> releases = new ArrayList<>(transfers.size());
+      transfers.forEach(transfer -> releases.add(transfer.abandon()));
+      return () -> releases.forEach(Runnable::run);
     }
 
     @Override
@@ -642,14 +801,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int)
-        callLong(
-            () -> {
-              try (Transfer transfer = new Transfer(value, true)) {
-                return client.putFrom(
-                    k, transfer.buffer, transfer.offset, transfer.length, replica);
-              }
-            });
+    return putFrom(key, k, value, replica);
+  }
+
+  private int putFrom(String key, byte[] k, ByteBuffer value, ReplicaConfig where) {
+    long deadline = admit();
+    if (deadline == 0) {
+      return (int) outage.failFastCode();
+    }
+    boolean bound = bounded();
+    try (Transfer transfer = new Transfer(value, true, bound)) {
+      return (int)
+          run(
+              "put",
+              key,
+              true,
+              deadline,
+              bound,
+              () -> client.putFrom(k, transfer.buffer, transfer.offset, transfer.length, where),
+              transfer);
+    }
   }
 
   /** This client's segment, or null when it contributes none (standalone-store, size 0). */
@@ -674,14 +845,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int)
-        callLong(
-            () -> {
-              try (Transfer transfer = new Transfer(value, true)) {
-                return client.putFrom(
-                    k, transfer.buffer, transfer.offset, transfer.length, pinnedHere);
-              }
-            });
+    return putFrom(key, k, value, pinnedHere);
   }
 
   @Override
@@ -690,14 +854,24 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
-    return callLong(
-        () -> {
-          try (Transfer transfer = new Transfer(destination, false)) {
-            long result = client.getInto(k, transfer.buffer, transfer.offset, transfer.length);
-            transfer.deliver(destination, result);
-            return result;
-          }
-        });
+    long deadline = admit();
+    if (deadline == 0) {
+      return outage.failFastCode();
+    }
+    boolean bound = bounded();
+    try (Transfer transfer = new Transfer(destination, false, bound)) {
+      long result =
+          run(
+              "get",
+              key,
+              false,
+              deadline,
+              bound,
+              () -> client.getInto(k, transfer.buffer, transfer.offset, transfer.length),
+              transfer);
+      transfer.deliver(destination, result); // on this thread: never after the caller gave up
+      return result;
+    }
   }
 
   private static void checkBatch(String[] keys, Object[] buffers) {
@@ -740,6 +914,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return keys.length == length;
     }
 
+    /** Names the call in messages: {@code <call> of <n> keys from '<first valid key>'}. */
+    String describe(String call, String[] callerKeys) {
+      return call + " of " + keys.length + " keys from '" + callerKeys[positions[0]] + "'";
+    }
+
     ByteBuffer[] select(ByteBuffer[] buffers) {
       ByteBuffer[] selected = new ByteBuffer[positions.length];
       for (int i = 0; i < positions.length; i++) {
@@ -760,26 +939,35 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(values);
     int[] answered = new int[selected.length];
-    if (!admitBatch()) {
+    long deadline = admit();
+    if (deadline == 0) {
       Arrays.fill(answered, (int) outage.failFastCode());
     } else {
-      call(
-          () -> {
-            try (BatchTransfer transfer = new BatchTransfer(selected, true)) {
-              int overall =
-                  client.batchPutFrom(
-                      batch.keys,
-                      transfer.buffers,
-                      transfer.offsets,
-                      transfer.lengths,
-                      replica,
-                      answered);
-              if (overall != 0) {
-                Arrays.fill(answered, overall);
-              }
-            }
-            return null;
-          });
+      boolean bound = bounded();
+      int[] written = bound ? new int[answered.length] : answered; // a given-up call's own
+      try (BatchTransfer transfer = new BatchTransfer(selected, true, bound)) {
+        long overall =
+            run(
+                batch.describe("batch_put", keys),
+                null,
+                true,
+                deadline,
+                bound,
+                () ->
+                    client.batchPutFrom(
+                        batch.keys,
+                        transfer.buffers,
+                        transfer.offsets,
+                        transfer.lengths,
+                        replica,
+                        written),
+                transfer);
+        if (overall != 0) {
+          Arrays.fill(answered, (int) overall);
+        } else if (written != answered) {
+          System.arraycopy(written, 0, answered, 0, answered.length);
+        }
+      }
       answered(answered);
     }
     for (int i = 0; i < answered.length; i++) {
@@ -799,25 +987,33 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     }
     ByteBuffer[] selected = batch.select(destinations);
     long[] answered = new long[selected.length];
-    if (!admitBatch()) {
+    long deadline = admit();
+    if (deadline == 0) {
       Arrays.fill(answered, outage.failFastCode());
     } else {
-      call(
-          () -> {
-            try (BatchTransfer transfer = new BatchTransfer(selected, false)) {
-              int overall =
-                  client.batchGetInto(
-                      batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, answered);
-              if (overall != 0) {
-                Arrays.fill(answered, overall);
-              } else {
-                for (int i = 0; i < selected.length; i++) {
-                  transfer.transfers.get(i).deliver(selected[i], answered[i]);
-                }
-              }
-            }
-            return null;
-          });
+      boolean bound = bounded();
+      long[] read = bound ? new long[answered.length] : answered; // a given-up call's own
+      try (BatchTransfer transfer = new BatchTransfer(selected, false, bound)) {
+        long overall =
+            run(
+                batch.describe("batch_get", keys),
+                null,
+                false,
+                deadline,
+                bound,
+                () ->
+                    client.batchGetInto(
+                        batch.keys, transfer.buffers, transfer.offsets, transfer.lengths, read),
+                transfer);
+        if (overall != 0) {
+          Arrays.fill(answered, overall);
+        } else {
+          System.arraycopy(read, 0, answered, 0, answered.length);
+          for (int i = 0; i < selected.length; i++) {
+            transfer.transfers.get(i).deliver(selected[i], answered[i]);
+          }
+        }
+      }
       answered(answered);
     }
     for (int i = 0; i < answered.length; i++) {
@@ -829,7 +1025,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   @Override
   public int isExist(String key) {
     byte[] k = key(key);
-    return k == null ? invalid() : (int) callLong(() -> client.isExist(k));
+    return k == null ? invalid() : (int) callLong("is_exist", key, false, () -> client.isExist(k));
   }
 
   @Override
@@ -842,17 +1038,26 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return call(() -> results);
     }
     int[] answered = new int[batch.keys.length];
-    if (!admitBatch()) {
+    long deadline = admit();
+    if (deadline == 0) {
       Arrays.fill(answered, (int) outage.failFastCode());
     } else {
-      call(
-          () -> {
-            int overall = client.batchIsExist(batch.keys, answered);
-            if (overall != 0) {
-              Arrays.fill(answered, overall);
-            }
-            return null;
-          });
+      boolean bound = bounded();
+      int[] found = bound ? new int[answered.length] : answered; // a given-up call's own
+      long overall =
+          run(
+              batch.describe("batch_is_exist", keys),
+              null,
+              false,
+              deadline,
+              bound,
+              () -> client.batchIsExist(batch.keys, found),
+              NOTHING_HELD);
+      if (overall != 0) {
+        Arrays.fill(answered, (int) overall);
+      } else if (found != answered) {
+        System.arraycopy(found, 0, answered, 0, answered.length);
+      }
       answered(answered);
     }
     for (int i = 0; i < answered.length; i++) {
@@ -864,19 +1069,23 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   @Override
   public long getSize(String key) {
     byte[] k = key(key);
-    return k == null ? invalid() : callLong(() -> client.getSize(k));
+    return k == null ? invalid() : callLong("get_size", key, false, () -> client.getSize(k));
   }
 
   @Override
   public int remove(String key, boolean force) {
     byte[] k = key(key);
-    return k == null ? invalid() : (int) callLong(() -> client.remove(k, force));
+    return k == null
+        ? invalid()
+        : (int) callLong("remove", key, true, () -> client.remove(k, force));
   }
 
   @Override
   public long removeByRegex(String pattern, boolean force) {
     byte[] p = key(pattern);
-    return p == null ? invalid() : callLong(() -> client.removeByRegex(p, force));
+    return p == null
+        ? invalid()
+        : callLong("remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
   }
 
   @Override
@@ -917,7 +1126,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     synchronized (callerRegistrations) {
       int[] count = callerRegistrations.get(address);
       if (count == null) {
-        int code = (int) callLong(() -> client.registerBuffer(buffer, 0, buffer.capacity()));
+        int code = call(() -> client.registerBuffer(buffer, 0, buffer.capacity()));
         if (code != 0) {
           throw new StoreException(
               "registering a caller buffer of "
@@ -1022,6 +1231,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       return;
     }
     pool.close();
+    bounded.close(); // idle threads end; calls given up on finish first (client.close waits)
     try {
       client.close(); // waits for calls in flight, unregisters the region, destroys the client
     } finally {
@@ -1037,6 +1247,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   MooncakeConfig config() {
     return config;
+  }
+
+  /** Whether calls fail fast now (the breaker is open; tests). */
+  boolean failingFast() {
+    return outage.isOpen();
   }
 
   RegionBufferPool pool() {

@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -31,7 +32,11 @@ final class RegionBufferPool implements BufferPool {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
   private final TreeMap<Long, Long> free = new TreeMap<>(); // offset -> length; guarded by lock
-  private final Map<ByteBuffer, long[]> outstanding = new IdentityHashMap<>(); // guarded by lock
+  private final Map<ByteBuffer, Block> outstanding = new IdentityHashMap<>(); // guarded by lock
+
+  /** Every block not free (handed out, or released while held), by offset; guarded by lock. */
+  private final TreeMap<Long, Block> taken = new TreeMap<>();
+
   private long inUse; // guarded by lock
   private boolean closed; // guarded by lock
 
@@ -56,8 +61,38 @@ final class RegionBufferPool implements BufferPool {
     }
   }
 
+  /** One block handed out; its fields are guarded by the pool's lock. */
+  private static final class Block {
+    final long offset;
+    final long size;
+
+    /** Handed out by {@link #acquireKept}: its owner may reuse it after a failed call. */
+    final boolean kept;
+
+    /** Calls given up on that may still read or write it ({@link #hold}). */
+    int holds;
+
+    /** Given back by its owner while held: freed when the last hold ends. */
+    boolean released;
+
+    Block(long offset, long size, boolean kept) {
+      this.offset = offset;
+      this.size = size;
+      this.kept = kept;
+    }
+  }
+
   @Override
   public ByteBuffer acquire(int minCapacity) {
+    return acquire(minCapacity, false);
+  }
+
+  @Override
+  public ByteBuffer acquireKept(int minCapacity) {
+    return acquire(minCapacity, true);
+  }
+
+  private ByteBuffer acquire(int minCapacity, boolean kept) {
     if (minCapacity < 0) {
       throw new IllegalArgumentException("negative capacity " + minCapacity);
     }
@@ -84,7 +119,9 @@ final class RegionBufferPool implements BufferPool {
         if (offset != null) {
           int chunk = (int) (offset / chunkSize);
           ByteBuffer buffer = chunks[chunk].slice((int) (offset % chunkSize), minCapacity);
-          outstanding.put(buffer, new long[] {offset, size});
+          Block block = new Block(offset, size, kept);
+          outstanding.put(buffer, block);
+          taken.put(offset, block);
           inUse += size;
           return buffer;
         }
@@ -117,7 +154,7 @@ final class RegionBufferPool implements BufferPool {
         + " bytes, "
         + inUse
         + " in use by "
-        + outstanding.size()
+        + taken.size()
         + " buffers, largest free block "
         + largest
         + " bytes (raise local_buffer_size, or release buffers sooner)";
@@ -143,34 +180,89 @@ final class RegionBufferPool implements BufferPool {
   public void release(ByteBuffer buffer) {
     lock.lock();
     try {
-      long[] block = outstanding.remove(buffer);
+      Block block = outstanding.remove(buffer);
       if (block == null) {
         throw new IllegalArgumentException(
             "this buffer was not acquired from this pool, or was already released");
       }
-      long offset = block[0];
-      long length = block[1];
-      inUse -= length;
-      long chunk = offset / chunkSize;
-      // Coalesce with the neighbours inside the same chunk.
-      Map.Entry<Long, Long> before = free.floorEntry(offset);
-      if (before != null
-          && before.getKey() + before.getValue() == offset
-          && before.getKey() / chunkSize == chunk) {
-        free.remove(before.getKey());
-        offset = before.getKey();
-        length += before.getValue();
+      if (block.holds > 0) {
+        block.released = true; // a call given up on still uses it: freed when that call returns
+      } else {
+        free(block);
       }
-      Long after = free.get(offset + length);
-      if (after != null && (offset + length) / chunkSize == chunk) {
-        free.remove(offset + length);
-        length += after;
-      }
-      free.put(offset, length);
-      released.signalAll();
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Keeps the block that {@code view} lies in from being handed out again until the answered
+   * runnable runs, even if its owner releases it before: a Mooncake call given up on may still read
+   * or write it (see {@code MooncakeStore}'s bounded calls). Answers null when {@code view} is not
+   * inside a block of this pool that its owner gives back after a failed call (outside the region,
+   * or a {@linkplain #acquireKept kept} buffer): the call must then work on a copy.
+   */
+  Runnable hold(ByteBuffer view) {
+    if (!view.isDirect() || view.capacity() == 0 || !region.contains(view)) {
+      return null;
+    }
+    long start = NativeRegion.addressOf(view) - region.address();
+    lock.lock();
+    try {
+      Map.Entry<Long, Block> entry = taken.floorEntry(start);
+      Block block = entry == null ? null : entry.getValue();
+      if (block == null
+          || start + view.capacity() > block.offset + block.size
+          || block.released
+          || block.kept) {
+        return null;
+      }
+      block.holds++;
+      AtomicBoolean ended = new AtomicBoolean();
+      return () -> {
+        if (ended.compareAndSet(false, true)) {
+          endHold(block);
+        }
+      };
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void endHold(Block block) {
+    lock.lock();
+    try {
+      if (--block.holds == 0 && block.released) {
+        free(block);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Gives a block back to the free list, coalesced with its neighbours; under the lock. */
+  private void free(Block block) {
+    taken.remove(block.offset);
+    long offset = block.offset;
+    long length = block.size;
+    inUse -= length;
+    long chunk = offset / chunkSize;
+    // Coalesce with the neighbours inside the same chunk.
+    Map.Entry<Long, Long> before = free.floorEntry(offset);
+    if (before != null
+        && before.getKey() + before.getValue() == offset
+        && before.getKey() / chunkSize == chunk) {
+      free.remove(before.getKey());
+      offset = before.getKey();
+      length += before.getValue();
+    }
+    Long after = free.get(offset + length);
+    if (after != null && (offset + length) / chunkSize == chunk) {
+      free.remove(offset + length);
+      length += after;
+    }
+    free.put(offset, length);
+    released.signalAll();
   }
 
   @Override
@@ -178,7 +270,7 @@ final class RegionBufferPool implements BufferPool {
     return Math.min(chunkSize, region.size());
   }
 
-  /** Bytes handed out and not released (rounded up to the alignment). */
+  /** Bytes not free: handed out, or released while held (rounded up to the alignment). */
   long inUse() {
     lock.lock();
     try {
@@ -188,6 +280,7 @@ final class RegionBufferPool implements BufferPool {
     }
   }
 
+  /** Buffers handed out and not released (a block released while held no longer counts). */
   int outstanding() {
     lock.lock();
     try {

@@ -2,6 +2,7 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
@@ -175,7 +176,6 @@ public final class ClusterKeyLocks implements KeyLocks {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
       if (hold == null) {
-        retryLeftovers();
         hold = acquire(key, ride);
         holds.put(key, hold);
       }
@@ -229,6 +229,22 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   private Hold acquire(String key, Ride ride) {
+    // Every store call of the acquisition (and of the leftovers' removal before it) ends by its
+    // deadline, not each a timeout after it began.
+    return CallDeadline.within(
+        timeoutNanos,
+        () -> {
+          try {
+            retryLeftovers();
+          } catch (CallTimeoutException e) {
+            // the master does not answer: the leftovers wait for a later call; the acquisition
+            // below meets the same and says so
+          }
+          return acquireWithin(key, ride);
+        });
+  }
+
+  private Hold acquireWithin(String key, Ride ride) {
     Acquisition a = new Acquisition(key, ride);
     Step step = Step.PUT;
     int waits = 0;
@@ -236,12 +252,17 @@ public final class ClusterKeyLocks implements KeyLocks {
       if (clock.getAsLong() - a.start > timeoutNanos) {
         throw a.giveUp();
       }
-      Step next =
-          switch (step) {
-            case PUT -> a.put();
-            case READ -> a.read();
-            case WATCH -> a.watch();
-          };
+      Step next;
+      try {
+        next =
+            switch (step) {
+              case PUT -> a.put();
+              case READ -> a.read();
+              case WATCH -> a.watch();
+            };
+      } catch (CallTimeoutException e) {
+        throw a.timedOut(step, e);
+      }
       if (a.held != null) {
         return a.held;
       }
@@ -281,6 +302,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     long lastCode;
     long notALock = -1; // the size of an object at the lock key that was no lock record
     String unanswered; // why the last read gave no answer
+    String noAnswer; // a store call that ran out of the acquisition's time
 
     Acquisition(String key, Ride ride) {
       this.key = key;
@@ -422,7 +444,27 @@ public final class ClusterKeyLocks implements KeyLocks {
       return notAcquired();
     }
 
+    /**
+     * A store call of the step got no answer by the acquisition's deadline (the master gone, say).
+     * A put's outcome is then unknown: it may yet create our record, so it is kept as a leftover.
+     */
+    CacheException timedOut(Step step, CallTimeoutException e) {
+      if (step == Step.PUT && mine != null) {
+        mayBeOurs = true;
+      }
+      noAnswer = e.getMessage();
+      return giveUp();
+    }
+
     CacheException notAcquired() {
+      if (noAnswer != null) {
+        return new CacheException(
+            LockNames.describe(key)
+                + ": cluster lock not acquired within "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                + " ms (operation_timeout_ms); a store call got no answer in time: "
+                + noAnswer);
+      }
       if (notALock >= 0) {
         return new CacheException(
             LockNames.describe(key)
@@ -534,10 +576,19 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   private void release(Hold hold) {
     long now = clock.getAsLong();
-    boolean done =
-        hold.withinLease(now)
-            ? removeWithRetries(hold.lockKey, now) // ours for sure: nobody else can hold it yet
-            : removeIfOurs(hold.lockKey, hold.record, now);
+    boolean done;
+    try {
+      // One deadline for the release's store calls and retries; a release must not throw.
+      done =
+          CallDeadline.within(
+              timeoutNanos,
+              () ->
+                  hold.withinLease(now)
+                      ? removeWithRetries(hold.lockKey, now) // ours for sure: nobody else's yet
+                      : removeIfOurs(hold.lockKey, hold.record, now));
+    } catch (CallTimeoutException e) {
+      done = false; // the remove may yet take effect; a leftover is removed only while ours
+    }
     if (!done) {
       leftovers.add(hold);
       LOG.warn(

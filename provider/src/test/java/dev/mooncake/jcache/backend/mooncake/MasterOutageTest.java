@@ -109,4 +109,24 @@ class MasterOutageTest {
     assertEquals(1, MooncakeStore.rpcTimeoutMillis(2));
     assertEquals(3, MooncakeStore.MAX_RPCS_PER_CALL);
   }
+
+  @Test
+  void troubledWhileOpenAndForAWhileAfterTroubleAndAGiveUpSendsAProbeAtOnce() throws Exception {
+    MasterOutage outage = outage(60_000);
+    assertFalse(outage.troubled(), "a fresh store is not in trouble: no hop per call");
+    outage.noteTrouble(); // a slow call
+    assertTrue(outage.troubled());
+    assertFalse(outage.isOpen(), "a slow call alone fails nothing fast");
+
+    MasterOutage other = outage(60_000);
+    probeMayAnswer = new CountDownLatch(1);
+    other.gaveUp();
+    assertTrue(other.isOpen());
+    assertTrue(other.troubled());
+    assertTrue(probeStarted.await(10, TimeUnit.SECONDS), "no probe sent on giving up");
+    assertFalse(other.admit(), "a call while the probe is out fails fast");
+    assertEquals(RPC_TIMEOUT, other.failFastCode());
+    assertEquals(1, probes.get());
+    probeMayAnswer.countDown();
+  }
 }

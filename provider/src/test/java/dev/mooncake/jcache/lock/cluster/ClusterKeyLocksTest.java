@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.lane.CallDeadline;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -491,5 +494,133 @@ class ClusterKeyLocksTest {
     assertEquals(600, counters[1]);
     assertEquals(600, counters[2]);
     assertEquals(0, cluster.size(), "locks left behind");
+  }
+
+  /**
+   * A store whose calls can be made to get no answer in time, as a bounded Mooncake call under a
+   * dead master does ({@link CallTimeoutException}); records the time each call was allowed.
+   */
+  private static final class Unanswering implements LockStore {
+    final LockStore store;
+    final List<Long> allowed = new ArrayList<>();
+    final Thread caller = Thread.currentThread();
+    volatile boolean putTakesEffectUnanswered;
+    volatile boolean removeUnanswered;
+
+    Unanswering(LockStore store) {
+      this.store = store;
+    }
+
+    /**
+     * Calls on the lock caller's thread only: reads of lock objects run on the locks' bounded read
+     * pool, whose caller waits at most its own read bound anyway.
+     */
+    private void note() {
+      if (Thread.currentThread() == caller) {
+        allowed.add(CallDeadline.allowed(Long.MAX_VALUE));
+      }
+    }
+
+    private static CallTimeoutException noAnswer(String what) {
+      return new CallTimeoutException(what + ": no answer within 1 ms; -901 RPC_TIMEOUT");
+    }
+
+    @Override
+    public int createPinned(String key, ByteBuffer value) {
+      note();
+      int code = store.createPinned(key, value);
+      if (putTakesEffectUnanswered) {
+        throw noAnswer("put of '" + key + "'"); // it took effect; the caller cannot know
+      }
+      return code;
+    }
+
+    @Override
+    public long read(String key, ByteBuffer destination) {
+      note();
+      return store.read(key, destination);
+    }
+
+    @Override
+    public long[] readWith(
+        String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
+      note();
+      return store.readWith(lockKey, lockDestination, key, destination);
+    }
+
+    @Override
+    public long size(String key) {
+      note();
+      return store.size(key);
+    }
+
+    @Override
+    public int remove(String key) {
+      note();
+      if (removeUnanswered) {
+        throw noAnswer("remove of '" + key + "'");
+      }
+      return store.remove(key);
+    }
+
+    @Override
+    public String describe() {
+      return store.describe();
+    }
+  }
+
+  @Test
+  void everyStoreCallOfAnAcquisitionAndAReleaseEndsByItsDeadline() {
+    Unanswering store = new Unanswering(storeA);
+    ClusterKeyLocks locks = locks(store, "jvm-a");
+    try (KeyLocks.Held held = locks.lock(KEY)) {
+      assertFalse(store.allowed.isEmpty());
+    }
+    assertFalse(cluster.has(LOCK));
+    assertTrue(store.allowed.size() >= 2, "put and remove at least: " + store.allowed);
+    for (long allowed : store.allowed) {
+      // Without the scope each call would have its own operation timeout (here: unbounded).
+      assertTrue(allowed <= TIMEOUT.toNanos(), "a call allowed " + allowed + " ns");
+    }
+    assertEquals(Long.MAX_VALUE, CallDeadline.allowed(Long.MAX_VALUE), "the scope leaked");
+  }
+
+  @Test
+  void aPutWithoutAnswerFailsTheLockNamingItAndItsRecordIsRemovedLater() {
+    Unanswering store = new Unanswering(storeA);
+    ClusterKeyLocks locks = locks(store, "jvm-a");
+    store.putTakesEffectUnanswered = true;
+    CacheException e = assertThrows(CacheException.class, () -> locks.lock(KEY));
+    assertTrue(e.getMessage().contains("cluster lock not acquired"), e.getMessage());
+    assertTrue(e.getMessage().contains("got no answer in time"), e.getMessage());
+    assertTrue(e.getMessage().contains("-901 RPC_TIMEOUT"), e.getMessage());
+    assertTrue(cluster.has(LOCK), "the scripted put took effect");
+    assertEquals(1, locks.leftovers(), "a put of unknown outcome must be kept as a leftover");
+    assertEquals(0, locks.held());
+    store.putTakesEffectUnanswered = false;
+    // The master answers again: the next lock call removes the record of ours, then takes the key.
+    try (KeyLocks.Held held = locks.lock(KEY)) {
+      assertEquals(0, locks.leftovers());
+    }
+    assertFalse(cluster.has(LOCK));
+    try (KeyLocks.Held held = b.lock(KEY)) {
+      assertTrue(cluster.has(LOCK), "another JVM could not take the key after it");
+    }
+  }
+
+  @Test
+  void aReleaseWithoutAnswerDoesNotThrowAndKeepsTheLockAsALeftover() {
+    Unanswering store = new Unanswering(storeA);
+    ClusterKeyLocks locks = locks(store, "jvm-a");
+    KeyLocks.Held held = locks.lock(KEY);
+    store.removeUnanswered = true;
+    held.close(); // a release never throws
+    assertEquals(0, locks.held());
+    assertEquals(1, locks.leftovers());
+    store.removeUnanswered = false;
+    try (KeyLocks.Held again = locks.lock(storeKey("orders", "k2"))) {
+      assertEquals(0, locks.leftovers(), "the next lock call did not remove the leftover");
+    }
+    assertFalse(cluster.has(LOCK));
   }
 }
