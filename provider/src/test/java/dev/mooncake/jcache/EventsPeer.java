@@ -58,12 +58,13 @@ public final class EventsPeer {
   private static final long POLL_NANOS = 10_000;
 
   /**
-   * How long after A's put returned B may still serve the old value before the round fails: a
-   * lost invalidation leaves it in the near cache for ever (no time-to-live of its own), so any
-   * bound catches that; 10 s is far above the worst staleness seen here on an overloaded machine
-   * (137 ms in one JVM) and above the subscription's 3 s heartbeat timeout.
+   * How long after A's put returned B may still serve the old value before the round fails: a lost
+   * invalidation leaves it in the near cache for ever (no time-to-live of its own), so any bound
+   * catches that; 10 s is far above the worst staleness seen here on an overloaded machine (137 ms
+   * in one JVM) and above the subscription's 3 s heartbeat timeout.
    */
   private static final long STALE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private static final BlockingQueue<String> EVENTS = new LinkedBlockingQueue<>();
 
   private final List<CacheManager> managers = new ArrayList<>();
@@ -305,8 +306,8 @@ public final class EventsPeer {
   /**
    * B's half of a staleness round: {@code key} holds {@code old} and one other JVM is about to put
    * {@code old + 1} (nothing else changes it). Reads {@code key} until the near cache serves {@code
-   * old} (a hit: the copy whose staleness is measured), then starts a poller that reads it every ~10
-   * µs (a busy loop would starve the subscription's thread on a small machine) and records the
+   * old} (a hit: the copy whose staleness is measured), then starts a poller that reads it every
+   * ~10 µs (a busy loop would starve the subscription's thread on a small machine) and records the
    * nanoTime taken just before its first read that answers {@code old + 1}: at that instant the
    * near cache no longer served {@code old} (a hit would have answered it), so the figure is exact
    * to one poll interval. Every read must answer null (between the store's remove and put of the
@@ -328,7 +329,8 @@ public final class EventsPeer {
       }
       LockSupport.parkNanos(POLL_NANOS);
     }
-    Probe started = new Probe(near, near.invalidations(), near.flushes(), new CompletableFuture<>());
+    Probe started =
+        new Probe(near, near.invalidations(), near.flushes(), new CompletableFuture<>());
     probe = started;
     Thread poller = new Thread(() -> started.run(cache, key, old), "staleness-poller");
     poller.setDaemon(true);
@@ -367,7 +369,8 @@ public final class EventsPeer {
           } else {
             long value = Long.parseLong(read);
             if (value < last || value > old + 1) {
-              throw new AssertionError("B read " + value + " after " + last + " (A wrote " + (old + 1) + ")");
+              throw new AssertionError(
+                  "B read " + value + " after " + last + " (A wrote " + (old + 1) + ")");
             }
             last = value;
             if (value == old + 1) {
@@ -384,9 +387,8 @@ public final class EventsPeer {
 
     /**
      * Waits until the poller read the new value, at most {@code STALE_LIMIT_NANOS} after {@code
-     * returned} (A's nanoTime after its put), then until both events of A's put (its remove and
-     * its store) invalidated the near cache, or it flushed: the next round starts on a quiet
-     * stream.
+     * returned} (A's nanoTime after its put), then until both events of A's put (its remove and its
+     * store) invalidated the near cache, or it flushed: the next round starts on a quiet stream.
      */
     String polled(long returned) throws InterruptedException {
       long deadline = returned + STALE_LIMIT_NANOS;

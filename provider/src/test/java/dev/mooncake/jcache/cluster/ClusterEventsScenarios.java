@@ -242,8 +242,8 @@ public abstract class ClusterEventsScenarios {
    * Linux machine, a clock shared by every process, so their difference excludes the pipes to the
    * test. A round whose invalidation arrived before A's put returned (the put is a remove, then a
    * put: the remove's event can overtake the put) counts as 0, and how many did is reported. Every
-   * round must end within 10 s of A's put and no read of B may go back to an older value (EventsPeer
-   * checks both). Figures to target/near-cache-staleness-<class>.txt, quoted in
+   * round must end within 10 s of A's put and no read of B may go back to an older value
+   * (EventsPeer checks both). Figures to target/near-cache-staleness-<class>.txt, quoted in
    * docs/performance.md.
    */
   @Test
