@@ -157,7 +157,12 @@ public final class EventsPeer {
         yield Long.toString(System.nanoTime()); // CLOCK_MONOTONIC: compared with B's (see above)
       }
       case "poll" -> poll(cache(c[1]), c[2], Long.parseLong(c[3]));
-      case "polled" -> probe.polled(Long.parseLong(c[1]));
+      case "polled" -> {
+        if (probe == null) {
+          throw new IllegalStateException("polled before any poll");
+        }
+        yield probe.polled(Long.parseLong(c[1]));
+      }
       case "ctl" -> ctl(c[1], c[2]);
       default -> throw new IllegalArgumentException("unknown command " + c[0]);
     };
