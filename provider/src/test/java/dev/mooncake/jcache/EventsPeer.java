@@ -13,8 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import javax.cache.Cache;
@@ -43,13 +45,31 @@ import javax.cache.event.CacheEntryUpdatedListener;
  * yes or no), {@code settle c} (remote deliveries done), {@code write c k n} (puts k = 1, 2, … n in
  * turn), {@code watch c k n} / {@code watched} (see {@link #watch}), {@code ctl <library>
  * <assignment>} (a fake-library control).
+ *
+ * <p>The staleness probe, one round per write: B's {@code poll c k old} (see {@link #poll}), A's
+ * {@code timedPut c k v} (puts, answers {@link System#nanoTime()} taken right after the put
+ * returned), B's {@code polled <A's nanoTime>} (waits for the poller; answers {@code at=<nanoTime
+ * of B's first read of the new value> reads=… nulls=…}). Both peers run on one Linux machine, where
+ * {@code System.nanoTime()} is CLOCK_MONOTONIC, one clock for every process: the two times compare
+ * across the JVMs, and no pipe latency of the test is part of their difference.
  */
 public final class EventsPeer {
   private static final long WAIT_SECONDS = 15;
+  private static final long POLL_NANOS = 10_000;
+
+  /**
+   * How long after A's put returned B may still serve the old value before the round fails: a lost
+   * invalidation leaves it in the near cache for ever (no time-to-live of its own), so any bound
+   * catches that; 10 s is far above the worst staleness seen here on an overloaded machine (137 ms
+   * in one JVM) and above the subscription's 3 s heartbeat timeout.
+   */
+  private static final long STALE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private static final BlockingQueue<String> EVENTS = new LinkedBlockingQueue<>();
 
   private final List<CacheManager> managers = new ArrayList<>();
   private CompletableFuture<String> watching;
+  private Probe probe;
 
   public static void main(String[] args) throws Exception {
     EventsPeer peer = new EventsPeer();
@@ -132,6 +152,17 @@ public final class EventsPeer {
       case "write" -> write(cache(c[1]), c[2], Integer.parseInt(c[3]));
       case "watch" -> watch(cache(c[1]), c[2], Long.parseLong(c[3]));
       case "watched" -> watching.get(60, TimeUnit.SECONDS);
+      case "timedPut" -> {
+        cache(c[1]).put(c[2], c[3]);
+        yield Long.toString(System.nanoTime()); // CLOCK_MONOTONIC: compared with B's (see above)
+      }
+      case "poll" -> poll(cache(c[1]), c[2], Long.parseLong(c[3]));
+      case "polled" -> {
+        if (probe == null) {
+          throw new IllegalStateException("polled before any poll");
+        }
+        yield probe.polled(Long.parseLong(c[1]));
+      }
       case "ctl" -> ctl(c[1], c[2]);
       default -> throw new IllegalArgumentException("unknown command " + c[0]);
     };
@@ -277,6 +308,41 @@ public final class EventsPeer {
     return "watching " + key + " from invalidations=" + base;
   }
 
+  /**
+   * B's half of a staleness round: {@code key} holds {@code old} and one other JVM is about to put
+   * {@code old + 1} (nothing else changes it). Reads {@code key} until the near cache serves {@code
+   * old} (a hit: the copy whose staleness is measured), then starts a poller that reads it every
+   * ~10 µs (a busy loop would starve the subscription's thread on a small machine) and records the
+   * nanoTime taken just before its first read that answers {@code old + 1}: at that instant the
+   * near cache no longer served {@code old} (a hit would have answered it), so the figure is exact
+   * to one poll interval. Every read must answer null (between the store's remove and put of the
+   * replace) or a value no older than the last one seen.
+   */
+  private String poll(MooncakeCache<String, String> cache, String key, long old) {
+    NearCache<StoredEntry> near = near(cache);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    for (long hits = near.hits(); ; hits = near.hits()) {
+      String read = cache.get(key);
+      if (!Long.toString(old).equals(read)) {
+        throw new AssertionError("B read " + read + " while " + key + " holds " + old);
+      }
+      if (near.hits() > hits) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the near cache did not serve " + key + " within 15 s");
+      }
+      LockSupport.parkNanos(POLL_NANOS);
+    }
+    Probe started =
+        new Probe(near, near.invalidations(), near.flushes(), new CompletableFuture<>());
+    probe = started;
+    Thread poller = new Thread(() -> started.run(cache, key, old), "staleness-poller");
+    poller.setDaemon(true);
+    poller.start();
+    return "polling " + key + " from " + old;
+  }
+
   private static String ctl(String library, String assignment) {
     try (MooncakeClient client = MooncakeClient.create(MooncakeLibrary.open(library, null))) {
       int rc = client.remove(MooncakeClient.key("__fake_mc__/ctl/" + assignment), true);
@@ -286,6 +352,79 @@ public final class EventsPeer {
     }
     return "set " + assignment;
   }
+
+  /**
+   * One staleness round in B: the near cache, its counters when the poller started, and what the
+   * poller found.
+   */
+  private record Probe(
+      NearCache<StoredEntry> near, long invalidations, long flushes, CompletableFuture<Seen> seen) {
+
+    void run(MooncakeCache<String, String> cache, String key, long old) {
+      long reads = 0;
+      long nulls = 0;
+      long last = old;
+      try {
+        while (!seen.isDone()) { // completed by polled() when it gives up
+          long at = System.nanoTime();
+          String read = cache.get(key);
+          reads++;
+          if (read == null) {
+            nulls++;
+          } else {
+            long value = Long.parseLong(read);
+            if (value < last || value > old + 1) {
+              throw new AssertionError(
+                  "B read " + value + " after " + last + " (A wrote " + (old + 1) + ")");
+            }
+            last = value;
+            if (value == old + 1) {
+              seen.complete(new Seen(at, reads, nulls));
+              return;
+            }
+          }
+          LockSupport.parkNanos(POLL_NANOS);
+        }
+      } catch (RuntimeException | AssertionError e) {
+        seen.completeExceptionally(e);
+      }
+    }
+
+    /**
+     * Waits until the poller read the new value, at most {@code STALE_LIMIT_NANOS} after {@code
+     * returned} (A's nanoTime after its put), then until both events of A's put (its remove and its
+     * store) invalidated the near cache, or it flushed: the next round starts on a quiet stream.
+     */
+    String polled(long returned) throws InterruptedException {
+      long deadline = returned + STALE_LIMIT_NANOS;
+      Seen found;
+      try {
+        found = seen.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        seen.completeExceptionally(e);
+        throw new AssertionError("B still served the old value 10 s after A's put returned");
+      } catch (ExecutionException e) {
+        throw new AssertionError("the poller failed: " + e.getCause(), e.getCause());
+      }
+      while (near.invalidations() < invalidations + 2 && near.flushes() == flushes) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("A's two events did not reach B within 10 s: " + figures(near));
+        }
+        LockSupport.parkNanos(POLL_NANOS);
+      }
+      return "at="
+          + found.at()
+          + " reads="
+          + found.reads()
+          + " nulls="
+          + found.nulls()
+          + " flushes="
+          + (near.flushes() - flushes);
+    }
+  }
+
+  /** The nanoTime before the poller's first read of the new value; its reads; those of null. */
+  private record Seen(long at, long reads, long nulls) {}
 
   /** Records the events of one cache as "TYPE k=v" for the {@code events} command. */
   static final class Recorder

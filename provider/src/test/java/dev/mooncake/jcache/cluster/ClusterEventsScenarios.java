@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +30,9 @@ import org.opentest4j.TestAbortedException;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ClusterEventsScenarios {
+  /** Rounds of the staleness measurement: enough for a p99, bounded by count, not by time. */
+  private static final int WRITES = 1000;
+
   private Peer a;
   private Peer b;
 
@@ -227,6 +231,67 @@ public abstract class ClusterEventsScenarios {
     assertTrue(
         Long.parseLong(watched.get("nearHits")) > 0,
         () -> "the near cache never served (the check proved nothing): " + watched);
+  }
+
+  /**
+   * How stale B's near cache can be across two processes: the time from A's put returning to B no
+   * longer serving the old value, over {@code WRITES} overwrites of one key. Each round: B holds
+   * the old value in its near cache and starts a poller ({@code poll}), A puts the next value and
+   * answers its nanoTime right after the put returned ({@code timedPut}), B answers the nanoTime
+   * just before its first read of the new value ({@code polled}). Both are CLOCK_MONOTONIC on one
+   * Linux machine, a clock shared by every process, so their difference excludes the pipes to the
+   * test. A round whose invalidation arrived before A's put returned (the put is a remove, then a
+   * put: the remove's event can overtake the put) counts as 0, and how many did is reported. Every
+   * round must end within 10 s of A's put and no read of B may go back to an older value
+   * (EventsPeer checks both). Figures to target/near-cache-staleness-<class>.txt, quoted in
+   * docs/performance.md.
+   */
+  @Test
+  void stalenessOfBsNearCacheAfterAsPut() throws Exception {
+    aCreates("0/watched", "s", "0");
+    long[] lead = new long[WRITES]; // B's first read of the new value minus A's return (signed)
+    long reads = 0;
+    long nulls = 0;
+    long flushes = 0;
+    for (int i = 1; i <= WRITES; i++) {
+      ask(b, "poll 0/watched s " + (i - 1));
+      long returned = Long.parseLong(ask(a, "timedPut 0/watched s " + i));
+      Map<String, String> seen = figures(ask(b, "polled " + returned));
+      lead[i - 1] = Long.parseLong(seen.get("at")) - returned;
+      reads += Long.parseLong(seen.get("reads"));
+      nulls += Long.parseLong(seen.get("nulls"));
+      flushes += Long.parseLong(seen.get("flushes"));
+    }
+    Arrays.sort(lead);
+    long beforeReturn = Arrays.stream(lead).filter(d -> d <= 0).count();
+    // staleness = max(0, lead); clamping keeps the order, so its percentiles are the clamped ones
+    String figures =
+        String.format(
+            Locale.ROOT,
+            "%s: near-cache staleness after another JVM's put (%d writes, two JVMs): p50 %.1f us,"
+                + " p99 %.1f us, max %.1f us; %d of them 0 (B read the new value before A's put"
+                + " returned; median of B's read minus A's return %+.1f us); B's reads %d, %d of"
+                + " them null (between the remove and the put of a replace); flushes during a"
+                + " round %d%n",
+            getClass().getSimpleName(),
+            WRITES,
+            Math.max(0, percentile(lead, 50)) / 1e3,
+            Math.max(0, percentile(lead, 99)) / 1e3,
+            Math.max(0, lead[WRITES - 1]) / 1e3,
+            beforeReturn,
+            percentile(lead, 50) / 1e3,
+            reads,
+            nulls,
+            flushes);
+    Path out = Path.of("target", "near-cache-staleness-" + getClass().getSimpleName() + ".txt");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, figures);
+    System.out.print(figures);
+  }
+
+  /** The nearest-rank percentile of sorted values. */
+  private static long percentile(long[] sorted, int p) {
+    return sorted[Math.max(0, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
   }
 
   @Test
