@@ -457,15 +457,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     }
 
     CacheException notAcquired() {
-      if (noAnswer != null) {
-        return new CacheException(
-            LockNames.describe(key)
-                + ": cluster lock not acquired within "
-                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                + " ms (operation_timeout_ms); a store call got no answer in time: "
-                + noAnswer);
-      }
-      if (notALock >= 0) {
+      if (notALock >= 0 && noAnswer == null) {
         return new CacheException(
             LockNames.describe(key)
                 + ": the object at its lock key "
@@ -477,7 +469,9 @@ public final class ClusterKeyLocks implements KeyLocks {
                 + " ms (operation_timeout_ms); remove it");
       }
       String why;
-      if (seen != null) {
+      if (noAnswer != null) {
+        why = "a store call got no answer in time: " + noAnswer;
+      } else if (seen != null) {
         why = "held by " + seen.holder();
       } else if (unanswered != null) {
         why =

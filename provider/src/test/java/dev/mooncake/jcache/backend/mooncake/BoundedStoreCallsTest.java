@@ -81,6 +81,18 @@ class BoundedStoreCallsTest {
             });
   }
 
+  /** Records the thread each ABI call made after this runs on (the last one). */
+  private AtomicReference<Thread> recordCallThreads() {
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    store.interceptCalls(
+        call ->
+            () -> {
+              ranOn.set(Thread.currentThread());
+              return call.call();
+            });
+    return ranOn;
+  }
+
   private static ByteBuffer bytes(String text) {
     byte[] b = text.getBytes(StandardCharsets.UTF_8);
     ByteBuffer buffer = ByteBuffer.allocateDirect(b.length);
@@ -216,13 +228,7 @@ class BoundedStoreCallsTest {
         values[i].put(b, (byte) (i + 1));
       }
     }
-    AtomicReference<Thread> ranOn = new AtomicReference<>();
-    store.interceptCalls(
-        call ->
-            () -> {
-              ranOn.set(Thread.currentThread());
-              return call.call();
-            });
+    AtomicReference<Thread> ranOn = recordCallThreads();
     int[] put = store.batchPut(keys, values);
     assertNotSame(Thread.currentThread(), ranOn.get(), "the batch was not bounded");
     for (int i = 0; i < count; i++) {
@@ -265,13 +271,7 @@ class BoundedStoreCallsTest {
   @Test
   void aHealthyStoreWithALongTimeoutCallsOnTheCallersThread() {
     open(MooncakeStore.DIRECT_CALLS_FROM_MS);
-    AtomicReference<Thread> ranOn = new AtomicReference<>();
-    store.interceptCalls(
-        call ->
-            () -> {
-              ranOn.set(Thread.currentThread());
-              return call.call();
-            });
+    AtomicReference<Thread> ranOn = recordCallThreads();
     assertEquals(0, store.put("k", bytes("v")));
     assertSame(Thread.currentThread(), ranOn.get(), "a hop on the fast path");
     assertEquals(1, store.isExist("k"));
@@ -281,13 +281,7 @@ class BoundedStoreCallsTest {
   @Test
   void aShortTimeoutBoundsEveryCallOnAThreadOfItsOwn() {
     open(TIMEOUT_MS);
-    AtomicReference<Thread> ranOn = new AtomicReference<>();
-    store.interceptCalls(
-        call ->
-            () -> {
-              ranOn.set(Thread.currentThread());
-              return call.call();
-            });
+    AtomicReference<Thread> ranOn = recordCallThreads();
     assertEquals(0, store.put("k", bytes("v")));
     assertNotSame(Thread.currentThread(), ranOn.get());
     assertTrue(ranOn.get().getName().startsWith("mooncake-store-calls-"), ranOn.get().getName());
