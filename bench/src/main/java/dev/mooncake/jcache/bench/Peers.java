@@ -41,7 +41,10 @@ public final class Peers {
           Report.CONTRACT_FLOOR);
 
   /** The Mooncake part: needs a Mooncake master, libmooncake_store.so and a redis-server. */
-  public static final List<String> MOONCAKE_PART = List.of("mooncake-store", "redisson");
+  // mooncake-store-local beside the default (cluster): the C driver has no cross-JVM guarantee, so
+  // local ÷ c-abi-by-value is like work and cluster ÷ local is what the guarantee costs
+  public static final List<String> MOONCAKE_PART =
+      List.of("mooncake-store", NearPeers.OFF, "redisson");
 
   public static final String MOONCAKE_PROVIDER = "dev.mooncake.jcache.spi.MooncakeCachingProvider";
   public static final String CAFFEINE_PROVIDER =
