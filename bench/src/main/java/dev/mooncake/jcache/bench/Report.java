@@ -486,25 +486,35 @@ final class Report {
 
   /**
    * Per value size, over every workload measured for both (not just the headline one): met when the
-   * lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size.
+   * lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size, and on how many
+   * workloads the verdict is decided by the ratio's range ({@link NearReport#low} to {@link
+   * NearReport#high}: both figures' 99.9 % intervals) lying wholly on one side of {@code min}, so
+   * that a miss or a hit stands even where the error bars are wider than ±10 %.
    */
   private static String perSize(
       List<Record> records, String ours, String peer, double min, List<String> sizes) {
     List<String> met = new ArrayList<>();
     List<String> notMet = new ArrayList<>();
     for (String size : sizes) {
-      List<Double> ratios = ratios(records, ours, peer, size);
-      if (ratios.isEmpty()) {
+      List<Record[]> pairs = pairs(records, ours, peer, size);
+      if (pairs.isEmpty()) {
         continue;
       }
-      double low = ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-      double high = ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+      double low = pairs.stream().mapToDouble(Report::pairRatio).min().orElseThrow();
+      double high = pairs.stream().mapToDouble(Report::pairRatio).max().orElseThrow();
+      long decided =
+          pairs.stream()
+              .filter(p -> NearReport.low(p[0], p[1]) >= min || NearReport.high(p[0], p[1]) < min)
+              .count();
       String text =
           valueLabel(size)
               + " "
-              + (ratios.size() == 1
+              + (pairs.size() == 1
                   ? ratio(low)
-                  : ratio(low) + "-" + ratio(high) + " over " + ratios.size() + " workloads");
+                  : ratio(low) + "-" + ratio(high) + " over " + pairs.size() + " workloads")
+              + (decided == pairs.size()
+                  ? ", all decided by range"
+                  : ", " + decided + " of " + pairs.size() + " decided by range");
       (low >= min ? met : notMet).add(text);
     }
     if (met.isEmpty() && notMet.isEmpty()) {
@@ -516,23 +526,27 @@ final class Report {
             : met.size() < sizes.size() ? "**met** where measured" : "**met**";
     List<String> all = new ArrayList<>(notMet);
     all.addAll(met);
-    return status + " (" + String.join(", ", all) + ")";
+    return status + " (" + String.join("; ", all) + ")";
   }
 
-  /** Ours (a Mooncake peer) ÷ the peer, for every workload mix of that size both measured. */
-  private static List<Double> ratios(List<Record> records, String ours, String peer, String size) {
-    List<Double> ratios = new ArrayList<>();
+  private static double pairRatio(Record[] pair) {
+    return pair[0].score() / pair[1].score();
+  }
+
+  /** Ours (a Mooncake peer) and the peer, for every workload mix of that size both measured. */
+  private static List<Record[]> pairs(List<Record> records, String ours, String peer, String size) {
+    List<Record[]> pairs = new ArrayList<>();
     for (Record mine : records) {
       if (mine.peer().equals(ours)
           && mine.value().equals(size)
           && MIXES.contains(mine.benchmark())) {
         Record theirs = find(records, peer, mine.benchmark(), mine.keys(), mine.threads(), size);
         if (theirs != null) {
-          ratios.add(mine.score() / theirs.score());
+          pairs.add(new Record[] {mine, theirs});
         }
       }
     }
-    return ratios;
+    return pairs;
   }
 
   private static String ratiosPerSize(List<Record> records, String peer) {

@@ -1,0 +1,71 @@
+package dev.mooncake.jcache.bench;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The Mooncake target lines: per consistency mode, and whether a verdict stands by its range. */
+class ReportTargetsTest {
+
+  private static final String BY_VALUE_LINE = "| Mooncake byte[] API ≥ 0.95× the by-value C driver";
+
+  @Test
+  void aMissWhoseWholeRangeIsBelowTheTargetIsDecidedDespiteWideErrorBars() {
+    // 50 ±20 (±40 %) ÷ 100 ±10: the range 30/110 … 70/90 = 0.27× … 0.78× stays below 0.95×
+    String line =
+        byValueLine(
+            List.of(
+                rec("readHeavy", Report.OURS_ON_MOONCAKE, 50, 20),
+                rec("readHeavy", Report.C_ABI_BY_VALUE, 100, 10)));
+
+    assertTrue(line.contains("consistency cluster (the default): **not met**"), line);
+    assertTrue(line.contains("1 KiB 0.50×, all decided by range"), line);
+  }
+
+  @Test
+  void aMissWhoseRangeReachesTheTargetIsNotDecided() {
+    // 90 ±30 ÷ 100 ±10: the range reaches 120/90 = 1.33×, so 0.90× decides nothing
+    String line =
+        byValueLine(
+            List.of(
+                rec("readHeavy", Report.OURS_ON_MOONCAKE, 90, 30),
+                rec("writeHeavy", Report.OURS_ON_MOONCAKE, 50, 1),
+                rec("readHeavy", Report.C_ABI_BY_VALUE, 100, 10),
+                rec("writeHeavy", Report.C_ABI_BY_VALUE, 100, 1)));
+
+    assertTrue(line.contains("1 KiB 0.50×-0.90× over 2 workloads, 1 of 2 decided by range"), line);
+  }
+
+  @Test
+  void theLocalModeIsJudgedOnItsOwnFigures() {
+    String line =
+        byValueLine(
+            List.of(
+                rec("readHeavy", Report.OURS_ON_MOONCAKE, 50, 1),
+                rec("readHeavy", Report.OURS_ON_MOONCAKE_LOCAL, 99, 1),
+                rec("readHeavy", Report.C_ABI_BY_VALUE, 100, 1)));
+
+    assertTrue(line.contains("consistency cluster (the default): **not met** (1 KiB 0.50×"), line);
+    assertTrue(
+        line.contains("consistency local (no cross-JVM locks, as the driver): **met**"), line);
+    assertTrue(line.contains("1 KiB 0.99×, all decided by range"), line);
+  }
+
+  private static String byValueLine(List<Record> records) {
+    Results mooncake =
+        Results.ofRun(Plan.of("mooncake", "full"), Map.of("Command", "test"), records);
+    String block = Report.targetsBlock(null, mooncake);
+    return block
+        .lines()
+        .filter(l -> l.startsWith(BY_VALUE_LINE))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no by-value line in\n" + block));
+  }
+
+  private static Record rec(String benchmark, String peer, double score, double error) {
+    return new Record(
+        benchmark, peer, "1k", "uniform", 1, score, error, "ops/s", null, 0.0, null, 0.0, null);
+  }
+}
