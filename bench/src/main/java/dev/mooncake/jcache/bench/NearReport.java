@@ -161,10 +161,15 @@ final class NearReport {
         : (a.score() + a.error()) / (b.score() - b.error());
   }
 
+  /** Whether the ratio's range lies wholly on one side of {@code min}: met or missed either way. */
+  static boolean rangeDecides(Record a, Record b, double min) {
+    return low(a, b) >= min || high(a, b) < min;
+  }
+
   /** How a ratio stands against a minimum: decided either way by its range, or not. */
   private static String verdict(Record a, Record b, double min) {
     double ratio = a.score() / b.score();
-    if (decides(a, b) || low(a, b) >= min || high(a, b) < min) {
+    if (decides(a, b) || rangeDecides(a, b, min)) {
       return ratio >= min ? "**met**" : "**not met**";
     }
     return ratio >= min ? "**met** (point estimate only)" : "**not met** (point estimate only)";

@@ -487,9 +487,9 @@ final class Report {
   /**
    * Per value size, over every workload measured for both (not just the headline one): met when the
    * lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size, and on how many
-   * workloads the verdict is decided by the ratio's range ({@link NearReport#low} to {@link
-   * NearReport#high}: both figures' 99.9 % intervals) lying wholly on one side of {@code min}, so
-   * that a miss or a hit stands even where the error bars are wider than ±10 %.
+   * workloads the verdict is decided by the ratio's range ({@link NearReport#rangeDecides}: both
+   * figures' 99.9 % intervals) lying wholly on one side of {@code min}, so that a miss or a hit
+   * stands even where the error bars are wider than ±10 %.
    */
   private static String perSize(
       List<Record> records, String ours, String peer, double min, List<String> sizes) {
@@ -502,10 +502,7 @@ final class Report {
       }
       double low = pairs.stream().mapToDouble(Report::pairRatio).min().orElseThrow();
       double high = pairs.stream().mapToDouble(Report::pairRatio).max().orElseThrow();
-      long decided =
-          pairs.stream()
-              .filter(p -> NearReport.low(p[0], p[1]) >= min || NearReport.high(p[0], p[1]) < min)
-              .count();
+      long decided = pairs.stream().filter(p -> NearReport.rangeDecides(p[0], p[1], min)).count();
       String text =
           valueLabel(size)
               + " "
