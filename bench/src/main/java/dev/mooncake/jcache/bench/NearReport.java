@@ -54,7 +54,7 @@ final class NearReport {
     table(md, records);
     Report.misses(md, records);
     Report.errors(md, records);
-    Report.errorBars(md, records);
+    ErrorBars.list(md, records, results.timing);
     return md.toString();
   }
 
@@ -166,10 +166,18 @@ final class NearReport {
     return low(a, b) >= min || high(a, b) < min;
   }
 
-  /** How a ratio stands against a minimum: decided either way by its range, or not. */
+  /**
+   * Whether a ratio's verdict against {@code min} stands: both figures' errors within ±10 %, or its
+   * whole range on one side of {@code min}. The one rule of every target line.
+   */
+  static boolean ratioDecides(Record a, Record b, double min) {
+    return decides(a, b) || rangeDecides(a, b, min);
+  }
+
+  /** How a ratio stands against a minimum: decided either way, or not. */
   private static String verdict(Record a, Record b, double min) {
     double ratio = a.score() / b.score();
-    if (decides(a, b) || rangeDecides(a, b, min)) {
+    if (ratioDecides(a, b, min)) {
       return ratio >= min ? "**met**" : "**not met**";
     }
     return ratio >= min ? "**met** (point estimate only)" : "**not met** (point estimate only)";

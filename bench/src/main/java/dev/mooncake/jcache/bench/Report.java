@@ -86,7 +86,7 @@ final class Report {
     zeroCopyTable(md, results.records, OURS);
     misses(md, results.records);
     errors(md, results.records);
-    errorBars(md, results.records);
+    ErrorBars.list(md, results.records, results.timing);
     return md.toString();
   }
 
@@ -114,7 +114,7 @@ final class Report {
     zeroCopyTable(md, results.records, OURS_ON_MOONCAKE);
     misses(md, results.records);
     errors(md, results.records);
-    errorBars(md, results.records);
+    ErrorBars.list(md, results.records, results.timing);
     return md.toString();
   }
 
@@ -130,6 +130,10 @@ final class Report {
         break;
       }
     }
+    md.append(
+        "A ratio's verdict is \"decided\" when both its figures' 99.9 % errors are within ±10 %,"
+            + " or when its whole range, (ours − error) ÷ (peer + error) to (ours + error) ÷"
+            + " (peer − error), lies on one side of the target.\n\n");
     md.append("| target | status |\n|---|---|\n");
     md.append("| in-process ≥ Ehcache off-heap on every workload | ")
         .append(
@@ -487,9 +491,9 @@ final class Report {
   /**
    * Per value size, over every workload measured for both (not just the headline one): met when the
    * lowest ratio reaches {@code min}. Shows the lowest and highest ratio per size, and on how many
-   * workloads the verdict is decided by the ratio's range ({@link NearReport#rangeDecides}: both
-   * figures' 99.9 % intervals) lying wholly on one side of {@code min}, so that a miss or a hit
-   * stands even where the error bars are wider than ±10 %.
+   * workloads the verdict is decided ({@link NearReport#ratioDecides}: both figures within ±10 %,
+   * or the ratio's range from both figures' 99.9 % intervals wholly on one side of {@code min}), so
+   * that a miss or a hit stands even where the error bars are wider than ±10 %.
    */
   private static String perSize(
       List<Record> records, String ours, String peer, double min, List<String> sizes) {
@@ -502,7 +506,7 @@ final class Report {
       }
       double low = pairs.stream().mapToDouble(Report::pairRatio).min().orElseThrow();
       double high = pairs.stream().mapToDouble(Report::pairRatio).max().orElseThrow();
-      long decided = pairs.stream().filter(p -> NearReport.rangeDecides(p[0], p[1], min)).count();
+      long decided = pairs.stream().filter(p -> NearReport.ratioDecides(p[0], p[1], min)).count();
       String text =
           valueLabel(size)
               + " "
@@ -510,8 +514,8 @@ final class Report {
                   ? ratio(low)
                   : ratio(low) + "-" + ratio(high) + " over " + pairs.size() + " workloads")
               + (decided == pairs.size()
-                  ? ", all decided by range"
-                  : ", " + decided + " of " + pairs.size() + " decided by range");
+                  ? ", all decided"
+                  : ", " + decided + " of " + pairs.size() + " decided");
       (low >= min ? met : notMet).add(text);
     }
     if (met.isEmpty() && notMet.isEmpty()) {
@@ -670,9 +674,7 @@ final class Report {
     for (Record r : records) {
       if (r.errors() != null && r.errors() > 0) {
         failing.add(
-            r.peer()
-                + " "
-                + describe(r)
+            describeWithPeer(r)
                 + ": "
                 + String.format(Locale.ROOT, "%.1f", r.errors())
                 + " per iteration"
@@ -687,33 +689,6 @@ final class Report {
               "**Calls that failed** (counted, not fatal; the C driver's codes cover the whole"
                   + " run, warm-up included): ")
           .append(String.join("; ", failing))
-          .append(".\n");
-    }
-  }
-
-  static void errorBars(StringBuilder md, List<Record> records) {
-    List<String> wide = new ArrayList<>();
-    for (Record r : records) {
-      if (undecided(r)) {
-        wide.add(r.peer() + " " + describe(r) + " ±" + percent(r));
-      }
-    }
-    md.append('\n');
-    if (wide.isEmpty()) {
-      md.append(
-          "Every figure's 99.9 % error is within ±" + Math.round(DECIDING_ERROR * 100) + " %.\n");
-    } else {
-      int shown = Math.min(wide.size(), 30);
-      md.append(
-              "**Error bars above ±"
-                  + Math.round(DECIDING_ERROR * 100)
-                  + " %** ("
-                  + wide.size()
-                  + " of "
-                  + records.size()
-                  + " figures; ratios involving them do not decide): ")
-          .append(String.join("; ", wide.subList(0, shown)))
-          .append(shown < wide.size() ? "; and " + (wide.size() - shown) + " more" : "")
           .append(".\n");
     }
   }
@@ -753,6 +728,11 @@ final class Report {
       }
     }
     return null;
+  }
+
+  /** "peer workload, keys, threads, value": one figure named in a list under a table. */
+  static String describeWithPeer(Record r) {
+    return r.peer() + " " + describe(r);
   }
 
   private static String describe(Record r) {
