@@ -34,9 +34,9 @@ final class NearReport {
     }
     Report.meta(md, results);
     List<Record> records = results.records;
-    md.append("\n**Targets** (issue 11). A ratio decides when both its figures' 99.9 % errors are")
-        .append(" within ±10 %, or when its whole range, (ours − error) ÷ (peer + error) to")
-        .append(" (ours + error) ÷ (peer − error), lies on one side of the target:\n\n")
+    md.append("\n**Targets** (issue 11). A ratio decides when ")
+        .append(DECIDING_RULE)
+        .append(":\n\n")
         .append("| target | status |\n|---|---|\n")
         .append("| near-cache hit at 1 KiB ≥ 20× a get through Mooncake | ")
         .append(hitTarget(records))
@@ -165,6 +165,11 @@ final class NearReport {
   static boolean rangeDecides(Record a, Record b, double min) {
     return low(a, b) >= min || high(a, b) < min;
   }
+
+  /** When {@link #ratioDecides} holds, in words: the sentence every targets block states. */
+  static final String DECIDING_RULE =
+      "both its figures' 99.9 % errors are within ±10 %, or when its whole range, (ours − error) ÷"
+          + " (peer + error) to (ours + error) ÷ (peer − error), lies on one side of the target";
 
   /**
    * Whether a ratio's verdict against {@code min} stands: both figures' errors within ±10 %, or its

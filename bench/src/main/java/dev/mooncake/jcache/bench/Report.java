@@ -130,10 +130,9 @@ final class Report {
         break;
       }
     }
-    md.append(
-        "A ratio's verdict is \"decided\" when both its figures' 99.9 % errors are within ±10 %,"
-            + " or when its whole range, (ours − error) ÷ (peer + error) to (ours + error) ÷"
-            + " (peer − error), lies on one side of the target.\n\n");
+    md.append("A ratio's verdict is \"decided\" when ")
+        .append(NearReport.DECIDING_RULE)
+        .append(".\n\n");
     md.append("| target | status |\n|---|---|\n");
     md.append("| in-process ≥ Ehcache off-heap on every workload | ")
         .append(

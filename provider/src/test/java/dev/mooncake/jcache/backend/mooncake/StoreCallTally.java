@@ -3,7 +3,7 @@ package dev.mooncake.jcache.backend.mooncake;
 import dev.mooncake.jcache.config.ConfigLoader;
 import java.net.URI;
 import java.util.Map;
-import java.util.Set;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -49,7 +49,7 @@ public final class StoreCallTally implements AutoCloseable {
                 frames
                     .filter(f -> f.getClassName().equals(MooncakeStore.class.getName()))
                     .map(f -> OPERATIONS.get(f.getMethodName()))
-                    .filter(op -> op != null)
+                    .filter(Objects::nonNull)
                     .reduce((inner, outer) -> outer) // putPinned... calls put's helpers: outermost
                     .orElse("other"));
   }
@@ -74,11 +74,6 @@ public final class StoreCallTally implements AutoCloseable {
     Map<String, Integer> taken = new TreeMap<>(errors);
     errors.clear();
     return taken;
-  }
-
-  /** The operations this tally names calls by. */
-  public static Set<String> operations() {
-    return Set.copyOf(OPERATIONS.values());
   }
 
   @Override
