@@ -13,6 +13,7 @@ import dev.mooncake.jcache.event.remote.RemoteEvents;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.integration.LoaderCalls;
+import dev.mooncake.jcache.integration.PendingLoads;
 import dev.mooncake.jcache.integration.WriterCalls;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
@@ -88,6 +89,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final CacheConfigurationBean configurationBean;
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
+  private final PendingLoads pendingLoads;
   private volatile boolean closed;
 
   /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
@@ -113,6 +115,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     this.ticker = ticker;
     this.entries = new EntryMap<>(storage, locks, ticker, this::cacheKey, new Events());
     this.lanes = lanes;
+    this.pendingLoads = new PendingLoads(name);
     this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());
     closeables.add(expiry.policy());
     if (configuration.getCacheLoaderFactory() == null) {
@@ -334,9 +337,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       return;
     }
     List<K> toLoad = new ArrayList<>(keySet);
-    // Asynchronous work runs on a lane (docs/lanes.md): loading is a retrieval.
-    lanes.submit(
-        Lane.RETRIEVE,
+    // Asynchronous work runs on a lane (docs/lanes.md): loading is a retrieval. Tracked, so that
+    // close() ends it before closing the loader.
+    pendingLoads.start(
         () -> {
           try {
             List<K> wanted = replaceExistingValues ? toLoad : absentKeys(toLoad);
@@ -352,8 +355,15 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
             dispatcher.ignoreSynchronous();
             done.onException(e instanceof CacheLoaderException ? e : new CacheLoaderException(e));
           }
-          return null;
-        });
+        },
+        done,
+        task ->
+            lanes.submit(
+                Lane.RETRIEVE,
+                () -> {
+                  task.run();
+                  return null;
+                }));
   }
 
   private List<K> absentKeys(List<K> candidates) {
@@ -1233,6 +1243,21 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return closed;
   }
 
+  /**
+   * Destroys the cache ({@link MooncakeCacheManager#destroyCache}): background loads end first, so
+   * none writes an entry after the clear.
+   */
+  void destroy() {
+    endPendingLoads();
+    clear();
+    close();
+  }
+
+  /** Queued loads fail their listeners, running ones are awaited (up to the operation timeout). */
+  private void endPendingLoads() {
+    pendingLoads.end(entries.storage().operationTimeout());
+  }
+
   @Override
   public void close() {
     if (closed) {
@@ -1249,12 +1274,16 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       manager.forget(name, this);
       JmxRegistration.unregister(objectName(JmxRegistration.Type.STATISTICS));
       JmxRegistration.unregister(objectName(JmxRegistration.Type.CONFIGURATION));
-      for (Object closeable : closeables) {
-        closeQuietly(closeable);
-      }
-      for (Object listenerOrFilter : dispatcher.listenersAndFilters()) {
-        closeQuietly(listenerOrFilter);
-      }
+    }
+    // Outside the monitor (a running loader or listener may read the configuration), and before
+    // the loader and listeners close: a load or delivery after that would reopen what they held.
+    endPendingLoads();
+    dispatcher.retire(entries.storage().operationTimeout());
+    for (Object closeable : closeables) {
+      closeQuietly(closeable);
+    }
+    for (Object listenerOrFilter : dispatcher.listenersAndFilters()) {
+      closeQuietly(listenerOrFilter);
     }
   }
 

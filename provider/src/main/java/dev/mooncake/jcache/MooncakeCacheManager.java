@@ -333,8 +333,7 @@ public final class MooncakeCacheManager implements CacheManager {
     declared.remove(cacheName); // a destroyed declared cache stays gone until created again
     MooncakeCache<?, ?> cache = caches.get(cacheName);
     if (cache != null) {
-      cache.clear();
-      cache.close();
+      cache.destroy();
     }
   }
 

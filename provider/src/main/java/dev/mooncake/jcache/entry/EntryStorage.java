@@ -122,6 +122,11 @@ public final class EntryStorage {
     this.timeoutNanos = Math.max(1, operationTimeout.toNanos());
   }
 
+  /** {@code operation_timeout_ms}: also how long closing the cache waits for a running load. */
+  public Duration operationTimeout() {
+    return Duration.ofNanos(timeoutNanos);
+  }
+
   /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
   public BufferPool buffers() {
     return buffers;

@@ -1,12 +1,16 @@
 package dev.mooncake.jcache.event;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.cache.Cache;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.event.CacheEntryEventFilter;
@@ -29,6 +33,8 @@ public final class EventDispatcher<K, V> {
   private final List<Registration<K, V>> registrations = new CopyOnWriteArrayList<>();
   private final ThreadLocal<List<CompletableFuture<Void>>> pending =
       ThreadLocal.withInitial(ArrayList::new);
+  // Set while this thread runs a listener: retire() from there must not wait for itself.
+  private static final ThreadLocal<Boolean> DELIVERING = ThreadLocal.withInitial(() -> false);
 
   public EventDispatcher(Executor executor) {
     this.executor = executor;
@@ -50,6 +56,7 @@ public final class EventDispatcher<K, V> {
     for (Registration<K, V> registration : registrations) {
       if (registration.configuration.equals(configuration)) {
         registrations.remove(registration);
+        registration.retired = true;
         return registration.listener;
       }
     }
@@ -131,10 +138,10 @@ public final class EventDispatcher<K, V> {
               key,
               (k, queue) ->
                   queue == null
-                      ? CompletableFuture.runAsync(() -> registration.deliver(delivered), executor)
+                      ? CompletableFuture.runAsync(() -> deliver(registration, delivered), executor)
                       : queue.handleAsync(
                           (ignored, error) -> {
-                            registration.deliver(delivered);
+                            deliver(registration, delivered);
                             return null;
                           },
                           executor));
@@ -148,6 +155,54 @@ public final class EventDispatcher<K, V> {
       if (registration.configuration.isSynchronous()) {
         pending.get().add(future);
       }
+    }
+  }
+
+  private static <K, V> void deliver(Registration<K, V> registration, EntryEvent<K, V> event) {
+    boolean outer = DELIVERING.get();
+    DELIVERING.set(true);
+    try {
+      registration.deliver(event);
+    } finally {
+      DELIVERING.set(outer);
+    }
+  }
+
+  /**
+   * Before the cache closes its listeners: waits, up to {@code bound}, for the deliveries queued so
+   * far, then drops any later one. So an event of an operation that returned before close reaches
+   * its listener, and none reaches a closed one. From inside a listener it does not wait (it would
+   * wait for itself).
+   */
+  public void retire(Duration bound) {
+    if (!DELIVERING.get()) {
+      awaitQueued(bound);
+    }
+    for (Registration<K, V> registration : registrations) {
+      registration.retired = true;
+    }
+  }
+
+  private void awaitQueued(Duration bound) {
+    List<CompletableFuture<Void>> queued = new ArrayList<>();
+    for (Registration<K, V> registration : registrations) {
+      queued.addAll(registration.queues.values()); // the newest per key: it follows the earlier
+    }
+    if (queued.isEmpty()) {
+      return;
+    }
+    try {
+      CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new))
+          .get(bound.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn(
+          "closing the cache with listeners still delivering after {} ms; they are closed under"
+              + " their deliveries",
+          bound.toMillis());
+    } catch (ExecutionException e) {
+      // a listener failed: logged where its delivery completed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

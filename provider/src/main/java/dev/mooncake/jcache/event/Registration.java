@@ -23,6 +23,8 @@ final class Registration<K, V> {
   final CacheEntryListener<? super K, ? super V> listener;
   final CacheEntryEventFilter<? super K, ? super V> filter;
   final ConcurrentMap<Object, CompletableFuture<Void>> queues = new ConcurrentHashMap<>();
+  // Set once the listener is deregistered or about to be closed: later deliveries are dropped.
+  volatile boolean retired;
 
   Registration(
       CacheEntryListenerConfiguration<K, V> configuration,
@@ -44,7 +46,7 @@ final class Registration<K, V> {
 
   @SuppressWarnings("unchecked")
   void deliver(EntryEvent<K, V> event) {
-    if (event.getSource().isClosed()) {
+    if (retired) {
       return;
     }
     try {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -175,5 +176,34 @@ class EventDispatcherTest {
     dispatcher.created(CACHE, "a", "1");
     dispatcher.awaitSynchronous();
     assertEquals(List.of(), recorder.heard);
+  }
+
+  @Test
+  void retireDeliversWhatIsQueuedThenDropsLaterEvents() {
+    Recorder slow = new Recorder();
+    slow.gate = new CountDownLatch(1);
+    register(slow, null, false);
+    dispatcher.created(CACHE, "a", "1");
+    dispatcher.updated(CACHE, "a", "2", "1"); // queued behind the held one
+    slow.gate.countDown();
+
+    dispatcher.retire(Duration.ofSeconds(5));
+    assertEquals(List.of("CREATED a=1", "UPDATED a=2 was 1"), slow.heard, "retire did not wait");
+    dispatcher.created(CACHE, "b", "3"); // e.g. a remote event arriving late
+    dispatcher.retire(Duration.ofSeconds(5));
+    assertEquals(2, slow.heard.size(), "an event reached a retired listener");
+  }
+
+  @Test
+  void retireFromInsideAListenerDoesNotWaitForItself() throws Exception {
+    CountDownLatch retired = new CountDownLatch(1);
+    CacheEntryCreatedListener<String, String> closesItsCache =
+        events -> {
+          dispatcher.retire(Duration.ofSeconds(30));
+          retired.countDown();
+        };
+    register(closesItsCache, null, false);
+    dispatcher.created(CACHE, "a", "1");
+    assertTrue(retired.await(5, TimeUnit.SECONDS), "retire() waited for its own delivery");
   }
 }
