@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import javax.cache.integration.CacheLoaderException;
 import javax.cache.integration.CompletionListener;
@@ -23,10 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PendingLoads {
   private static final Logger LOG = LoggerFactory.getLogger(PendingLoads.class);
-
-  private static final int QUEUED = 0;
-  private static final int RUNNING = 1;
-  private static final int FINISHED = 2;
 
   private final String cacheName;
   private final Set<Load> loads = ConcurrentHashMap.newKeySet();
@@ -95,7 +91,8 @@ public final class PendingLoads {
   private final class Load implements Runnable {
     private final Runnable work;
     private final CompletionListener listener;
-    private final AtomicInteger state = new AtomicInteger(QUEUED);
+    // Taken by whichever comes first, the lane running the load or end() cancelling it.
+    private final AtomicBoolean claimed = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile Thread runsOn;
 
@@ -107,13 +104,12 @@ public final class PendingLoads {
     @Override
     public void run() {
       runsOn = Thread.currentThread();
-      if (!state.compareAndSet(QUEUED, RUNNING)) {
+      if (!claimed.compareAndSet(false, true)) {
         return; // cancelled while queued: the listener has been told
       }
       try {
         work.run();
       } finally {
-        state.set(FINISHED);
         loads.remove(this);
         finished.countDown();
       }
@@ -121,7 +117,7 @@ public final class PendingLoads {
 
     /** Whether this call cancelled the load (it was still queued); then tells the listener. */
     boolean cancel() {
-      if (!state.compareAndSet(QUEUED, FINISHED)) {
+      if (!claimed.compareAndSet(false, true)) {
         return false;
       }
       loads.remove(this);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +59,7 @@ class PendingLoadsTest {
   void endWaitsForARunningLoad() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> order = new CopyOnWriteArrayList<>();
     loads.start(
         () -> {
           entered.countDown();
