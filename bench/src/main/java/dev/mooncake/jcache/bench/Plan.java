@@ -99,13 +99,14 @@ public record Plan(
       }
       case "full" -> {
         // the single-key mixes, every size, both key choices, 1 and 2 threads: what the targets
-        // (per value size) need; batches on Mooncake are in the long run
+        // (per value size) need; batches on Mooncake are in the long run. The zero-copy API also
+        // on a local-consistency cache: what the cluster lock costs a put, beside the driver
         segments.addAll(matrix(List.of("readHeavy", "writeHeavy"), peers));
-        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
+        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE, Report.OURS_ON_MOONCAKE_LOCAL));
       }
       case "long" -> {
         segments.addAll(matrix(WORKLOADS, peers));
-        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
+        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE, Report.OURS_ON_MOONCAKE_LOCAL));
       }
       default -> throw badLevel(level);
     }
@@ -127,14 +128,15 @@ public record Plan(
 
   /**
    * The zero-copy API's get and put and, for comparison, the normal get of the same keys (one
-   * thread: the copy counter is the cache's, not the thread's). The same at every level.
+   * thread: the copy counter is the cache's, not the thread's), on each of {@code peers}.
    */
-  private static List<Segment> zeroCopy(String peer) {
+  private static List<Segment> zeroCopy(String... peers) {
     List<Segment> segments = new ArrayList<>();
     for (String benchmark : ZeroCopyBenchmark.BENCHMARKS) {
       // "zero-copy get", "zero-copy normal get", "zero-copy put": --only 'zero-copy.*' takes all
       String name = "zero-copy " + Report.label(benchmark).replace("zero-copy ", "");
-      segments.add(new Segment(name, benchmark, List.of(peer), BYTE_VALUES, List.of("uniform"), 1));
+      segments.add(
+          new Segment(name, benchmark, List.of(peers), BYTE_VALUES, List.of("uniform"), 1));
     }
     return segments;
   }

@@ -111,7 +111,7 @@ final class Report {
       md.append("\n**Heap allocated per op** (JVM peers only):\n\n");
       allocationTable(md, workloads, List.of(OURS_ON_MOONCAKE, OURS_ON_MOONCAKE_LOCAL, "redisson"));
     }
-    zeroCopyTable(md, results.records, OURS_ON_MOONCAKE);
+    zeroCopyTable(md, results.records, OURS_ON_MOONCAKE, OURS_ON_MOONCAKE_LOCAL);
     misses(md, results.records);
     errors(md, results.records);
     ErrorBars.list(md, results.records, results.timing);
@@ -286,11 +286,21 @@ final class Report {
    * bytes the cache copied in Java per op. On Mooncake the C driver's get_into / put_from a
    * registered buffer, which is what the zero-copy calls do, is their floor.
    */
-  private static void zeroCopyTable(StringBuilder md, List<Record> records, String ours) {
+  /**
+   * The zero-copy table of {@code ours}; with {@code local} (a local-consistency cache of the same
+   * store, where measured) in two more columns: what the cluster lock costs the same call.
+   */
+  private static void zeroCopyTable(
+      StringBuilder md, List<Record> records, String ours, String... local) {
     if (records.stream().noneMatch(r -> r.peer().equals(ours) && r.copiedBytesPerOp() != null)) {
       return;
     }
     boolean cAbi = records.stream().anyMatch(r -> r.peer().equals(C_ABI) && isZeroCopy(r));
+    String beside =
+        local.length > 0
+                && records.stream().anyMatch(r -> r.peer().equals(local[0]) && isZeroCopy(r))
+            ? local[0]
+            : null;
     md.append(
         "\n**Zero-copy API** (`cache.unwrap(ZeroCopyCache.class)`; 1 thread, uniform keys;"
             + " \"copied\": bytes the cache copied in Java per op, its `javaCopiedBytes()` counter;"
@@ -300,11 +310,16 @@ final class Report {
                 ? "; c-abi: the C driver's get only / put only, i.e."
                     + " get_into / put_from a registered buffer"
                 : "")
+            + (beside == null
+                ? ""
+                : "; " + beside + ": the same calls on a cache with `\"consistency\": \"local\"`")
             + "):\n\n");
     md.append("| operation | value | ops/s | heap B/op | copied B/op | ÷ normal |")
         .append(cAbi ? " c-abi | ÷ c-abi |" : "")
+        .append(beside == null ? "" : " " + beside + " | ÷ c-abi |")
         .append("\n|---|---|---:|---:|---:|---:|")
         .append(cAbi ? "---:|---:|" : "")
+        .append(beside == null ? "" : "---:|---:|")
         .append('\n');
     for (String benchmark : ZeroCopyBenchmark.BENCHMARKS) {
       for (String value : Plan.BYTE_VALUES) {
@@ -331,12 +346,20 @@ final class Report {
             .append(" | ")
             .append(normal == null ? "—" : ratio(r.score() / normal.score()))
             .append(" |");
+        Record c = cAbi ? find(records, C_ABI, benchmark, "uniform", 1, value) : null;
         if (cAbi) {
-          Record c = find(records, C_ABI, benchmark, "uniform", 1, value);
           md.append(' ')
               .append(c == null ? "—" : ops(c.score()) + " ±" + percent(c))
               .append(" | ")
               .append(c == null ? "—" : ratio(r.score() / c.score()))
+              .append(" |");
+        }
+        if (beside != null) {
+          Record l = find(records, beside, benchmark, "uniform", 1, value);
+          md.append(' ')
+              .append(l == null ? "—" : ops(l.score()) + " ±" + percent(l))
+              .append(" | ")
+              .append(l == null || c == null ? "—" : ratio(l.score() / c.score()))
               .append(" |");
         }
         md.append('\n');
@@ -622,13 +645,29 @@ final class Report {
         + String.join("; ", facts);
   }
 
-  /** Ours on Mooncake ÷ the plain driver, for the zero-copy get and put at every size. */
+  /**
+   * Ours on Mooncake ÷ the plain driver, for the zero-copy get and put at every size; the
+   * local-consistency cache's ratios after it, where measured.
+   */
   private static String zeroCopyVsDriver(List<Record> mc) {
+    String cluster = zeroCopyVsDriver(mc, OURS_ON_MOONCAKE);
+    String local = zeroCopyVsDriver(mc, OURS_ON_MOONCAKE_LOCAL);
+    return local.equals(NOT_MEASURED)
+        ? cluster
+        : "consistency cluster (the default): "
+            + cluster
+            + "; consistency local (no cross-JVM locks, as the driver): "
+            + local;
+  }
+
+  private static final String NOT_MEASURED = "**not measured yet**";
+
+  private static String zeroCopyVsDriver(List<Record> mc, String ours) {
     List<String> met = new ArrayList<>();
     List<String> notMet = new ArrayList<>();
     for (String benchmark : List.of("zeroCopyGet", "zeroCopyPut")) {
       for (String size : Plan.BYTE_VALUES) {
-        Record mine = find(mc, OURS_ON_MOONCAKE, benchmark, "uniform", 1, size);
+        Record mine = find(mc, ours, benchmark, "uniform", 1, size);
         Record driver = find(mc, C_ABI, benchmark, "uniform", 1, size);
         if (mine != null && driver != null) {
           double r = mine.score() / driver.score();
@@ -638,7 +677,7 @@ final class Report {
       }
     }
     if (met.isEmpty() && notMet.isEmpty()) {
-      return "**not measured yet**";
+      return NOT_MEASURED;
     }
     List<String> all = new ArrayList<>(notMet);
     all.addAll(met);

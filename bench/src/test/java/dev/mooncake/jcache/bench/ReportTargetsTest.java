@@ -53,19 +53,49 @@ class ReportTargetsTest {
     assertTrue(line.contains("1 KiB 0.99×, all decided"), line);
   }
 
+  @Test
+  void theZeroCopyLineAndTableSetTheLocalCacheBesideTheDriver() {
+    List<Record> records =
+        List.of(
+            rec("zeroCopyPut", Report.OURS_ON_MOONCAKE, 30, 1),
+            rec("zeroCopyPut", Report.OURS_ON_MOONCAKE_LOCAL, 96, 1),
+            rec("zeroCopyPut", Report.C_ABI, 100, 1));
+    String line = line(records, "| Mooncake zero-copy API ≥ 0.95× the plain C driver");
+    assertTrue(
+        line.contains("consistency cluster (the default): **not met** (zero-copy put 1 KiB 0.30×)"),
+        line);
+    assertTrue(
+        line.contains(
+            "consistency local (no cross-JVM locks, as the driver): **met** (zero-copy put 1 KiB"
+                + " 0.96×)"),
+        line);
+
+    Results mooncake =
+        Results.ofRun(Plan.of("mooncake", "full"), Map.of("Command", "test"), records);
+    String table = Report.mooncakeBlock(mooncake, null);
+    assertTrue(table.contains("| c-abi | ÷ c-abi | mooncake-store-local | ÷ c-abi |"), table);
+    assertTrue(table.contains("| zero-copy put | 1 KiB | 30.0 ±3% |"), table);
+    assertTrue(table.contains("| 100 ±1% | 0.30× | 96.0 ±1% | 0.96× |"), table);
+  }
+
   private static String byValueLine(List<Record> records) {
+    return line(records, BY_VALUE_LINE);
+  }
+
+  private static String line(List<Record> records, String start) {
     Results mooncake =
         Results.ofRun(Plan.of("mooncake", "full"), Map.of("Command", "test"), records);
     String block = Report.targetsBlock(null, mooncake);
     return block
         .lines()
-        .filter(l -> l.startsWith(BY_VALUE_LINE))
+        .filter(l -> l.startsWith(start))
         .findFirst()
-        .orElseThrow(() -> new AssertionError("no by-value line in\n" + block));
+        .orElseThrow(() -> new AssertionError("no line " + start + " in\n" + block));
   }
 
   private static Record rec(String benchmark, String peer, double score, double error) {
+    Double copied = ZeroCopyBenchmark.BENCHMARKS.contains(benchmark) ? 0.0 : null;
     return new Record(
-        benchmark, peer, "1k", "uniform", 1, score, error, "ops/s", null, 0.0, null, 0.0, null);
+        benchmark, peer, "1k", "uniform", 1, score, error, "ops/s", null, 0.0, copied, 0.0, null);
   }
 }

@@ -24,6 +24,8 @@ public final class ScriptedStore implements ObjectStore {
   private final Map<String, Deque<Long>> scripts = new HashMap<>();
   private final Map<String, Deque<byte[]>> objects = new HashMap<>();
   private final List<String> calls = new ArrayList<>();
+  private final Map<String, List<Integer>> batchKeys = new HashMap<>();
+  private boolean remote;
   private FakeTicker ticker;
   private long millisPerCall;
 
@@ -56,6 +58,22 @@ public final class ScriptedStore implements ObjectStore {
   /** Forgets the calls recorded so far. */
   public synchronized void clearCalls() {
     calls.clear();
+    batchKeys.clear();
+  }
+
+  /** Answers {@link #inProcess} false from now on, as a store with round trips does. */
+  public synchronized ScriptedStore actingRemote() {
+    remote = true;
+    return this;
+  }
+
+  /** How many keys each call of the batch {@code operation} carried, in order. */
+  public synchronized List<Integer> batchKeys(String operation) {
+    return List.copyOf(batchKeys.getOrDefault(operation, List.of()));
+  }
+
+  private synchronized void recordBatch(String operation, int keys) {
+    batchKeys.computeIfAbsent(operation, o -> new ArrayList<>()).add(keys);
   }
 
   private synchronized byte[] nextObject(String operation) {
@@ -106,6 +124,7 @@ public final class ScriptedStore implements ObjectStore {
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
     next("batchPut");
+    recordBatch("batchPut", keys.length);
     return delegate.batchPut(keys, values);
   }
 
@@ -122,6 +141,7 @@ public final class ScriptedStore implements ObjectStore {
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
     next("batchGetInto");
+    recordBatch("batchGetInto", keys.length);
     long[] results = delegate.batchGetInto(keys, destinations);
     byte[] object = nextObject("batchGetInto");
     if (object != null && keys.length > 0) {
@@ -171,8 +191,8 @@ public final class ScriptedStore implements ObjectStore {
   }
 
   @Override
-  public boolean inProcess() {
-    return delegate.inProcess();
+  public synchronized boolean inProcess() {
+    return !remote && delegate.inProcess();
   }
 
   @Override
