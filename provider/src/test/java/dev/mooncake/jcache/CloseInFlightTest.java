@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.testing.Latches;
 import java.io.Closeable;
 import java.util.HashMap;
 import java.util.List;
@@ -209,7 +210,7 @@ class CloseInFlightTest {
     @Override
     public void onCreated(Iterable<CacheEntryEvent<? extends Integer, ? extends Integer>> events) {
       entered.countDown();
-      awaitRelease(release);
+      Latches.await(release, "the test released the held call");
       events.forEach(e -> calls.add("created " + e.getValue()));
     }
 
@@ -221,17 +222,6 @@ class CloseInFlightTest {
     @Override
     public void close() {
       calls.add("close");
-    }
-  }
-
-  private static void awaitRelease(CountDownLatch release) {
-    try {
-      if (!release.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-        throw new AssertionError("the test never released the held call");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
     }
   }
 
@@ -258,7 +248,7 @@ class CloseInFlightTest {
       calls.add("load [" + seen + "]");
       entered.countDown();
       onLoad.run();
-      awaitRelease(release);
+      Latches.await(release, "the test released the held call");
       calls.add("loaded");
       return values;
     }

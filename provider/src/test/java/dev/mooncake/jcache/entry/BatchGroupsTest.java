@@ -5,19 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.codec.DeserializationFilter;
-import dev.mooncake.jcache.codec.SerializationCodec;
-import dev.mooncake.jcache.codec.TypedCodec;
-import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,25 +23,15 @@ class BatchGroupsTest {
   private static final KeyLocks.Held NO_LOCK = () -> {};
   private static final int LARGE = 300 * 1024; // three fit in a group, four do not
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final ScriptedStore store =
-      new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
-  private final Lanes lanes = new Lanes(1, Map.of(), false, false, "groups-test");
-  private final EntryStorage storage =
-      new EntryStorage(
-          "blobs",
-          store,
-          lanes,
-          new TypedCodec(
-              new SerializationCodec(
-                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
-          ticker,
-          Duration.ofMillis(500));
+  private final ScriptedStorage fixture =
+      new ScriptedStorage("groups-test", Duration.ofMillis(500));
+  private final FakeTicker ticker = fixture.ticker;
+  private final ScriptedStore store = fixture.store;
+  private final EntryStorage storage = fixture.storage;
 
   @AfterEach
   void close() {
-    lanes.close();
-    store.close();
+    fixture.close();
   }
 
   private static byte[] value(int index, int size) {

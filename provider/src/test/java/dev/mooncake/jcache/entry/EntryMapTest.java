@@ -7,20 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.codec.DeserializationFilter;
-import dev.mooncake.jcache.codec.SerializationCodec;
-import dev.mooncake.jcache.codec.TypedCodec;
-import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import javax.cache.CacheException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,20 +24,10 @@ import org.junit.jupiter.api.Test;
  * and absent reads that may have raced a writer read again under the lock.
  */
 class EntryMapTest {
-  private final FakeTicker ticker = new FakeTicker();
-  private final ScriptedStore store =
-      new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
-  private final Lanes lanes = new Lanes(1, Map.of(), false, false, "map-test");
-  private final EntryStorage storage =
-      new EntryStorage(
-          "orders",
-          store,
-          lanes,
-          new TypedCodec(
-              new SerializationCodec(
-                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
-          ticker,
-          Duration.ofSeconds(1));
+  private final ScriptedStorage fixture = new ScriptedStorage("map-test", Duration.ofSeconds(1));
+  private final FakeTicker ticker = fixture.ticker;
+  private final ScriptedStore store = fixture.store;
+  private final EntryStorage storage = fixture.storage;
   private final GuardedLocks locks = new GuardedLocks();
   private final List<String> events = new ArrayList<>();
   private final EntryMap<String> map =
@@ -110,8 +93,7 @@ class EntryMapTest {
 
   @AfterEach
   void close() {
-    lanes.close();
-    store.close();
+    fixture.close();
   }
 
   @Test

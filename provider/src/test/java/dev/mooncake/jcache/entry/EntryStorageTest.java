@@ -8,19 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.backend.StoreStatus;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.codec.DeserializationFilter;
-import dev.mooncake.jcache.codec.SerializationCodec;
-import dev.mooncake.jcache.codec.TypedCodec;
-import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import javax.cache.CacheException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,25 +31,14 @@ class EntryStorageTest {
   /** A lock that is always held (local locks cannot be lost). */
   private static final KeyLocks.Held NO_LOCK = () -> {};
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final ScriptedStore store =
-      new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
-  private final Lanes lanes = new Lanes(1, Map.of(), false, false, "entry-test");
-  private final EntryStorage storage =
-      new EntryStorage(
-          "orders",
-          store,
-          lanes,
-          new TypedCodec(
-              new SerializationCodec(
-                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
-          ticker,
-          Duration.ofMillis(500));
+  private final ScriptedStorage fixture = new ScriptedStorage("entry-test", Duration.ofMillis(500));
+  private final FakeTicker ticker = fixture.ticker;
+  private final ScriptedStore store = fixture.store;
+  private final EntryStorage storage = fixture.storage;
 
   @AfterEach
   void close() {
-    lanes.close();
-    store.close();
+    fixture.close();
   }
 
   private Object read(String key) {

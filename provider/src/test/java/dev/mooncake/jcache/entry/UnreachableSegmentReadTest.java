@@ -7,20 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.backend.StoreStatus;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.codec.DeserializationFilter;
-import dev.mooncake.jcache.codec.SerializationCodec;
-import dev.mooncake.jcache.codec.TypedCodec;
-import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import javax.cache.CacheException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,25 +28,15 @@ class UnreachableSegmentReadTest {
   private static final long TRANSFER_FAIL = StoreStatus.TRANSFER_FAIL.code();
   private static final KeyLocks.Held NO_LOCK = () -> {};
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final ScriptedStore store =
-      new ScriptedStore(InProcessStore.open(ConfigLoader.defaults(), ticker));
-  private final Lanes lanes = new Lanes(1, Map.of(), false, false, "unreachable-test");
-  private final EntryStorage storage =
-      new EntryStorage(
-          "orders",
-          store,
-          lanes,
-          new TypedCodec(
-              new SerializationCodec(
-                  new DeserializationFilter(List.of()), getClass().getClassLoader())),
-          ticker,
-          Duration.ofMillis(500));
+  private final ScriptedStorage fixture =
+      new ScriptedStorage("unreachable-test", Duration.ofMillis(500));
+  private final FakeTicker ticker = fixture.ticker;
+  private final ScriptedStore store = fixture.store;
+  private final EntryStorage storage = fixture.storage;
 
   @AfterEach
   void close() {
-    lanes.close();
-    store.close();
+    fixture.close();
   }
 
   @Test

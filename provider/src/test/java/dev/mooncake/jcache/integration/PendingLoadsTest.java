@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.testing.Latches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ class PendingLoadsTest {
     loads.start(
         () -> {
           entered.countDown();
-          await(release);
+          Latches.await(release, "the test released the load");
           order.add("load ended");
         },
         new CompletionListenerFuture(),
@@ -93,7 +94,7 @@ class PendingLoadsTest {
     loads.start(
         () -> {
           entered.countDown();
-          await(never);
+          Latches.await(never, "the test released the load");
         },
         new CompletionListenerFuture(),
         task -> new Thread(task, "stuck-lane").start());
@@ -120,15 +121,5 @@ class PendingLoadsTest {
                     }));
     assertSame(closedLane, thrown);
     assertEquals(0, loads.pending());
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(10, TimeUnit.SECONDS)) {
-        throw new AssertionError("never released");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.testing.Latches;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -90,7 +91,7 @@ class BoundedCallsTest {
                     "get_into of 'mcjlock/k'",
                     SHORT,
                     () -> {
-                      await(mooncakeReturns);
+                      Latches.await(mooncakeReturns, "the test let the call return");
                       buffer.put(0, (byte) 7); // the late transfer still writes into it
                       pool.events.add("call wrote");
                       return 8L;
@@ -124,7 +125,7 @@ class BoundedCallsTest {
                 "get_into of 'a'",
                 SHORT,
                 () -> {
-                  await(mooncakeReturns);
+                  Latches.await(mooncakeReturns, "the test let the call return");
                   return 1L;
                 },
                 () -> () -> {}));
@@ -170,7 +171,7 @@ class BoundedCallsTest {
                       "get_into of 'k'",
                       LONG,
                       () -> {
-                        await(mooncakeReturns);
+                        Latches.await(mooncakeReturns, "the test let the call return");
                         return 1L;
                       },
                       () -> givenBack::countDown));
@@ -181,17 +182,6 @@ class BoundedCallsTest {
     }
     mooncakeReturns.countDown();
     assertTrue(givenBack.await(30, TimeUnit.SECONDS));
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("the test never let the call return");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /** The count drops right after the give-back action ran, on the call's thread. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.testing.Latches;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +83,7 @@ class LanesTest {
                 () -> {
                   maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
                   twoStarted.countDown();
-                  await(gate);
+                  Latches.await(gate, "the gate opened");
                   running.decrementAndGet();
                   return id;
                 }));
@@ -278,16 +279,5 @@ class LanesTest {
         assertThrows(
             IllegalArgumentException.class, () -> new Lanes(2, Map.of(Lane.DELETE, 0), false, "b"));
     assertTrue(e.getMessage().contains("per_op_workers.delete"), e.getMessage());
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(10, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("gate never opened");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }
