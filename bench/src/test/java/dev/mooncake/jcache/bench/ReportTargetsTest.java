@@ -78,6 +78,32 @@ class ReportTargetsTest {
     assertTrue(table.contains("| 100 ±1% | 0.30× | 96.0 ±1% | 0.96× |"), table);
   }
 
+  @Test
+  void anInProcessMissSaysHowManyOfItsWorkloadsAreDecided() {
+    // 90 ±5 ÷ 100 ±30 reaches 1.00× (decides nothing); 50 ±1 ÷ 100 ±1 is a decided miss
+    List<Record> records =
+        List.of(
+            inProcess("readHeavy", Report.OURS, "1k", 90, 5),
+            inProcess("readHeavy", "ehcache-offheap", "1k", 100, 30),
+            inProcess("writeHeavy", Report.OURS, "1k", 50, 1),
+            inProcess("writeHeavy", "ehcache-offheap", "1k", 100, 1));
+    Results in = Results.ofRun(Plan.of("in-process", "full"), Map.of("Command", "test"), records);
+    String block = Report.targetsBlock(in, null);
+    String line =
+        block
+            .lines()
+            .filter(l -> l.startsWith("| in-process ≥ Ehcache off-heap"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(block));
+    assertTrue(line.contains("below 1.00× on 2 of 2 workloads measured (1 of 2 decided)"), line);
+  }
+
+  private static Record inProcess(
+      String benchmark, String peer, String value, double score, double error) {
+    return new Record(
+        benchmark, peer, value, "uniform", 1, score, error, "ops/s", null, 0.0, null, 0.0, null);
+  }
+
   private static String byValueLine(List<Record> records) {
     return line(records, BY_VALUE_LINE);
   }
