@@ -3,8 +3,10 @@ package dev.mooncake.jcache.real;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.ZeroCopyCache;
 import dev.mooncake.jcache.backend.mooncake.StoreCallTally;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,11 +22,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The Mooncake calls per JCache operation on a real cluster, counted at the ABI (every call the
  * client makes, any thread), for the benchmark's cache (byte[] values, store-by-value, eternal, no
- * listener): a get hit and a put over a present key, under both consistency modes. The in-process
- * {@code RoundTripsTest} counts the same design on the in-process store; this one catches a call
- * that only the real backend path adds (a retry, a check, a background read), which the performance
- * page's calls-per-op figures rest on. Retries on Mooncake's transient answers (a put still in
- * flight: -703, -706) may add a few calls; more than 1 % fails.
+ * listener): a get hit and a put over a present key, under both consistency modes, through the
+ * JCache API and through the zero-copy API. The in-process {@code RoundTripsTest} counts the same
+ * design on the in-process store; this one catches a call that only the real backend path adds (a
+ * retry, a check, a background read), which the performance page's calls-per-op figures rest on.
+ * Retries on Mooncake's transient answers (a put still in flight: -703, -706) may add a few calls;
+ * more than 1 % fails.
  */
 class RealRoundTripsTest {
   private static final int KEYS = 100;
@@ -47,6 +50,94 @@ class RealRoundTripsTest {
         "cluster; batch_get_into=1, put=1, put_pinned=1, remove=2"
       })
   void callsPerGetAndPut(String consistency, String putCalls) throws Exception {
+    onFreshCache(
+        consistency,
+        (cache, tally) -> {
+          byte[] value = new byte[1024];
+          for (int i = 0; i < KEYS; i++) {
+            cache.put("k" + i, value);
+          }
+          tally.takeCalls();
+          tally.takeErrors();
+
+          for (int i = 0; i < OPS; i++) {
+            assertEquals(value.length, cache.get("k" + i % KEYS).length, "every key was put");
+          }
+          assertPerOp("get hit", Map.of("get_into", 1), tally.takeCalls(), tally.takeErrors());
+
+          for (int i = 0; i < OPS; i++) {
+            cache.put("k" + i % KEYS, value);
+          }
+          assertPerOp(
+              "put over a present key (" + consistency + ")",
+              parse(putCalls),
+              tally.takeCalls(),
+              tally.takeErrors());
+        });
+  }
+
+  /**
+   * The zero-copy API's get and put over a present key: the get is the driver's one call, the put
+   * what the benchmark's zero-copy put compares with the driver's two (performance.md).
+   */
+  @ParameterizedTest(name = "consistency {0}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "local; get_size=1, put=1, remove=1",
+        // lock: pinned put, its token read back alone (no ride: the old entry is not read), lock
+        // remove; then entry remove + put and the drop check
+        "cluster; get_into=1, get_size=1, put=1, put_pinned=1, remove=2"
+      })
+  void callsPerZeroCopyGetAndPut(String consistency, String putCalls) throws Exception {
+    onFreshCache(
+        consistency,
+        (cache, tally) -> {
+          @SuppressWarnings("unchecked")
+          ZeroCopyCache<String> api = cache.unwrap(ZeroCopyCache.class);
+          ByteBuffer value = api.allocate(1024);
+          ByteBuffer destination = api.allocate(1024);
+          try {
+            for (int i = 0; i < KEYS; i++) {
+              api.put("k" + i, value);
+            }
+            tally.takeCalls();
+            tally.takeErrors();
+
+            for (int i = 0; i < OPS; i++) {
+              assertEquals(1024, api.get("k" + i % KEYS, destination.clear()), "every key was put");
+            }
+            assertPerOp(
+                "zero-copy get hit (" + consistency + ")",
+                Map.of("get_into", 1),
+                tally.takeCalls(),
+                tally.takeErrors());
+
+            for (int i = 0; i < OPS; i++) {
+              api.put("k" + i % KEYS, value);
+            }
+            assertPerOp(
+                "zero-copy put over a present key (" + consistency + ")",
+                parse(putCalls),
+                tally.takeCalls(),
+                tally.takeErrors());
+          } finally {
+            api.release(value);
+            api.release(destination);
+          }
+        });
+  }
+
+  /** What a test does with its cache and the tally of the cluster client's calls. */
+  private interface Counted {
+    void run(Cache<String, byte[]> cache, StoreCallTally tally) throws Exception;
+  }
+
+  /**
+   * Runs {@code body} on the benchmark's kind of cache (byte[] values, store-by-value, eternal, no
+   * listener) in a fresh manager of the given consistency, its store calls tallied.
+   */
+  private void onFreshCache(String consistency, Counted body) throws Exception {
     Path config =
         RealMooncake.config(
             dir,
@@ -58,32 +149,13 @@ class RealRoundTripsTest {
     ClassLoader loader = getClass().getClassLoader();
     try (CacheManager manager = provider.getCacheManager(config.toUri(), loader);
         StoreCallTally tally = StoreCallTally.attach(config.toUri(), loader)) {
-      Cache<String, byte[]> cache =
+      body.run(
           manager.createCache(
               "calls",
               new MutableConfiguration<String, byte[]>()
                   .setTypes(String.class, byte[].class)
-                  .setStoreByValue(true));
-      byte[] value = new byte[1024];
-      for (int i = 0; i < KEYS; i++) {
-        cache.put("k" + i, value);
-      }
-      tally.takeCalls();
-      tally.takeErrors();
-
-      for (int i = 0; i < OPS; i++) {
-        assertEquals(value.length, cache.get("k" + i % KEYS).length, "every key was put");
-      }
-      assertPerOp("get hit", Map.of("get_into", 1), tally.takeCalls(), tally.takeErrors());
-
-      for (int i = 0; i < OPS; i++) {
-        cache.put("k" + i % KEYS, value);
-      }
-      assertPerOp(
-          "put over a present key (" + consistency + ")",
-          parse(putCalls),
-          tally.takeCalls(),
-          tally.takeErrors());
+                  .setStoreByValue(true)),
+          tally);
     }
   }
 
