@@ -290,9 +290,8 @@ public final class EntryMap<K> {
    * EntryStorage#writeInPlace}) under the key's lock, without reading the old entry.
    */
   public void writeInPlace(String storeKey, ByteBuffer value, long expireAt) {
-    try (EntryStorage.EntryRead read = storage.presenceRead(storeKey);
-        KeyLocks.Held held = locks.lock(storeKey, read)) {
-      storage.writeInPlace(storeKey, value, expireAt, read, held);
+    try (KeyLocks.Held held = locks.lock(storeKey)) {
+      storage.writeInPlace(storeKey, value, expireAt, false, held);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }

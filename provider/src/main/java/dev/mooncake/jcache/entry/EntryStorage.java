@@ -36,9 +36,6 @@ public final class EntryStorage {
   /** Reads start with a buffer this large and grow to the largest value seen. */
   private static final int MIN_READ_BUFFER = 4096;
 
-  /** The buffer of a {@link #presenceRead}: smaller than any stored value (header + trailer). */
-  static final int PRESENCE_READ_BYTES = ValueHeader.OVERHEAD - 1;
-
   private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.OVERHEAD;
 
   /** How often a read retries an object whose put is still in flight before calling it absent. */
@@ -202,17 +199,7 @@ public final class EntryStorage {
 
   /** A read of {@code key} that may ride along with the key's lock (see {@link EntryRead}). */
   EntryRead entryRead(String key) {
-    return new EntryRead(key, -1);
-  }
-
-  /**
-   * A ride for a write that needs nothing of the old entry (a zero-copy put): its buffer holds
-   * {@link #PRESENCE_READ_BYTES}, so a present value answers "buffer too small" instead of being
-   * copied (the store checks the size before it transfers), an absent one -704. Either answer still
-   * tells whether the lock proved exclusive, and whether the key is known absent.
-   */
-  EntryRead presenceRead(String key) {
-    return new EntryRead(key, PRESENCE_READ_BYTES);
+    return new EntryRead(key);
   }
 
   /**
@@ -224,23 +211,18 @@ public final class EntryStorage {
    */
   final class EntryRead implements KeyLocks.Ride, AutoCloseable {
     private final String key;
-    private final int size; // the buffer's size; -1: the cache's current read buffer size
     private ByteBuffer buffer;
     private boolean answered;
     private long result;
 
-    private EntryRead(String key, int size) {
+    private EntryRead(String key) {
       this.key = key;
-      this.size = size;
     }
 
     @Override
     public ByteBuffer destination() {
       if (buffer == null) {
-        buffer = buffers.acquire(size < 0 ? readBufferSize : size);
-        if (size >= 0) {
-          buffer.limit(buffer.position() + size); // a pool may hand out more than asked
-        }
+        buffer = buffers.acquire(readBufferSize);
       }
       return buffer;
     }
@@ -653,12 +635,10 @@ public final class EntryStorage {
    * Zero-copy write: stores {@code value[position, limit)} as a {@code byte[]} value, writing the
    * header into the {@link ValueHeader#SIZE} bytes before its position and the trailer into the
    * {@link ValueHeader#TRAILER} bytes after its limit. No byte is copied in Java; the store
-   * transfers straight from the caller's buffer. Like {@link #replace}: the remove is skipped when
-   * {@code read} knows the key absent, the check after it when {@code read} proved the lock
-   * exclusive (a {@link #presenceRead} learns both without copying the old value).
+   * transfers straight from the caller's buffer.
    */
   void writeInPlace(
-      String key, ByteBuffer value, long expireAt, EntryRead read, KeyLocks.Held held) {
+      String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
       throw new IllegalArgumentException(
@@ -679,8 +659,8 @@ public final class EntryStorage {
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
     ValueHeader.write(whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
     long deadline = deadline();
-    boolean removed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
-    putChecked(key, whole, removed && !read.provedExclusive(), held, deadline);
+    boolean removed = !trustAbsent(knownAbsent) && deleteNow(key, held, deadline);
+    putChecked(key, whole, removed, held, deadline);
   }
 
   /**

@@ -186,41 +186,6 @@ class EntryStorageTest {
   }
 
   @Test
-  void aZeroCopyPutUnderALockProvedExclusiveIsNotCheckedAndCopiesNoOldValue() {
-    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
-    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
-    try (EntryStorage.EntryRead unanswered = storage.presenceRead("k")) {
-      storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, unanswered, NO_LOCK);
-      storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, unanswered, NO_LOCK);
-    }
-    assertEquals(
-        List.of("remove", "put", "remove", "put", "getSize"),
-        store.calls(),
-        "under a lock that proved nothing the put after a remove is checked");
-
-    store.clearCalls();
-    try (EntryStorage.EntryRead proved = storage.presenceRead("k")) {
-      ByteBuffer destination = proved.destination();
-      long answer = store.getInto("k", destination);
-      assertTrue(answer < 0, "a presence read's buffer is too small for any value: " + answer);
-      assertTrue(answer != StoreStatus.OBJECT_NOT_FOUND.code(), "the value is there");
-      proved.answered(answer);
-      storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, proved, NO_LOCK);
-    }
-    assertEquals(List.of("getInto", "remove", "put"), store.calls(), "proved exclusive: no check");
-
-    store.clearCalls();
-    try (EntryStorage.EntryRead proved = storage.presenceRead("absent")) {
-      proved.answered(store.getInto("absent", proved.destination()));
-      storage.writeInPlace("absent", value, ExpiryTimes.ETERNAL, proved, NO_LOCK);
-    }
-    assertEquals(List.of("getInto", "put"), store.calls(), "known absent: no remove");
-    ByteBuffer destination = ByteBuffer.allocateDirect(64);
-    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("absent", destination));
-    assertEquals(3, destination.remaining());
-  }
-
-  @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
     storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("batchIsExist", 0); // the store lost what it answered OK for
@@ -314,9 +279,9 @@ class EntryStorageTest {
     ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
     value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
     value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, storage.entryRead("k"), NO_LOCK);
+    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
     byte[] old = raw("k");
-    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, storage.entryRead("k"), NO_LOCK);
+    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, false, NO_LOCK);
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
 
@@ -342,9 +307,7 @@ class EntryStorageTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () ->
-                storage.writeInPlace(
-                    "k", value, ExpiryTimes.ETERNAL, storage.entryRead("k"), NO_LOCK));
+            () -> storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK));
     assertTrue(e.getMessage().contains("8 free bytes after its limit"), e.getMessage());
     assertEquals(List.of(), store.calls(), "nothing was sent");
   }

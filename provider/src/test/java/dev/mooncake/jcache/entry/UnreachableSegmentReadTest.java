@@ -72,7 +72,7 @@ class UnreachableSegmentReadTest {
     ByteBuffer value = storage.buffers().acquire(ValueHeader.SIZE + 3);
     value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
     value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, storage.entryRead("z"), NO_LOCK);
+    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
     storage.buffers().release(value);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     ByteBuffer destination = ByteBuffer.allocateDirect(64);

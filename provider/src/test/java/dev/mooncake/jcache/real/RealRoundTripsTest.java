@@ -85,10 +85,9 @@ class RealRoundTripsTest {
       delimiter = ';',
       value = {
         "local; get_size=1, put=1, remove=1",
-        // lock: pinned put, [lock, entry] read in one batch into a buffer too small for the
-        // entry (it answers "present" without copying it), lock remove; then entry remove + put
-        // (the read-back proved the lock exclusive: no drop check)
-        "cluster; batch_get_into=1, put=1, put_pinned=1, remove=2"
+        // lock: pinned put, its token read back alone (no ride: the old entry is not read), lock
+        // remove; then entry remove + put and the drop check
+        "cluster; get_into=1, get_size=1, put=1, put_pinned=1, remove=2"
       })
   void callsPerZeroCopyGetAndPut(String consistency, String putCalls) throws Exception {
     onFreshCache(
