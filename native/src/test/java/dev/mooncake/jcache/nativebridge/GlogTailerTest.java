@@ -117,6 +117,11 @@ class GlogTailerTest {
     assertTrue(
         GlogToSlf4j.benign(
             "real_client.cpp:3485] User buffer too small. Required: 1048592, provided: 4096"));
+    assertTrue(
+        GlogToSlf4j.benign(
+            "real_client.cpp:5136] Buffer too small for key 'mcj/a/b/c': required=1056,"
+                + " available=31"));
+    assertFalse(GlogToSlf4j.benign("real_client.cpp:5213] BatchGet failed for key 'k'"));
     assertFalse(GlogToSlf4j.benign("client.cpp:3] Failed to mount segment"));
     assertFalse(GlogToSlf4j.benign("x.cc:1] error: Local segment descriptor not found"));
   }

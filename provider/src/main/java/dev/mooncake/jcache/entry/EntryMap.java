@@ -161,7 +161,8 @@ public final class EntryMap<K> {
         KeyLocks.Held held = locks.lock(storeKey, read)) {
       StoredEntry current = live(key, storeKey, held, read.entry());
       Decision decision = remapping.remap(current);
-      return new Outcome(current, decision, apply(key, storeKey, current, decision, held));
+      return new Outcome(
+          current, decision, apply(key, storeKey, current, decision, read.provedExclusive(), held));
     }
   }
 
@@ -177,7 +178,8 @@ public final class EntryMap<K> {
         KeyLocks.Held held = locks.lock(storeKey, read)) {
       Decision decision = remapping.remap(null);
       if (decision.kind != Decision.Kind.WRITE) {
-        return new Outcome(null, decision, apply(key, storeKey, null, decision, held));
+        return new Outcome(
+            null, decision, apply(key, storeKey, null, decision, read.provedExclusive(), held));
       }
       boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, read, held);
       written(key, storeKey, decision, null, existed);
@@ -185,19 +187,30 @@ public final class EntryMap<K> {
     }
   }
 
+  /**
+   * Applies the decision under the held lock; {@code exclusive}: the lock's read-back proved it
+   * exclusive across the cluster, so a write after our remove needs no check ({@link
+   * EntryStorage#replace} says why).
+   */
   private boolean apply(
-      K key, String storeKey, StoredEntry current, Decision decision, KeyLocks.Held held) {
+      K key,
+      String storeKey,
+      StoredEntry current,
+      Decision decision,
+      boolean exclusive,
+      KeyLocks.Held held) {
     switch (decision.kind) {
       case KEEP:
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          storage.rewrite(storeKey, current, decision.expireAt, held);
+          storage.rewrite(storeKey, current, decision.expireAt, exclusive, held);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
-        storage.write(storeKey, decision.value, decision.expireAt, current == null, held);
+        storage.write(
+            storeKey, decision.value, decision.expireAt, current == null, exclusive, held);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:

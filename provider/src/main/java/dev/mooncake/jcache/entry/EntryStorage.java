@@ -414,8 +414,24 @@ public final class EntryStorage {
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
    */
   void write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
+    write(key, value, expireAt, knownAbsent, false, held);
+  }
+
+  /**
+   * {@link #write}, under a lock that may have proved itself exclusive across the cluster.
+   *
+   * @param exclusive whether it did ({@link EntryRead#provedExclusive}): the put after our remove
+   *     is then not checked, by the argument of {@link #replace}
+   */
+  void write(
+      String key,
+      Object value,
+      long expireAt,
+      boolean knownAbsent,
+      boolean exclusive,
+      KeyLocks.Held held) {
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, held);
+    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, exclusive, held);
   }
 
   /**
@@ -527,18 +543,28 @@ public final class EntryStorage {
     }
   }
 
-  /** Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding. */
-  void rewrite(String key, StoredEntry entry, long expireAt, KeyLocks.Held held) {
-    putBytes(key, entry.format(), entry.payload(), expireAt, false, held);
+  /**
+   * Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding;
+   * {@code exclusive} as for {@link #write(String, Object, long, boolean, boolean, KeyLocks.Held)}.
+   */
+  void rewrite(
+      String key, StoredEntry entry, long expireAt, boolean exclusive, KeyLocks.Held held) {
+    putBytes(key, entry.format(), entry.payload(), expireAt, false, exclusive, held);
   }
 
   private void putBytes(
-      String key, byte format, byte[] payload, long expireAt, boolean absent, KeyLocks.Held held) {
+      String key,
+      byte format,
+      byte[] payload,
+      long expireAt,
+      boolean absent,
+      boolean exclusive,
+      KeyLocks.Held held) {
     ByteBuffer buffer = headed(format, payload, expireAt);
     try {
       long deadline = deadline();
       boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
-      putChecked(key, buffer, removed, held, deadline);
+      putChecked(key, buffer, removed && !exclusive, held, deadline);
     } finally {
       buffers.release(buffer);
     }

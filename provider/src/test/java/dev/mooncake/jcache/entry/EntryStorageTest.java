@@ -186,6 +186,25 @@ class EntryStorageTest {
   }
 
   @Test
+  void aWriteOrRewriteUnderALockProvedExclusiveIsNotChecked() {
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.clearCalls();
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, true, NO_LOCK);
+    assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
+    StoredEntry entry = storage.read("k");
+    assertEquals("new", entry.value());
+
+    store.clearCalls();
+    storage.rewrite("k", entry, 1234L, true, NO_LOCK);
+    assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
+    assertEquals(1234L, storage.read("k").expireAt());
+
+    store.clearCalls();
+    storage.write("k", "again", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    assertEquals(List.of("remove", "put", "getSize"), store.calls(), "proved nothing: checked");
+  }
+
+  @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
     storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, NO_LOCK);
     store.script("batchIsExist", 0); // the store lost what it answered OK for

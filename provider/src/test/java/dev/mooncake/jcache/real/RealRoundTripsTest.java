@@ -77,6 +77,40 @@ class RealRoundTripsTest {
   }
 
   /**
+   * A replace of a present key: the step that reads the entry first. Under {@code cluster} the
+   * lock's read-back reads it and proves the lock exclusive, so the put after the remove is not
+   * checked (EntryMap.apply): one call more than {@code local}, not two.
+   */
+  @ParameterizedTest(name = "consistency {0}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "local; get_into=1, get_size=1, put=1, remove=1",
+        "cluster; batch_get_into=1, put=1, put_pinned=1, remove=2"
+      })
+  void callsPerReplace(String consistency, String replaceCalls) throws Exception {
+    onFreshCache(
+        consistency,
+        (cache, tally) -> {
+          byte[] value = new byte[1024];
+          for (int i = 0; i < KEYS; i++) {
+            cache.put("k" + i, value);
+          }
+          tally.takeCalls();
+          tally.takeErrors();
+
+          for (int i = 0; i < OPS; i++) {
+            assertTrue(cache.replace("k" + i % KEYS, value), "every key was put");
+          }
+          assertPerOp(
+              "replace of a present key (" + consistency + ")",
+              parse(replaceCalls),
+              tally.takeCalls(),
+              tally.takeErrors());
+        });
+  }
+
+  /**
    * The zero-copy API's get and put over a present key: the get is the driver's one call, the put
    * what the benchmark's zero-copy put compares with the driver's two (performance.md).
    */
