@@ -412,16 +412,9 @@ public final class EntryStorage {
    * #putBytes}.
    *
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
-   */
-  void write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
-    write(key, value, expireAt, knownAbsent, false, held);
-  }
-
-  /**
-   * {@link #write}, under a lock that may have proved itself exclusive across the cluster.
-   *
-   * @param exclusive whether it did ({@link EntryRead#provedExclusive}): the put after our remove
-   *     is then not checked, by the argument of {@link #replace}
+   * @param exclusive whether the lock proved itself exclusive across the cluster ({@link
+   *     EntryRead#provedExclusive}): the put after our remove is then not checked, by the argument
+   *     of {@link #replace}
    */
   void write(
       String key,
@@ -545,7 +538,7 @@ public final class EntryStorage {
 
   /**
    * Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding;
-   * {@code exclusive} as for {@link #write(String, Object, long, boolean, boolean, KeyLocks.Held)}.
+   * {@code exclusive} as for {@link #write}.
    */
   void rewrite(
       String key, StoredEntry entry, long expireAt, boolean exclusive, KeyLocks.Held held) {

@@ -109,8 +109,8 @@ class BatchGroupsTest {
 
   @Test
   void aGroupedWriteTellsPerKeyWhetherItReplacedSomething() {
-    storage.write("k1", value(1, LARGE), ExpiryTimes.ETERNAL, true, NO_LOCK);
-    storage.write("k5", value(5, LARGE), ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k1", value(1, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k5", value(5, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     List<EntryStorage.Write> writes = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       writes.add(

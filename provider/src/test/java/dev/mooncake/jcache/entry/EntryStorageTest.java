@@ -48,23 +48,23 @@ class EntryStorageTest {
 
   @Test
   void aRemoveAnsweringNotReadyOrLeasedIsRetried() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("remove", NOT_READY, HAS_LEASE, NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     assertEquals("new", read("k"));
     assertEquals(4, store.count("remove"), "three transient answers, then the remove");
   }
 
   @Test
   void aRemoveStillBusyAfterTheTimeoutFailsNamingCacheKeyAndStatus() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     long[] busy = new long[1000];
     java.util.Arrays.fill(busy, NOT_READY);
     store.script("remove", busy).advancing(ticker, 50);
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
     assertTrue(e.getMessage().contains("remove on cache 'orders'"), e.getMessage());
     assertTrue(e.getMessage().contains("store key 'k'"), e.getMessage());
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
@@ -76,7 +76,7 @@ class EntryStorageTest {
 
   @Test
   void aLockLostWhileRetryingStopsTheRetriesBeforeTheNextMutation() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("remove", NOT_READY, NOT_READY, NOT_READY, NOT_READY);
     java.util.concurrent.atomic.AtomicInteger asked =
         new java.util.concurrent.atomic.AtomicInteger();
@@ -95,7 +95,7 @@ class EntryStorageTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, losing));
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, losing));
     assertEquals("lease on 'k' lost", e.getMessage());
     assertEquals(2, store.count("remove"), "a mutation went out after the lock was lost");
     assertEquals(1, store.count("put"));
@@ -103,17 +103,17 @@ class EntryStorageTest {
 
   @Test
   void aPutAnsweringNotReadyIsRetriedWithRemoveThenPut() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("put", NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     assertEquals("new", read("k"));
   }
 
   @Test
   void aPutTheStoreDropsAfterARemoveIsDetectedAndRepeated() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("put", ScriptedStore.DROP); // answers OK, stores nothing
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     assertEquals("new", read("k"), "the dropped put left the key absent");
     assertEquals(
         List.of("remove", "put", "getSize", "remove", "put", "getSize"),
@@ -122,14 +122,14 @@ class EntryStorageTest {
 
   @Test
   void aPutThatKeepsBeingDroppedFailsAfterTheTimeout() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     long[] drops = new long[1000];
     java.util.Arrays.fill(drops, ScriptedStore.DROP);
     store.script("put", drops).advancing(ticker, 50);
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
     assertTrue(
         e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
         e.getMessage());
@@ -138,14 +138,14 @@ class EntryStorageTest {
 
   @Test
   void aCreateIsNotCheckedAndCostsOneCall() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     assertEquals(List.of("put"), store.calls());
   }
 
   @Test
   void aReplacePutIsCheckedOnce() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     assertEquals(List.of("put", "remove", "put", "getSize"), store.calls());
   }
 
@@ -172,7 +172,7 @@ class EntryStorageTest {
 
   @Test
   void anUnreadReplaceUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     int before = store.calls().size() + 1; // the ride's own read
     try (EntryStorage.EntryRead proved = provedRead("k")) {
       assertTrue(storage.replace("k", "new", ExpiryTimes.ETERNAL, proved, NO_LOCK));
@@ -187,7 +187,7 @@ class EntryStorageTest {
 
   @Test
   void aWriteOrRewriteUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.clearCalls();
     storage.write("k", "new", ExpiryTimes.ETERNAL, false, true, NO_LOCK);
     assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
@@ -206,7 +206,7 @@ class EntryStorageTest {
 
   @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
-    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("batchIsExist", 0); // the store lost what it answered OK for
     storage.writeAll(
         List.of(
@@ -239,9 +239,9 @@ class EntryStorageTest {
 
   @Test
   void aReadTornAtTheSameLengthIsRepeatedThenFails() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     byte[] successor = raw("k");
     byte[] torn = torn(old, successor);
     store.clearCalls();
@@ -258,10 +258,10 @@ class EntryStorageTest {
 
   @Test
   void aBatchReadTornAtTheSameLengthIsRepeatedSingly() {
-    storage.write("a", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("a", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     byte[] old = raw("a");
-    storage.write("a", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
-    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("a", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     byte[] torn = torn(old, raw("a"));
     store.clearCalls();
     store.scriptBytes("batchGetInto", torn);
@@ -279,9 +279,9 @@ class EntryStorageTest {
 
   @Test
   void aRideTornAtTheSameLengthIsReadAgainUnderTheLock() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
     try (EntryStorage.EntryRead read = storage.entryRead("k")) {
@@ -333,7 +333,7 @@ class EntryStorageTest {
 
   @Test
   void aReadThatDoesNotMatchItsHeaderIsRepeated() {
-    storage.write("k", "new", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     // a torn read: a length that is not the one the header (or no header) says
     store.script("getInto", ValueHeader.SIZE + 1);
     assertEquals("new", read("k"));
@@ -349,7 +349,7 @@ class EntryStorageTest {
   @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
-    storage.write("big", large, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     assertEquals(large, read("big"));
     assertEquals(List.of("put", "getInto", "getSize", "getInto"), store.calls());
     assertEquals(large, read("big"));
@@ -359,7 +359,7 @@ class EntryStorageTest {
 
   @Test
   void aReadOfAnObjectStillBeingWrittenRetriesThenReadsAbsent() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("getInto", NOT_READY, NOT_READY);
     assertEquals("v", read("k"));
     long[] forever = new long[100];

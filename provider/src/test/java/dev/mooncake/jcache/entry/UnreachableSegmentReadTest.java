@@ -41,7 +41,7 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aReadAnsweringTransferFailIsRepeatedThenAMiss() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     assertNull(storage.read("k"));
     assertEquals(4, store.count("getInto"), "one read and three repeats");
@@ -51,7 +51,7 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aTransferThatSucceedsWhenRepeatedReadsTheValue() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("getInto", TRANSFER_FAIL);
     assertEquals("v", storage.read("k").value());
     assertEquals(0, storage.unreachableReads());
@@ -59,7 +59,7 @@ class UnreachableSegmentReadTest {
 
   @Test
   void theRepeatsStopAtTheOperationDeadline() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     store.advancing(ticker, 600); // each call takes longer than the 500 ms operation timeout
     assertNull(storage.read("k"));
@@ -83,12 +83,12 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aWriteAfterAnUnreachableMissRemovesFirstForAWhile() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     assertNull(storage.read("k"));
     int before = store.calls().size();
     // read-through's put of the loaded value: the caller believes the key absent
-    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     assertEquals(
         List.of("remove", "put", "getSize"),
         store.calls().subList(before, store.calls().size()),
@@ -97,7 +97,7 @@ class UnreachableSegmentReadTest {
 
     ticker.advanceMillis(61_000); // long after: a create costs one put again
     before = store.calls().size();
-    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     assertEquals(List.of("put"), store.calls().subList(before, store.calls().size()));
   }
 
@@ -107,13 +107,13 @@ class UnreachableSegmentReadTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "v", ExpiryTimes.ETERNAL, true, NO_LOCK));
+            () -> storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK));
     assertTrue(e.getMessage().contains("-800 TRANSFER_FAIL"), e.getMessage());
   }
 
   @Test
   void theRetriesOfOneMutationShareOneDeadline() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     long notReady = StoreStatus.REPLICA_IS_NOT_READY.code();
     long[] removes = new long[8]; // 400 ms of a busy remove, then it goes through
     Arrays.fill(removes, notReady);
@@ -124,7 +124,7 @@ class UnreachableSegmentReadTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, NO_LOCK));
+            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
     int calls = store.calls().size() - before;
     // 500 ms at 50 ms a call: about 10 calls in all. A fresh deadline per loop (as before) gave

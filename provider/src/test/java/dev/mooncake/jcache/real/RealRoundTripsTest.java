@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.MutableConfiguration;
@@ -54,25 +55,17 @@ class RealRoundTripsTest {
         consistency,
         (cache, tally) -> {
           byte[] value = new byte[1024];
-          for (int i = 0; i < KEYS; i++) {
-            cache.put("k" + i, value);
-          }
-          tally.takeCalls();
-          tally.takeErrors();
-
-          for (int i = 0; i < OPS; i++) {
-            assertEquals(value.length, cache.get("k" + i % KEYS).length, "every key was put");
-          }
-          assertPerOp("get hit", Map.of("get_into", 1), tally.takeCalls(), tally.takeErrors());
-
-          for (int i = 0; i < OPS; i++) {
-            cache.put("k" + i % KEYS, value);
-          }
-          assertPerOp(
+          fill(tally, k -> cache.put(k, value));
+          assertCallsPerOp(
+              "get hit",
+              Map.of("get_into", 1),
+              tally,
+              k -> assertEquals(value.length, cache.get(k).length, "every key was put"));
+          assertCallsPerOp(
               "put over a present key (" + consistency + ")",
               parse(putCalls),
-              tally.takeCalls(),
-              tally.takeErrors());
+              tally,
+              k -> cache.put(k, value));
         });
   }
 
@@ -93,20 +86,12 @@ class RealRoundTripsTest {
         consistency,
         (cache, tally) -> {
           byte[] value = new byte[1024];
-          for (int i = 0; i < KEYS; i++) {
-            cache.put("k" + i, value);
-          }
-          tally.takeCalls();
-          tally.takeErrors();
-
-          for (int i = 0; i < OPS; i++) {
-            assertTrue(cache.replace("k" + i % KEYS, value), "every key was put");
-          }
-          assertPerOp(
+          fill(tally, k -> cache.put(k, value));
+          assertCallsPerOp(
               "replace of a present key (" + consistency + ")",
               parse(replaceCalls),
-              tally.takeCalls(),
-              tally.takeErrors());
+              tally,
+              k -> assertTrue(cache.replace(k, value), "every key was put"));
         });
   }
 
@@ -132,29 +117,17 @@ class RealRoundTripsTest {
           ByteBuffer value = api.allocate(1024);
           ByteBuffer destination = api.allocate(1024);
           try {
-            for (int i = 0; i < KEYS; i++) {
-              api.put("k" + i, value);
-            }
-            tally.takeCalls();
-            tally.takeErrors();
-
-            for (int i = 0; i < OPS; i++) {
-              assertEquals(1024, api.get("k" + i % KEYS, destination.clear()), "every key was put");
-            }
-            assertPerOp(
+            fill(tally, k -> api.put(k, value));
+            assertCallsPerOp(
                 "zero-copy get hit (" + consistency + ")",
                 Map.of("get_into", 1),
-                tally.takeCalls(),
-                tally.takeErrors());
-
-            for (int i = 0; i < OPS; i++) {
-              api.put("k" + i % KEYS, value);
-            }
-            assertPerOp(
+                tally,
+                k -> assertEquals(1024, api.get(k, destination.clear()), "every key was put"));
+            assertCallsPerOp(
                 "zero-copy put over a present key (" + consistency + ")",
                 parse(putCalls),
-                tally.takeCalls(),
-                tally.takeErrors());
+                tally,
+                k -> api.put(k, value));
           } finally {
             api.release(value);
             api.release(destination);
@@ -194,6 +167,24 @@ class RealRoundTripsTest {
   }
 
   /** Each operation's calls at least as expected per op, and no more than 1 % extra in all. */
+  /** Puts the {@link #KEYS} keys, then forgets the calls that took. */
+  private static void fill(StoreCallTally tally, Consumer<String> put) {
+    for (int i = 0; i < KEYS; i++) {
+      put.accept("k" + i);
+    }
+    tally.takeCalls();
+    tally.takeErrors();
+  }
+
+  /** Runs {@code step} {@link #OPS} times over the keys, then checks the calls it made per op. */
+  private static void assertCallsPerOp(
+      String op, Map<String, Integer> perOp, StoreCallTally tally, Consumer<String> step) {
+    for (int i = 0; i < OPS; i++) {
+      step.accept("k" + i % KEYS);
+    }
+    assertPerOp(op, perOp, tally.takeCalls(), tally.takeErrors());
+  }
+
   private static void assertPerOp(
       String op,
       Map<String, Integer> perOp,
