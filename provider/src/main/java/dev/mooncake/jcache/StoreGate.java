@@ -4,6 +4,8 @@ import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.lock.KeyLocks;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Supplier;
@@ -113,6 +115,32 @@ final class StoreGate implements ObjectStore {
         return gated(() -> locks.lock(key, ride));
       }
 
+      // Forwarded as such: the default would take the keys one at a time, not in batches.
+      @Override
+      public List<Held> lockAll(String[] orderedKeys) {
+        if (orderedKeys.length == 0) {
+          return List.of();
+        }
+        int s = enter(); // one stripe per thread: one count per key, each left by its own close
+        for (int i = 1; i < orderedKeys.length; i++) {
+          inFlight.incrementAndGet(s);
+        }
+        List<Held> held;
+        try {
+          held = locks.lockAll(orderedKeys);
+        } catch (RuntimeException | Error e) {
+          for (int i = 0; i < orderedKeys.length; i++) {
+            leave(s);
+          }
+          throw e;
+        }
+        List<Held> gated = new ArrayList<>(held.size());
+        for (Held h : held) {
+          gated.add(leaving(h, s));
+        }
+        return gated;
+      }
+
       private Held gated(Supplier<Held> lock) {
         int s = enter();
         Held held;
@@ -122,6 +150,10 @@ final class StoreGate implements ObjectStore {
           leave(s);
           throw e;
         }
+        return leaving(held, s);
+      }
+
+      private Held leaving(Held held, int s) {
         return new Held() {
           @Override
           public void ensureHeld() {

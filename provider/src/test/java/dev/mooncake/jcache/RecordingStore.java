@@ -74,6 +74,12 @@ final class RecordingStore implements ObjectStore, OwnSegment {
   }
 
   @Override
+  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
+    record("batchPutPinned", keys[0]);
+    return delegate.batchPut(keys, values);
+  }
+
+  @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
     record("batchPut");
     return delegate.batchPut(keys, values);
@@ -87,7 +93,7 @@ final class RecordingStore implements ObjectStore, OwnSegment {
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    record("batchGetInto");
+    record("batchGetInto", keys.length == 0 ? null : keys[0]);
     return delegate.batchGetInto(keys, destinations);
   }
 

@@ -242,7 +242,9 @@ public final class BenchMain {
           }
         }
       }
-      List<String> driverPeers = new ArrayList<>(Driver.peersFor(segment.benchmark()));
+      List<String> driverPeers =
+          new ArrayList<>(
+              segment.drivers() != null ? segment.drivers() : Driver.peersFor(segment.benchmark()));
       if (opts.containsKey("peers")) {
         driverPeers.retainAll(List.of(one(opts, "peers", "").split(",")));
       }

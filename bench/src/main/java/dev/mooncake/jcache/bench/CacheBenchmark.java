@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -103,16 +107,46 @@ public class CacheBenchmark {
         (System.nanoTime() - opened) / 1e9);
   }
 
-  /** Puts every key, in putAll chunks, then checks a few are there. */
+  /**
+   * Fill threads for a peer across a network: its putAll chunks are round trips (under the cluster
+   * lock, two per key to lock and one to release), which overlap when several threads send them;
+   * 100,000 keys on one thread took 75-90 s for {@code mooncake-store}. In-process peers fill on
+   * this thread: nothing to overlap, and their memory laid out as in every earlier run.
+   */
+  static final int REMOTE_FILL_THREADS = 8;
+
+  /**
+   * Bytes of putAll chunks in flight at once across the fill threads: eight 64 MiB chunks of 1 MiB
+   * values at once made Redisson's responses time out (3,000 ms) on a one-core Redis.
+   */
+  static final long FILL_BYTES_IN_FLIGHT = 32 * Peers.MIB;
+
+  /** Threads for a fill in {@code chunk}-entry putAlls of {@code valueBytes} values. */
+  static int fillThreads(boolean remote, int chunk, long valueBytes) {
+    if (!remote) {
+      return 1;
+    }
+    long perChunk = Math.max(1, (long) chunk * valueBytes);
+    return (int) Math.max(1, Math.min(REMOTE_FILL_THREADS, FILL_BYTES_IN_FLIGHT / perChunk));
+  }
+
+  /** Puts every key, in putAll chunks (on several threads for remote peers), then checks a few. */
   private void fill() {
     int chunk = Math.max(1, Math.min(256, (int) (64 * Peers.MIB / kind.bytes())));
+    List<Map<String, Object>> chunks = new ArrayList<>();
     Map<String, Object> batch = new HashMap<>();
     for (int i = 0; i < keyCount; i++) {
       batch.put(keyNames[i], values[i & (VALUE_POOL - 1)]);
       if (batch.size() == chunk || i == keyCount - 1) {
-        cache.putAll(batch);
-        batch.clear();
+        chunks.add(batch);
+        batch = new HashMap<>();
       }
+    }
+    int threads = fillThreads(Peers.isRemote(peer), chunk, kind.bytes());
+    if (threads == 1) {
+      chunks.forEach(cache::putAll);
+    } else {
+      putAllOn(threads, chunks);
     }
     for (int i : new int[] {0, keyCount / 2, keyCount - 1}) {
       if (cache.get(keyNames[i]) == null) {
@@ -126,6 +160,27 @@ public class CacheBenchmark {
                 + kind.id()
                 + ": it is too small for the data set");
       }
+    }
+  }
+
+  /** Every chunk's putAll, {@code threads} at a time; the first failure ends the fill. */
+  private void putAllOn(int threads, List<Map<String, Object>> chunks) {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (Map<String, Object> c : chunks) {
+        done.add(pool.submit(() -> cache.putAll(c)));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(peer + ": filling failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(peer + ": interrupted while filling", e);
+    } finally {
+      pool.shutdownNow();
     }
   }
 

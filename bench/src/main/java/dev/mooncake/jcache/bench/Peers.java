@@ -46,6 +46,11 @@ public final class Peers {
   public static final List<String> MOONCAKE_PART =
       List.of("mooncake-store", NearPeers.OFF, "redisson");
 
+  /** Whether the peer is reached over a network (the Mooncake and near-cache parts' peers). */
+  static boolean isRemote(String name) {
+    return MOONCAKE_PART.contains(name) || NearPeers.ALL.contains(name);
+  }
+
   public static final String MOONCAKE_PROVIDER = "dev.mooncake.jcache.spi.MooncakeCachingProvider";
   public static final String CAFFEINE_PROVIDER =
       "com.github.benmanes.caffeine.jcache.spi.CaffeineCachingProvider";

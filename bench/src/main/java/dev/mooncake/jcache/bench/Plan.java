@@ -49,27 +49,32 @@ public record Plan(
     List<Segment> segments = new ArrayList<>();
     switch (level) {
       case "smoke", "short" -> {
-        // every peer and every value size on the headline workload; the write-heavy one for
-        // every peer a target names (all but Ehcache's heap tier)
-        segments.add(new Segment("read-heavy", "readHeavy", all, ALL_VALUES, u, 1));
-        segments.add(
-            new Segment(
-                "write-heavy",
-                "writeHeavy",
-                List.of(
-                    "mooncake", "caffeine", "ehcache-offheap", "chm-floor", Report.CONTRACT_FLOOR),
-                ALL_VALUES,
-                u,
-                1));
+        // each in-process target at the sizes it names, on the two single-key mixes: Ehcache's
+        // off-heap tier at every size, Caffeine at 1 KiB, the two floors at 1 MiB (the short run
+        // stays under 10 minutes with the Mooncake parts: docs/performance.md, "Levels")
+        for (String[] mix :
+            new String[][] {{"read-heavy", "readHeavy"}, {"write-heavy", "writeHeavy"}}) {
+          segments.add(
+              new Segment(
+                  mix[0], mix[1], List.of("mooncake", "ehcache-offheap"), ALL_VALUES, u, 1));
+          segments.add(
+              new Segment(mix[0] + " caffeine", mix[1], List.of("caffeine"), List.of("1k"), u, 1));
+          segments.add(
+              new Segment(
+                  mix[0] + " floors",
+                  mix[1],
+                  List.of("chm-floor", Report.CONTRACT_FLOOR),
+                  List.of("1m"),
+                  u,
+                  1));
+        }
         // the first target's pair on Zipfian keys with two threads, and on batches
         List<String> pair = List.of("mooncake", "ehcache-offheap");
         segments.add(
             new Segment(
                 "read-heavy zipf 2t", "readHeavy", pair, List.of("1k"), List.of("zipf"), 2));
         segments.add(new Segment("read-heavy batch", "readHeavyBatch", pair, List.of("1k"), u, 1));
-        // heap allocated per get of the provider alone
-        segments.add(new Segment("get only", "getOnly", List.of("mooncake"), List.of("1m"), u, 1));
-        segments.addAll(zeroCopy(Report.OURS));
+        segments.addAll(shortZeroCopy(Report.OURS));
       }
       case "full" -> {
         // the whole workload matrix for every peer, timed to fit an afternoon (allocation per
@@ -94,8 +99,18 @@ public record Plan(
     List<Segment> segments = new ArrayList<>();
     switch (level) {
       case "smoke", "short" -> {
-        segments.add(new Segment("read-heavy", "readHeavy", peers, ALL_VALUES, u, 1));
-        segments.addAll(zeroCopy(Report.OURS_ON_MOONCAKE));
+        // the byte[] target (the default peer beside the by-value driver) and Redisson's ratio
+        // at every size; the zero-copy target as in-process
+        segments.add(
+            new Segment(
+                "read-heavy",
+                "readHeavy",
+                List.of("mooncake-store", "redisson"),
+                ALL_VALUES,
+                u,
+                1,
+                List.of(Report.C_ABI_BY_VALUE)));
+        segments.addAll(shortZeroCopy(Report.OURS_ON_MOONCAKE));
       }
       case "full" -> {
         // the single-key mixes, every size, both key choices, 1 and 2 threads: what the targets
@@ -137,6 +152,21 @@ public record Plan(
       String name = "zero-copy " + Report.label(benchmark).replace("zero-copy ", "");
       segments.add(
           new Segment(name, benchmark, List.of(peers), BYTE_VALUES, List.of("uniform"), 1));
+    }
+    return segments;
+  }
+
+  /**
+   * The short run's zero-copy segments: the zero-copy get and put at every size, the normal get
+   * beside them at 1 MiB only (the copy the zero-copy get saves is largest there).
+   */
+  private static List<Segment> shortZeroCopy(String peer) {
+    List<Segment> segments = new ArrayList<>();
+    for (Segment s : zeroCopy(peer)) {
+      segments.add(
+          s.benchmark().equals("normalGet")
+              ? new Segment(s.name(), s.benchmark(), s.peers(), List.of("1m"), s.keys(), 1)
+              : s);
     }
     return segments;
   }
@@ -202,7 +232,7 @@ public record Plan(
               || (part.equals("mooncake")
                   && peers != null
                   && (peers.contains(Report.C_ABI) || peers.contains(Report.C_ABI_BY_VALUE))))) {
-        kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads()));
+        kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads(), s.drivers()));
       }
     }
     return new Plan(

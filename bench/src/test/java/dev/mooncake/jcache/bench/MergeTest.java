@@ -181,7 +181,7 @@ class MergeTest {
             "1.00",
             "abc123",
             new Record(
-                "getOnly",
+                "normalGet",
                 "mooncake",
                 "1m",
                 "uniform",

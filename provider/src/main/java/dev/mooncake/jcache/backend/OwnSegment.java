@@ -18,4 +18,16 @@ public interface OwnSegment {
    * placed in {@link #ownSegment()}. Codes as {@link ObjectStore#put}.
    */
   int putPinnedInOwnSegment(String key, ByteBuffer value);
+
+  /**
+   * {@link #putPinnedInOwnSegment} of many keys, in one store call where the client can batch: the
+   * answers in the keys' order. This default puts them one at a time.
+   */
+  default int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
+    int[] answers = new int[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      answers[i] = putPinnedInOwnSegment(keys[i], values[i]);
+    }
+    return answers;
+  }
 }

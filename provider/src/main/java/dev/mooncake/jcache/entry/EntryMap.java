@@ -245,13 +245,12 @@ public final class EntryMap<K> {
     if (sorted.isEmpty()) {
       return 0;
     }
-    List<KeyLocks.Held> held = new ArrayList<>(sorted.size());
+    String[] storeKeys = new String[sorted.size()];
+    for (int i = 0; i < storeKeys.length; i++) {
+      storeKeys[i] = sorted.get(i).storeKey();
+    }
+    List<KeyLocks.Held> held = locks.lockAll(storeKeys);
     try {
-      String[] storeKeys = new String[sorted.size()];
-      for (int i = 0; i < storeKeys.length; i++) {
-        storeKeys[i] = sorted.get(i).storeKey();
-        held.add(locks.lock(storeKeys[i]));
-      }
       StoredEntry[] current =
           unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
       long now = ticker.epochMillis();
@@ -289,9 +288,7 @@ public final class EntryMap<K> {
       }
       return writes.size();
     } finally {
-      for (int i = held.size() - 1; i >= 0; i--) {
-        held.get(i).close();
-      }
+      KeyLocks.closeAll(held);
     }
   }
 

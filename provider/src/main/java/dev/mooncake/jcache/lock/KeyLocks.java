@@ -1,6 +1,8 @@
 package dev.mooncake.jcache.lock;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Mutual exclusion per store key: what makes conditional operations and {@code invoke} atomic.
@@ -31,6 +33,32 @@ public interface KeyLocks {
    */
   default Held lock(String key, Ride ride) {
     return lock(key);
+  }
+
+  /**
+   * Locks every key, in the order given, which must be one order shared by every caller (sorted
+   * store keys): then two batches never wait on each other in a cycle. Answers one {@link Held} per
+   * key, in the same order; on failure none stays held. This default takes them one at a time; a
+   * lock that pays a round trip per acquisition takes them in batches.
+   */
+  default List<Held> lockAll(String[] orderedKeys) {
+    List<Held> held = new ArrayList<>(orderedKeys.length);
+    try {
+      for (String key : orderedKeys) {
+        held.add(lock(key));
+      }
+      return held;
+    } catch (RuntimeException | Error e) {
+      closeAll(held);
+      throw e;
+    }
+  }
+
+  /** Closes every lock of a {@link #lockAll} answer, the last first. */
+  static void closeAll(List<? extends Held> held) {
+    for (int i = held.size() - 1; i >= 0; i--) {
+      held.get(i).close();
+    }
   }
 
   /** A stamp to take before an unlocked read of the key. */

@@ -5,7 +5,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.cache.Cache;
@@ -104,6 +106,7 @@ public final class ClusterPeer {
       case "cas" -> cas(c[1], Integer.parseInt(c[2]));
       case "write" -> write(c[1], Integer.parseInt(c[2]));
       case "putRace" -> putRace(c[1], Integer.parseInt(c[2]));
+      case "putAllRace" -> putAllRace(c[1], Integer.parseInt(c[2]), Integer.parseInt(c[3]));
       case "read" -> read(c[1]);
       case "hold" -> hold(c[1]);
       case "take" -> take(c[1], c[2]);
@@ -220,6 +223,31 @@ public final class ClusterPeer {
               counts.done.incrementAndGet();
             } catch (Exception e) {
               counts.error("put " + key, e);
+            }
+          }
+        });
+    return counts.toString();
+  }
+
+  /**
+   * Two threads, {@code perThread} putAlls each of keys prefix0.. at once, every key of a putAll
+   * given the same value: a putAll holds all its keys' locks while it writes, so the keys end with
+   * one putAll's values.
+   */
+  private String putAllRace(String prefix, int keys, int perThread) throws Exception {
+    Counts counts = new Counts();
+    twoThreads(
+        thread -> {
+          for (int i = 0; i < perThread; i++) {
+            Map<String, String> all = new HashMap<>();
+            for (int k = 0; k < keys; k++) {
+              all.put(prefix + k, id + "-" + thread + "-" + i);
+            }
+            try {
+              strings.putAll(all);
+              counts.done.incrementAndGet();
+            } catch (Exception e) {
+              counts.error("putAll " + prefix, e);
             }
           }
         });

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -191,6 +192,23 @@ public abstract class MultiJvmScenarios {
     String value = first().ask("get raced");
     // Each writer's last value ends in -(perThread - 1); the key holds one of them, never null.
     assertTrue(value.matches("OK p\\d-\\d-" + (perThread - 1)), "after the race: " + value);
+  }
+
+  @Test
+  void putAllsOfTheSameKeysFromEveryJvmNeverDeadlockAndLeaveOnePutAllsValues() throws Exception {
+    int keys = 8;
+    int perThread = 30;
+    List<Map<String, Long>> counts = everyPeer("putAllRace all " + keys + " " + perThread);
+    List<String> values = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      values.add(first().ask("get all" + k));
+    }
+    report("putAlls of " + keys + " keys, end with " + values, counts);
+    assertEquals(0, sum(counts, "errors"), counts::toString);
+    assertEquals(JVMS * 2L * perThread, sum(counts, "done"), counts::toString);
+    // Each writer's last putAll ends in -(perThread - 1); one of them is every key's value.
+    assertTrue(values.get(0).matches("OK p\\d-\\d-" + (perThread - 1)), "after: " + values);
+    assertEquals(Collections.nCopies(keys, values.get(0)), values, "keys of different putAlls");
   }
 
   @Test

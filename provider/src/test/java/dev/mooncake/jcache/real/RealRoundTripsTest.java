@@ -16,6 +16,7 @@ import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.MutableConfiguration;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -132,6 +133,40 @@ class RealRoundTripsTest {
             api.release(value);
             api.release(destination);
           }
+        });
+  }
+
+  /**
+   * A putAll under {@code cluster} takes its keys' locks in one batch put and one batch read (then,
+   * on this cache of blind writes, removes the old entries and locks one call each and writes the
+   * entries in batches split across the lanes): no per-key pinned put or read-back, which made a
+   * 100,000-key fill take over a minute.
+   */
+  @Test
+  void aPutAllTakesItsClusterLocksInOneBatch() throws Exception {
+    onFreshCache(
+        "cluster",
+        (cache, tally) -> {
+          byte[] value = new byte[1024];
+          Map<String, byte[]> all = new TreeMap<>();
+          for (int i = 0; i < KEYS; i++) {
+            all.put("k" + i, value);
+          }
+          fill(tally, k -> cache.put(k, value));
+          int rounds = 10;
+          for (int r = 0; r < rounds; r++) {
+            cache.putAll(all);
+          }
+          Map<String, Integer> calls = tally.takeCalls();
+          String measured =
+              rounds + " putAlls of " + KEYS + " keys: " + calls + ", errors " + tally.takeErrors();
+          System.out.println(measured);
+          assertEquals(rounds, calls.getOrDefault("batch_put_pinned", 0), measured);
+          assertEquals(0, calls.getOrDefault("put_pinned", 0), "a lock taken alone: " + measured);
+          assertEquals(0, calls.getOrDefault("get_into", 0), "a lock read alone: " + measured);
+          assertEquals(rounds, calls.getOrDefault("batch_get_into", 0), measured);
+          assertTrue(calls.getOrDefault("batch_put", 0) >= rounds, measured);
+          assertEquals(2 * KEYS * rounds, calls.getOrDefault("remove", 0), measured);
         });
   }
 

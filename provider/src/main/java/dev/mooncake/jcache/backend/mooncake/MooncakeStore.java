@@ -831,6 +831,21 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int putPinnedInOwnSegment(String key, ByteBuffer value) {
+    ReplicaConfig where = pinnedHere();
+    byte[] k = key(key);
+    if (k == null || value == null || !value.hasRemaining()) {
+      return invalid();
+    }
+    return putFrom(key, k, value, where);
+  }
+
+  /** One batch_put_from with the pinned-here replica config (the cluster lock's batch). */
+  @Override
+  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
+    return batchPut(keys, values, pinnedHere());
+  }
+
+  private ReplicaConfig pinnedHere() {
     if (pinnedHere == null) {
       throw new StoreException(
           "this client contributes no segment of its own (mode "
@@ -841,11 +856,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
               + description
               + ")");
     }
-    byte[] k = key(key);
-    if (k == null || value == null || !value.hasRemaining()) {
-      return invalid();
-    }
-    return putFrom(key, k, value, pinnedHere);
+    return pinnedHere;
   }
 
   @Override
@@ -930,6 +941,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values) {
+    return batchPut(keys, values, replica);
+  }
+
+  private int[] batchPut(String[] keys, ByteBuffer[] values, ReplicaConfig where) {
     checkBatch(keys, Objects.requireNonNull(values, "values"));
     Batch batch = new Batch(keys, values, false);
     int[] results = new int[keys.length];
@@ -959,7 +974,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
                         transfer.buffers,
                         transfer.offsets,
                         transfer.lengths,
-                        replica,
+                        where,
                         written),
                 transfer);
         if (overall != 0) {

@@ -9,6 +9,10 @@ import dev.mooncake.jcache.lock.LocalKeyLocks;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -185,6 +189,41 @@ public final class ClusterKeyLocks implements KeyLocks {
       localHeld.close();
       throw e;
     }
+  }
+
+  /**
+   * Locks the keys (in their shared order) in batches: one batch put of a record per key not held
+   * yet and one batch read of them, so a putAll of n keys pays two store calls for its locks where
+   * one at a time it paid 2n. A key the batch did not win is waited for alone, as {@link #lock}
+   * waits; before that, the keys after it that the batch won are released, so this never waits for
+   * a key while holding a later one (the order that keeps batches from waiting on each other in a
+   * cycle). The keys after it are then batched again.
+   */
+  @Override
+  public List<Held> lockAll(String[] orderedKeys) {
+    List<Held> locals = new ArrayList<>(orderedKeys.length);
+    List<Hold> fresh = new ArrayList<>();
+    try {
+      for (String key : orderedKeys) {
+        locals.add(local.lock(key));
+      }
+      acquireMissing(orderedKeys, fresh);
+    } catch (RuntimeException | Error e) {
+      for (int i = fresh.size() - 1; i >= 0; i--) {
+        Hold hold = fresh.get(i);
+        holds.remove(hold.key);
+        release(hold);
+      }
+      KeyLocks.closeAll(locals);
+      throw e;
+    }
+    List<Held> held = new ArrayList<>(orderedKeys.length);
+    for (int i = 0; i < orderedKeys.length; i++) {
+      Hold hold = holds.get(orderedKeys[i]);
+      hold.depth++;
+      held.add(new Acquired(hold, locals.get(i)));
+    }
+    return held;
   }
 
   @Override
@@ -489,6 +528,177 @@ public final class ClusterKeyLocks implements KeyLocks {
               + " ms (operation_timeout_ms); "
               + why);
     }
+  }
+
+  // --- acquiring many ----------------------------------------------------------------------------
+
+  /**
+   * Acquires, in order, the keys this instance holds no lock on yet; each lands in {@code fresh}.
+   */
+  private void acquireMissing(String[] orderedKeys, List<Hold> fresh) {
+    List<String> missing = new ArrayList<>();
+    Set<String> listed = new HashSet<>();
+    for (String key : orderedKeys) {
+      // Under the local locks only this thread can touch holds[key]: present means re-entry.
+      if (!holds.containsKey(key) && listed.add(key)) {
+        missing.add(key);
+      }
+    }
+    int next = 0;
+    while (next < missing.size()) {
+      if (missing.size() - next > 1) {
+        for (Hold hold : new BatchAttempt(missing.subList(next, missing.size())).run()) {
+          holds.put(hold.key, hold);
+          fresh.add(hold);
+          next++;
+        }
+      }
+      if (next < missing.size()) {
+        String key = missing.get(next++);
+        Hold hold = acquire(key, null);
+        holds.put(key, hold);
+        fresh.add(hold);
+      }
+    }
+  }
+
+  /**
+   * One batch put and batch read over some keys, the same steps as {@link Acquisition#put} and
+   * {@link Acquisition#read} without the waiting: it wins the keys whose read-back shows its token.
+   */
+  private final class BatchAttempt {
+    final List<String> keys;
+    final String[] lockKeys;
+    final LockRecord[] mine;
+    final boolean[] won;
+    final boolean[] unknown; // our put may have created the record, and no read said
+    long sentAt;
+
+    BatchAttempt(List<String> keys) {
+      this.keys = keys;
+      int n = keys.size();
+      lockKeys = new String[n];
+      mine = new LockRecord[n];
+      won = new boolean[n];
+      unknown = new boolean[n];
+      for (int i = 0; i < n; i++) {
+        lockKeys[i] = LockNames.lockKey(keys.get(i));
+        mine[i] = new LockRecord(instance, attempts.incrementAndGet(), holder);
+      }
+    }
+
+    /**
+     * The holds of the longest prefix won. A key after it that was won is released at once; one
+     * whose outcome stayed unknown (a read without an answer, a put without one) becomes a
+     * leftover, removed by a later call if it carries our token.
+     */
+    List<Hold> run() {
+      try {
+        CallDeadline.within(
+            timeoutNanos,
+            () -> {
+              try {
+                retryLeftovers();
+              } catch (CallTimeoutException e) {
+                // as in acquire: the leftovers wait; the batch below meets the same
+              }
+              putAndRead();
+              return null;
+            });
+      } catch (CallTimeoutException e) {
+        // no answer in time: what stays unknown is kept below, and the keys are waited for alone
+      } catch (RuntimeException | Error e) {
+        keepUnknown(0);
+        throw e;
+      }
+      int prefix = 0;
+      while (prefix < won.length && won[prefix]) {
+        prefix++;
+      }
+      List<Hold> taken = new ArrayList<>(prefix);
+      for (int i = 0; i < prefix; i++) {
+        taken.add(hold(i));
+      }
+      for (int i = prefix; i < won.length; i++) {
+        if (won[i]) {
+          release(hold(i));
+        }
+      }
+      keepUnknown(prefix);
+      return taken;
+    }
+
+    private Hold hold(int i) {
+      return new Hold(keys.get(i), lockKeys[i], mine[i], sentAt);
+    }
+
+    private void keepUnknown(int from) {
+      for (int i = from; i < unknown.length; i++) {
+        if (unknown[i] && !won[i]) {
+          leftovers.add(hold(i));
+        }
+      }
+    }
+
+    private void putAndRead() {
+      int n = lockKeys.length;
+      ByteBuffer[] values = new ByteBuffer[n];
+      for (int i = 0; i < n; i++) {
+        values[i] = mine[i].encode();
+      }
+      Arrays.fill(unknown, true); // until the put answers, each may create our record
+      sentAt = clock.getAsLong();
+      int[] put = store.createAllPinned(lockKeys, values);
+      int[] created = new int[n];
+      int c = 0;
+      for (int i = 0; i < n; i++) {
+        if (put[i] == 0) {
+          created[c++] = i;
+        } else {
+          unknown[i] = false; // a failed put is tried again alone, which reports a lasting failure
+        }
+      }
+      if (c == 0) {
+        return;
+      }
+      String[] readKeys = new String[c];
+      ByteBuffer[] buffers = new ByteBuffer[c]; // a given-up read keeps its own
+      for (int j = 0; j < c; j++) {
+        readKeys[j] = lockKeys[created[j]];
+        buffers[j] = ByteBuffer.allocate(LockRecord.MAX_SIZE);
+      }
+      long remaining = timeoutNanos - (clock.getAsLong() - sentAt);
+      long[] read =
+          reads.call(
+              "batch_get_into of " + c + " lock keys from '" + readKeys[0] + "'",
+              Math.max(1, Math.min(readBoundNanos, remaining)),
+              () -> store.readAll(readKeys, buffers),
+              () -> stuckAll(readKeys));
+      for (int j = 0; j < c; j++) {
+        int i = created[j];
+        if (read[j] >= 0) {
+          LockRecord found = LockRecord.decode(buffers[j], read[j]);
+          if (found != null) {
+            // Ours: our put created it and returned before the read (Lemma 1). Another's, or an
+            // older one of ours: not won (the wait alone removes an older one of ours).
+            unknown[i] = false;
+            won[i] = found.sameToken(mine[i]);
+          }
+        } else if (read[j] == StoreStatus.OBJECT_NOT_FOUND.code()) {
+          unknown[i] = false; // released between put and read: our put did not create it
+        }
+        // a code in between (-703, a transfer that failed): unknown; the wait alone tells
+      }
+    }
+  }
+
+  /** {@link #stuck} for every key of a given-up batch read. */
+  private Runnable stuckAll(String[] lockKeys) {
+    List<Runnable> giveBacks = new ArrayList<>(lockKeys.length);
+    for (String lockKey : lockKeys) {
+      giveBacks.add(stuck(lockKey, () -> {}));
+    }
+    return () -> giveBacks.forEach(Runnable::run);
   }
 
   /** Given-up reads of {@code lockKey} still running. */

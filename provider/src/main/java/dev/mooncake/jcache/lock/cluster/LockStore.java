@@ -27,6 +27,27 @@ public interface LockStore {
   long[] readWith(String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination);
 
   /**
+   * {@link #createPinned} of many keys, in one store call where the store can batch (a lock batch
+   * for putAll): the answers in the keys' order. This default puts them one at a time.
+   */
+  default int[] createAllPinned(String[] keys, ByteBuffer[] values) {
+    int[] answers = new int[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      answers[i] = createPinned(keys[i], values[i]);
+    }
+    return answers;
+  }
+
+  /** {@link #read} of many keys, in one store call where the store can batch. */
+  default long[] readAll(String[] keys, ByteBuffer[] destinations) {
+    long[] answers = new long[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      answers[i] = read(keys[i], destinations[i]);
+    }
+    return answers;
+  }
+
+  /**
    * The object's size from the master's metadata alone (no transfer, so no contact with the segment
    * holding it): its size, -704 when absent, -703 while its put is in flight, or another code.
    */

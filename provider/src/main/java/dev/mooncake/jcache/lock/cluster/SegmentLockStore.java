@@ -20,6 +20,16 @@ final class SegmentLockStore implements LockStore {
   }
 
   @Override
+  public int[] createAllPinned(String[] keys, ByteBuffer[] values) {
+    return segment.batchPutPinnedInOwnSegment(keys, values);
+  }
+
+  @Override
+  public long[] readAll(String[] keys, ByteBuffer[] destinations) {
+    return store.batchGetInto(keys, destinations);
+  }
+
+  @Override
   public long read(String key, ByteBuffer destination) {
     return store.getInto(key, destination);
   }

@@ -22,6 +22,7 @@ public final class StoreCallTally implements AutoCloseable {
           Map.entry("put", "put"),
           Map.entry("putPinnedInOwnSegment", "put_pinned"),
           Map.entry("batchPut", "batch_put"),
+          Map.entry("batchPutPinnedInOwnSegment", "batch_put_pinned"),
           Map.entry("getSize", "get_size"),
           Map.entry("isExist", "is_exist"),
           Map.entry("batchIsExist", "batch_is_exist"),

@@ -135,6 +135,116 @@ class ClusterKeyLocksTest {
     assertEquals(1, storeA.removes);
   }
 
+  /** Four store keys in their shared (sorted) order, as putAll locks them. */
+  private static String[] sortedKeys() {
+    String[] keys = {
+      storeKey("orders", "k1"),
+      storeKey("orders", "k2"),
+      storeKey("orders", "k3"),
+      storeKey("orders", "k4")
+    };
+    java.util.Arrays.sort(keys);
+    return keys;
+  }
+
+  @Test
+  void lockAllTakesFreeKeysWithOneBatchPutAndOneBatchReadAndReleasesEveryOne() {
+    String[] keys = sortedKeys();
+    List<KeyLocks.Held> held = a.lockAll(keys);
+    assertEquals(keys.length, held.size());
+    assertEquals(keys.length, a.held());
+    assertEquals(1, storeA.batchPuts);
+    assertEquals(1, storeA.batchReadAlls);
+    assertEquals(0, storeA.puts, "a key was locked alone");
+    assertEquals(0, storeA.reads, "a key was read back alone");
+    for (String key : keys) {
+      assertTrue(cluster.has(LockNames.lockKey(key)));
+    }
+    held.forEach(KeyLocks.Held::ensureHeld);
+    assertThrows(CacheException.class, () -> b.lock(keys[2]));
+    KeyLocks.closeAll(held);
+    assertEquals(0, a.held());
+    assertEquals(0, cluster.size(), "locks left behind");
+  }
+
+  @Test
+  void lockAllReentersKeysAlreadyHeldAndOnlyTheOutermostCloseReleases() {
+    String[] keys = sortedKeys();
+    try (KeyLocks.Held outer = a.lock(keys[1])) {
+      List<KeyLocks.Held> held = a.lockAll(new String[] {keys[0], keys[1], keys[1], keys[2]});
+      assertEquals(4, held.size());
+      assertEquals(3, a.held());
+      assertEquals(1, storeA.batchPuts);
+      assertEquals(1, storeA.puts, "only the outer lock's own put");
+      KeyLocks.closeAll(held);
+      assertTrue(cluster.has(LockNames.lockKey(keys[1])), "the outer lock was released");
+      assertEquals(1, cluster.size());
+    }
+    assertEquals(0, cluster.size());
+  }
+
+  @Test
+  void aKeyHeldElsewhereIsWaitedForAloneWithoutHoldingTheKeysAfterIt() {
+    String[] keys = sortedKeys();
+    KeyLocks.Held bHolds = b.lock(keys[1]);
+    AtomicInteger pauses = new AtomicInteger();
+    List<String> whileWaiting = new ArrayList<>();
+    ClusterKeyLocks waiting =
+        new ClusterKeyLocks(
+            storeA,
+            "jvm-a",
+            LEASE,
+            TIMEOUT,
+            nanos::get,
+            n -> {
+              nanos.addAndGet(n);
+              if (pauses.getAndIncrement() == 0) {
+                // A waits for keys[1]: the keys after it must be free. B's lock of keys[3] would
+                // wait out its timeout and throw if A still held it.
+                try (KeyLocks.Held later = b.lock(keys[3])) {
+                  whileWaiting.add(keys[3]);
+                }
+                bHolds.close();
+              }
+            });
+    List<KeyLocks.Held> held = waiting.lockAll(keys);
+    assertEquals(List.of(keys[3]), whileWaiting);
+    assertEquals(keys.length, waiting.held());
+    assertEquals(0, waiting.leftovers());
+    // One batch for all four (won keys[0], keys[2], keys[3]; keys[2] and keys[3] given back),
+    // keys[1] alone, then one batch for keys[2] and keys[3].
+    assertEquals(2, storeA.batchPuts);
+    KeyLocks.closeAll(held);
+    assertEquals(0, cluster.size(), "locks left behind");
+  }
+
+  @Test
+  void aBatchReadWithoutAnAnswerForAKeyTakesItAloneAndLeavesNoLockBehind() {
+    String[] keys = sortedKeys();
+    // keys[0]'s read-back answers "put in flight": its lock may or may not be ours
+    storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
+    List<KeyLocks.Held> held = a.lockAll(keys);
+    assertEquals(keys.length, a.held());
+    assertEquals(0, a.leftovers(), "the unknown record was not settled");
+    KeyLocks.closeAll(held);
+    assertEquals(0, cluster.size(), "locks left behind");
+  }
+
+  @Test
+  void aLockAllThatTimesOutHoldsNothingAfterwards() throws Exception {
+    String[] keys = sortedKeys();
+    try (KeyLocks.Held bHolds = b.lock(keys[2])) {
+      CacheException e = assertThrows(CacheException.class, () -> a.lockAll(keys));
+      assertTrue(e.getMessage().contains("held by jvm-b"), e.getMessage());
+      assertEquals(0, a.held());
+      assertEquals(1, cluster.size(), "A's locks outlived the failed lockAll");
+      // and the JVM-local locks went too: another thread of A takes a key at once
+      java.util.concurrent.CompletableFuture.runAsync(() -> a.lock(keys[0]).close())
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertEquals(0, cluster.size());
+  }
+
   /** A ride that remembers what it heard, and which of its buffers were handed over and back. */
   private static final class Ride implements KeyLocks.Ride {
     java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(64);

@@ -85,6 +85,8 @@ final class ScriptedCluster {
     int reads;
     int removes;
     int batchReads;
+    int batchPuts;
+    int batchReadAlls;
     int sizes;
 
     Client(String segment) {
@@ -128,6 +130,42 @@ final class ScriptedCluster {
         Long scripted = readAnswers.poll();
         long lock = scripted != null ? scripted : copy(lockKey, lockDestination);
         return new long[] {lock, copy(key, destination)};
+      }
+    }
+
+    /** One batch put: every key at one instant, scripted answers in the keys' order. */
+    @Override
+    public int[] createAllPinned(String[] keys, ByteBuffer[] values) {
+      synchronized (ScriptedCluster.this) {
+        batchPuts++;
+        int[] answers = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+          Integer scripted = putAnswers.poll();
+          if (scripted != null) {
+            answers[i] = scripted;
+            continue;
+          }
+          byte[] bytes = new byte[values[i].remaining()];
+          values[i].duplicate().get(bytes);
+          objects.putIfAbsent(keys[i], new StoredObject(bytes, segment));
+        }
+        return answers;
+      }
+    }
+
+    /** One batch read: every key at one instant, scripted answers in the keys' order. */
+    @Override
+    public long[] readAll(String[] keys, ByteBuffer[] destinations) {
+      beforeRead.accept(keys[0]);
+      synchronized (ScriptedCluster.this) {
+        batchReadAlls++;
+        long[] answers = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+          awaitRunning(keys[i]);
+          Long scripted = readAnswers.poll();
+          answers[i] = scripted != null ? scripted : copy(keys[i], destinations[i]);
+        }
+        return answers;
       }
     }
 

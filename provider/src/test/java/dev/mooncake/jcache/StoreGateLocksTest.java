@@ -1,0 +1,77 @@
+package dev.mooncake.jcache;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.lock.LocalKeyLocks;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The gate's key locks: a batch is forwarded as one, and each of its locks counts until closed. */
+class StoreGateLocksTest {
+  private static final String[] KEYS = {"a", "b", "c"};
+
+  /** Local locks that record the batches asked of them. */
+  private static final class Batches implements KeyLocks {
+    final LocalKeyLocks local = new LocalKeyLocks();
+    final List<Integer> batches = new ArrayList<>();
+    RuntimeException failure;
+
+    @Override
+    public Held lock(String key) {
+      return local.lock(key);
+    }
+
+    @Override
+    public List<Held> lockAll(String[] orderedKeys) {
+      batches.add(orderedKeys.length);
+      if (failure != null) {
+        throw failure;
+      }
+      return KeyLocks.super.lockAll(orderedKeys);
+    }
+
+    @Override
+    public long readStamp(String key) {
+      return local.readStamp(key);
+    }
+
+    @Override
+    public boolean mayHaveChanged(String key, long stamp) {
+      return local.mayHaveChanged(key, stamp);
+    }
+  }
+
+  @Test
+  void aBatchIsForwardedAsOneAndTheGateDrainsOnlyOnceEveryLockIsClosed() throws Exception {
+    try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
+      StoreGate gate = new StoreGate(store, "test");
+      Batches batches = new Batches();
+      List<KeyLocks.Held> held = gate.locks(batches).lockAll(KEYS);
+      assertEquals(List.of(3), batches.batches, "the batch was split into single locks");
+      assertEquals(3, held.size());
+      held.get(0).close();
+      held.get(1).close();
+      assertFalse(gate.shutAndDrain(0), "drained with a lock of the batch still held");
+      held.get(2).close();
+      assertTrue(gate.shutAndDrain(0), "a lock of the batch stayed counted after its close");
+    }
+  }
+
+  @Test
+  void aFailedBatchLeavesNothingCounted() throws Exception {
+    try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
+      StoreGate gate = new StoreGate(store, "test");
+      Batches batches = new Batches();
+      batches.failure = new IllegalStateException("scripted");
+      assertThrows(IllegalStateException.class, () -> gate.locks(batches).lockAll(KEYS));
+      assertTrue(gate.shutAndDrain(0), "a failed batch stayed counted");
+    }
+  }
+}
