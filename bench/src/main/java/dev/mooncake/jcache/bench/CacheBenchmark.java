@@ -109,9 +109,10 @@ public class CacheBenchmark {
 
   /**
    * Fill threads for a peer across a network: its putAll chunks are round trips (under the cluster
-   * lock, two per key to lock and one to release), which overlap when several threads send them;
-   * 100,000 keys on one thread took 75-90 s for {@code mooncake-store}. In-process peers fill on
-   * this thread: nothing to overlap, and their memory laid out as in every earlier run.
+   * lock also a remove per key to release), which overlap when several threads send them; 100,000
+   * keys on one thread took 75-90 s for {@code mooncake-store} while putAll still locked one key at
+   * a time. In-process peers fill on this thread: nothing to overlap, and their memory laid out as
+   * in every earlier run.
    */
   static final int REMOTE_FILL_THREADS = 8;
 
