@@ -3,8 +3,9 @@
 #
 #   bench/run.sh [smoke|short|full|long] [BenchMain options…]
 #
-# short: the in-process part in about 10 minutes on a quiet 2-core machine, then the Mooncake part
-# (skipped, with the reason printed, unless MOONCAKE_STORE_LIBRARY and MOONCAKE_MASTER are set).
+# short: the in-process part (~4 min on a quiet 2-core machine), then the Mooncake and near-cache
+# parts (~4 min; skipped, with the reason printed, unless MOONCAKE_STORE_LIBRARY and MOONCAKE_MASTER
+# are set): under 10 minutes in all.
 # full: the whole in-process matrix and the Mooncake part's single-key mixes, short iterations (~1.5 h).
 # long: the whole matrix, hours. Options after the level go to BenchMain, e.g. --part in-process
 # (one part only), --only 'read-heavy' (segments by name), --prof jfr, --budget 256m.

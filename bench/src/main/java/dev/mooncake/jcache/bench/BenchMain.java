@@ -329,7 +329,7 @@ public final class BenchMain {
    */
   static List<String> forkJvmArgs(Plan plan, ValueKind kind) {
     long mib = 1L << 20;
-    long data = Peers.dataBytes(kind, kind.keyCount(plan.budget()));
+    long data = Peers.dataBytes(kind, plan.keyCount(kind));
     long heap = Math.max(768 * mib, 3 * data);
     long direct = 2 * data + 768 * mib;
     List<String> args =
@@ -340,6 +340,7 @@ public final class BenchMain {
                 "-Xmn256m",
                 "-XX:MaxDirectMemorySize=" + direct / mib + "m",
                 "-Dbench.budget=" + plan.budget(),
+                "-Dbench.maxKeys=" + plan.maxKeys(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
     // A fixed 256 MiB young generation: eden is touched once in the first warm-up second and then
     // reused. Without it G1 grows eden into untouched heap for many seconds, and on this kind of
@@ -396,13 +397,13 @@ public final class BenchMain {
       keys.append(keys.length() == 0 ? "" : ", ")
           .append(Report.valueLabel(kind.id()))
           .append(": ")
-          .append(String.format(Locale.ROOT, "%,d", kind.keyCount(plan.budget())));
+          .append(String.format(Locale.ROOT, "%,d", plan.keyCount(kind)));
     }
     meta.put(
         "Data",
         "budget "
             + Report.bytes(plan.budget())
-            + ", keys = min(100,000, budget /"
+            + String.format(Locale.ROOT, ", keys = min(%,d, budget /", plan.maxKeys())
             + " value size): "
             + keys);
     meta.put(
@@ -516,7 +517,7 @@ public final class BenchMain {
     static Record run(Plan plan, Segment segment, String value, String keys, String peer)
         throws IOException, InterruptedException {
       ValueKind kind = ValueKind.of(value);
-      int keyCount = kind.keyCount(plan.budget());
+      int keyCount = plan.keyCount(kind);
       long segmentBytes = Peers.dataBytes(kind, keyCount) * 3 / 2 + 256 * Peers.MIB;
       List<String> command =
           List.of(

@@ -1,9 +1,10 @@
 package dev.mooncake.jcache.bench;
 
 /**
- * The data volume per trial: keys = min(100,000, budget / value size). 1 GiB by default (the
- * issue's 100,000 keys of 64 KiB or 1 MiB would be 6.4 GiB and 100 GiB); {@code -Dbench.budget}
- * (bytes, or with a k/m/g suffix) changes it, e.g. for smoke runs.
+ * The data volume per trial: keys = min(max keys, budget / value size). 1 GiB and 100,000 keys by
+ * default (the issue's 100,000 keys of 64 KiB or 1 MiB would be 6.4 GiB and 100 GiB); {@code
+ * -Dbench.budget} (bytes, or with a k/m/g suffix) and {@code -Dbench.maxKeys} are how BenchMain
+ * hands a plan's data to its forks.
  */
 public final class Budget {
   public static final long DEFAULT = 1L << 30;
@@ -12,6 +13,16 @@ public final class Budget {
 
   public static long bytes() {
     return parse(System.getProperty("bench.budget"));
+  }
+
+  /** The key cap a fork was given ({@code -Dbench.maxKeys}), 100,000 when none. */
+  public static int maxKeys() {
+    return Integer.getInteger("bench.maxKeys", ValueKind.MAX_KEYS);
+  }
+
+  /** The keys a trial of this kind stores in this fork. */
+  public static int keyCount(ValueKind kind) {
+    return kind.keyCount(bytes(), maxKeys());
   }
 
   static long parse(String text) {

@@ -83,7 +83,7 @@ public class CacheBenchmark {
   @Setup(Level.Trial)
   public void open() {
     kind = ValueKind.of(value);
-    keyCount = kind.keyCount(Budget.bytes());
+    keyCount = Budget.keyCount(kind);
     keyNames = new String[keyCount];
     for (int i = 0; i < keyCount; i++) {
       keyNames[i] = "key-" + i;

@@ -9,7 +9,7 @@ import java.util.List;
  * and {@code mooncake} (this provider on a real Mooncake against Redisson on redis-server and
  * against the raw C ABI); each part also measures the zero-copy API of this provider's peer there.
  * Four levels: {@code smoke} (checks that everything runs, seconds per benchmark, small data),
- * {@code short} (the one-command run, about 10 minutes for the in-process part), {@code full} (the
+ * {@code short} (the one-command run, under 10 minutes for all three parts), {@code full} (the
  * whole in-process matrix and the Mooncake part's single-key mixes, 2 forks × 5 × 1 s: about 2.5
  * hours in-process) and {@code long} (the whole matrix, 3 forks × 5 × 2 s: most of a day).
  */
@@ -22,6 +22,7 @@ public record Plan(
     int iterations,
     int iterationSeconds,
     long budget,
+    int maxKeys,
     List<Segment> segments) {
 
   static final List<String> ALL_VALUES = List.of("string100", "1k", "64k", "1m");
@@ -172,14 +173,37 @@ public record Plan(
   }
 
   private static Plan timed(String part, String level, List<Segment> segments) {
+    int all = ValueKind.MAX_KEYS;
     return switch (level) {
-      case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, segments);
-      case "short" -> new Plan(part, level, 1, 2, 1, 3, 1, Budget.DEFAULT, segments);
+      case "smoke" -> new Plan(part, level, 1, 1, 1, 1, 1, 64L << 20, all, segments);
+      // one warm-up second: the short run is indicative (1 fork) and must stay under 10 minutes
+      case "short" ->
+          part.equals("in-process")
+              ? new Plan(part, level, 1, 1, 1, 3, 1, Budget.DEFAULT, all, segments)
+              : shortRemote(part, level, segments);
       // error bars that decide (±10 % at 99.9 %) need samples from several JVMs: JMH's error is
       // the t-interval over forks × iterations, and fork-to-fork spread dominates on a VM
-      case "full" -> new Plan(part, level, 2, 2, 1, 5, 1, Budget.DEFAULT, segments);
-      default -> new Plan(part, level, 3, 3, 2, 5, 2, Budget.DEFAULT, segments);
+      case "full" -> new Plan(part, level, 2, 2, 1, 5, 1, Budget.DEFAULT, all, segments);
+      default -> new Plan(part, level, 3, 3, 2, 5, 2, Budget.DEFAULT, all, segments);
     };
+  }
+
+  /** The short run's data on a remote store: at most this many keys ({@link #shortRemote}). */
+  static final int SHORT_REMOTE_KEYS = 20_000;
+
+  /** And at most this many bytes of values (4,096 keys of 64 KiB, 256 of 1 MiB). */
+  static final long SHORT_REMOTE_BUDGET = 256L << 20;
+
+  /**
+   * The short level of a part on a remote store (Mooncake, Redis): a fifth of the keys and a
+   * quarter of the bytes of the other levels. There the fill is most of a combination's time
+   * (100,000 keys took 15-18 s under cluster locks, Redisson's 1 GiB of 1 MiB values 22 s: a put is
+   * a round trip), and a round trip costs the same whichever key it names, so the ratios change
+   * little; in-process, where a fill takes a second and 100,000 keys are what misses the CPU cache,
+   * the short level keeps the full data.
+   */
+  static Plan shortRemote(String part, String level, List<Segment> segments) {
+    return new Plan(part, level, 1, 1, 1, 3, 1, SHORT_REMOTE_BUDGET, SHORT_REMOTE_KEYS, segments);
   }
 
   private static IllegalArgumentException badLevel(String level) {
@@ -197,16 +221,12 @@ public record Plan(
         iterations,
         iterationSeconds,
         bytes,
+        maxKeys,
         segments);
   }
 
-  public Plan filtered(String regex) {
-    List<Segment> kept = new ArrayList<>();
-    for (Segment s : segments) {
-      if (s.name().matches(regex)) {
-        kept.add(s);
-      }
-    }
+  /** This plan with other segments. */
+  private Plan withSegments(List<Segment> kept) {
     return new Plan(
         part,
         level,
@@ -216,7 +236,23 @@ public record Plan(
         iterations,
         iterationSeconds,
         budget,
+        maxKeys,
         kept);
+  }
+
+  /** The keys a trial of this kind of value stores: min(maxKeys, budget / value size). */
+  public int keyCount(ValueKind kind) {
+    return kind.keyCount(budget, maxKeys);
+  }
+
+  public Plan filtered(String regex) {
+    List<Segment> kept = new ArrayList<>();
+    for (Segment s : segments) {
+      if (s.name().matches(regex)) {
+        kept.add(s);
+      }
+    }
+    return withSegments(kept);
   }
 
   /** Keeps only these peers and values (null: all); segments left empty are dropped. */
@@ -235,16 +271,7 @@ public record Plan(
         kept.add(new Segment(s.name(), s.benchmark(), p, v, s.keys(), s.threads(), s.drivers()));
       }
     }
-    return new Plan(
-        part,
-        level,
-        forks,
-        warmupIterations,
-        warmupSeconds,
-        iterations,
-        iterationSeconds,
-        budget,
-        kept);
+    return withSegments(kept);
   }
 
   public int runs() {

@@ -7,8 +7,9 @@ import java.util.regex.Pattern;
 
 /**
  * The level of a part's stored results: the level's name and the Plan's timing (forks, warm-up and
- * measurement iterations, data budget). Pieces of one part merge only when their timings are equal
- * ({@link Merge}): figures of 1 fork × 3 s and of 2 forks × 5 s do not belong in one table.
+ * measurement iterations, data budget and key cap). Pieces of one part merge only when their
+ * timings are equal ({@link Merge}): figures of 1 fork × 3 s and of 2 forks × 5 s do not belong in
+ * one table.
  */
 public record Timing(
     String level,
@@ -17,14 +18,23 @@ public record Timing(
     int warmupSeconds,
     int iterations,
     int iterationSeconds,
-    long budget) {
+    long budget,
+    int maxKeys) {
+
+  /** Results stored before the key cap had no maxKeys (0 when read): they all had 100,000. */
+  public Timing {
+    if (maxKeys == 0) {
+      maxKeys = ValueKind.MAX_KEYS;
+    }
+  }
 
   // what BenchMain.meta writes: "full: 2 fork(s), 2 × 1 s warm-up, 5 × 1 s measurement …"
   private static final Pattern LEVEL =
       Pattern.compile(
           "^(\\w+): (\\d+) fork\\(s\\), (\\d+) × (\\d+) s warm-up, (\\d+) × (\\d+) s measurement.*");
-  // and "budget 1024.00 MiB, keys = …" (Report.bytes)
-  private static final Pattern BUDGET = Pattern.compile("^budget ([0-9.]+) (B|KiB|MiB).*");
+  // and "budget 1024.00 MiB, keys = min(100,000, …" (Report.bytes)
+  private static final Pattern BUDGET =
+      Pattern.compile("^budget ([0-9.]+) (B|KiB|MiB), keys = min\\(([0-9,]+),.*");
 
   static Timing of(Plan plan) {
     return new Timing(
@@ -34,7 +44,8 @@ public record Timing(
         plan.warmupSeconds(),
         plan.iterations(),
         plan.iterationSeconds(),
-        plan.budget());
+        plan.budget(),
+        plan.maxKeys());
   }
 
   /**
@@ -60,20 +71,25 @@ public record Timing(
         Integer.parseInt(level.group(4)),
         Integer.parseInt(level.group(5)),
         Integer.parseInt(level.group(6)),
-        Math.round(Double.parseDouble(budget.group(1)) * unit));
+        Math.round(Double.parseDouble(budget.group(1)) * unit),
+        Integer.parseInt(budget.group(3).replace(",", "")));
   }
 
-  /** "full (2 forks, 2 × 1 s warm-up, 5 × 1 s, budget 1.00 GiB)": how a refusal names a level. */
+  /**
+   * "full (2 forks, 2 × 1 s warm-up, 5 × 1 s, budget 1.00 GiB, at most 100,000 keys)": how a
+   * refusal names a level.
+   */
   String describe() {
     return String.format(
         Locale.ROOT,
-        "%s (%d fork(s), %d × %d s warm-up, %d × %d s measurement, budget %s)",
+        "%s (%d fork(s), %d × %d s warm-up, %d × %d s measurement, budget %s, at most %,d keys)",
         level,
         forks,
         warmupIterations,
         warmupSeconds,
         iterations,
         iterationSeconds,
-        Report.bytes(budget));
+        Report.bytes(budget),
+        maxKeys);
   }
 }

@@ -10,7 +10,7 @@ public enum ValueKind {
   KIB64("64k", byte[].class, 64 * 1024),
   MIB1("1m", byte[].class, 1024 * 1024);
 
-  /** The key space; capped by {@link #keyCount(long)} for large values. */
+  /** The key space; capped by {@link #keyCount(long, int)} for large values. */
   public static final int MAX_KEYS = 100_000;
 
   private final String id;
@@ -47,9 +47,9 @@ public enum ValueKind {
     return bytes;
   }
 
-  /** keys = min(100,000, budget / value size): the data volume stays within the budget. */
-  public int keyCount(long budgetBytes) {
-    return (int) Math.max(1, Math.min(MAX_KEYS, budgetBytes / bytes));
+  /** keys = min(maxKeys, budget / value size): the data volume stays within the budget. */
+  public int keyCount(long budgetBytes, int maxKeys) {
+    return (int) Math.max(1, Math.min(maxKeys, budgetBytes / bytes));
   }
 
   /** A value of this kind, random content (Strings: ASCII letters and digits). */

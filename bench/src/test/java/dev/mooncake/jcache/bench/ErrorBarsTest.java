@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** Why a figure's error bar is wide: the spread of its samples and the samples it would need. */
 class ErrorBarsTest {
   // the full level: 2 forks × 5 iterations
-  private static final Timing FULL = new Timing("full", 2, 2, 1, 5, 1, 1L << 30);
+  private static final Timing FULL = new Timing("full", 2, 2, 1, 5, 1, 1L << 30, 100_000);
 
   @Test
   void theSpreadFollowsFromTheErrorAndTheSampleCount() {

@@ -49,7 +49,7 @@ class OlderResultsTest {
     Results r = Results.load(file);
 
     assertEquals("in-process", r.part);
-    assertEquals(new Timing("full", 1, 2, 2, 3, 1, 1L << 30), r.timing);
+    assertEquals(new Timing("full", 1, 2, 2, 3, 1, 1L << 30, 100_000), r.timing);
     assertEquals(1, r.pieces.size());
     Piece p = r.pieces.get(0);
     assertEquals(
