@@ -32,9 +32,10 @@ public record Timing(
   private static final Pattern LEVEL =
       Pattern.compile(
           "^(\\w+): (\\d+) fork\\(s\\), (\\d+) × (\\d+) s warm-up, (\\d+) × (\\d+) s measurement.*");
-  // and "budget 1024.00 MiB, keys = min(100,000, …" (Report.bytes)
+  // and "budget 1024.00 MiB, keys = min(100,000, …" (Report.bytes); a line without the key cap
+  // reads as 100,000, as every run had before the cap could change
   private static final Pattern BUDGET =
-      Pattern.compile("^budget ([0-9.]+) (B|KiB|MiB), keys = min\\(([0-9,]+),.*");
+      Pattern.compile("^budget ([0-9.]+) (B|KiB|MiB)(?:, keys = min\\(([0-9,]+),)?.*");
 
   static Timing of(Plan plan) {
     return new Timing(
@@ -72,7 +73,9 @@ public record Timing(
         Integer.parseInt(level.group(5)),
         Integer.parseInt(level.group(6)),
         Math.round(Double.parseDouble(budget.group(1)) * unit),
-        Integer.parseInt(budget.group(3).replace(",", "")));
+        budget.group(3) == null
+            ? ValueKind.MAX_KEYS
+            : Integer.parseInt(budget.group(3).replace(",", "")));
   }
 
   /**

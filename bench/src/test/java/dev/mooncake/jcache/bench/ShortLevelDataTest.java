@@ -94,6 +94,15 @@ class ShortLevelDataTest {
                 "Data",
                 "budget 256.00 MiB, keys = min(20,000, budget / value size): 1 KiB: 20,000"));
     assertEquals(Timing.of(Plan.of("mooncake", "short")), parsed);
+    // a Data line that states a budget and no key cap: 100,000 keys, as before the cap
+    Timing uncapped =
+        Timing.parse(
+            Map.of(
+                "Level",
+                "full: 2 fork(s), 2 × 1 s warm-up, 5 × 1 s measurement per combination",
+                "Data",
+                "budget 1024.00 MiB"));
+    assertEquals(Timing.of(Plan.of("mooncake", "full")), uncapped);
 
     // a results file from before the cap: its timing object has no maxKeys
     Path file = dir.resolve("mooncake.json");
