@@ -114,6 +114,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     this.keys = keys;
     this.ticker = ticker;
     this.entries = new EntryMap<>(storage, locks, ticker, this::cacheKey, new Events());
+    statistics.observeReads(storage::integrityMismatches, storage::unreachableReads);
     this.lanes = lanes;
     this.pendingLoads = new PendingLoads(name);
     this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());

@@ -12,10 +12,11 @@ import java.nio.ByteBuffer;
  *
  * <p>A value travels with a {@link #HEADER_BYTES}-byte header, written into the bytes just before
  * the value, and a {@link #TRAILER_BYTES}-byte trailer, written into the bytes just after it (the
- * header's write id again, so that a read torn by a concurrent replace is detected and repeated):
- * {@link #allocate} hands out buffers with that room reserved. With Mooncake the buffers come from
- * the pinned, registered region; any other direct buffer is registered for the call's duration
- * (costly on RDMA: prefer {@link #allocate}).
+ * checksum of header and value, so that bytes that are not the key's whole value, torn by a
+ * concurrent replace or another key's, are detected and read again, never returned): {@link
+ * #allocate} hands out buffers with that room reserved. With Mooncake the buffers come from the
+ * pinned, registered region; any other direct buffer is registered for the call's duration (costly
+ * on RDMA: prefer {@link #allocate}).
  *
  * <p>Zero-copy calls are atomic per key like every other operation. They call no cache writer and
  * publish no events: with write-through on, or a listener registered, they throw {@link
@@ -25,7 +26,7 @@ public interface ZeroCopyCache<K> {
   /** Bytes reserved before a value's position for its header. */
   int HEADER_BYTES = ValueHeader.SIZE;
 
-  /** Bytes reserved after a value's limit for its trailer. */
+  /** Bytes reserved after a value's limit for its trailer (the checksum). */
   int TRAILER_BYTES = ValueHeader.TRAILER;
 
   /**

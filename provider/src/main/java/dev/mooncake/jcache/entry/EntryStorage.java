@@ -6,6 +6,7 @@ import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.codec.Codec;
 import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.integrity.StoreKeyHash;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
@@ -42,14 +43,19 @@ public final class EntryStorage {
   private static final int NOT_READY_RETRIES = 50;
 
   /**
-   * How often a read is repeated when what it got does not match its own header (its length, or the
-   * write id in its trailer: {@link ValueHeader#matches}). Seen on a real Mooncake (3b5a594) while
-   * another JVM replaced the key (a forced remove, then a put): one get_into answered the old
-   * object's length with the new object's bytes, the replica it was copying having been freed and
-   * reused. Reading again gets one whole object. Every read path repeats: single, batch (through
-   * the single path), the read riding on a lock, zero-copy.
+   * How often a read is repeated when what it got is not the key's whole value ({@link
+   * ValueHeader#defect}: no header, wrong length, checksum, another key's owner hash). Seen on a
+   * real Mooncake (3b5a594) while other clients replaced keys (a forced remove, then a put):
+   * get_into answered with a mix of two objects, or with another key's whole object, the memory it
+   * was copying having been freed and reused. Reading again asks the master anew and gets one whole
+   * object of the key. Every read path repeats through {@link #readNow}: single, batch, the read
+   * riding on a lock; zero-copy repeats in place. After the last try the read fails naming the key
+   * and the defect: bytes that are not the key's value are never returned.
    */
-  private static final int TORN_READ_RETRIES = 5;
+  private static final int INTEGRITY_RETRIES = 5;
+
+  /** At most one log line per cache per this long about reads that were not the key's value. */
+  private static final long MISMATCH_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   /**
    * How often a plain read repeats a transfer failure (-800) before it answers "absent". Seen on a
@@ -93,6 +99,8 @@ public final class EntryStorage {
   private volatile int readBufferSize = MIN_READ_BUFFER;
   private final LongAdder copiedBytes = new LongAdder();
   private final LongAdder unreachableReads = new LongAdder();
+  private final LongAdder integrityMismatches = new LongAdder();
+  private volatile long lastMismatchLog;
   private volatile long lastUnreachableRead; // ticker nanos; 0: never
   private volatile long lastUnreachableLog;
 
@@ -149,8 +157,12 @@ public final class EntryStorage {
   }
 
   private StoredEntry readNow(String key) {
+    return readNow(key, StoreKeyHash.of(key));
+  }
+
+  private StoredEntry readNow(String key, long owner) {
     int size = readBufferSize;
-    int torn = 0;
+    int mismatches = 0;
     int unreachableTries = 0;
     long deadline = ticker.nanos() + timeoutNanos;
     for (int attempt = 0; ; attempt++) {
@@ -158,10 +170,16 @@ public final class EntryStorage {
       try {
         long result = store.getInto(key, buffer);
         if (result >= 0) {
-          if (!ValueHeader.matches(buffer, 0, result) && torn++ < TORN_READ_RETRIES) {
-            continue; // the object was replaced during the read (see TORN_READ_RETRIES)
+          ValueHeader.Defect defect = ValueHeader.defect(buffer, 0, result, owner);
+          if (defect == null) {
+            return decode(key, buffer, result);
           }
-          return decode(key, buffer, result);
+          mismatch(key, defect);
+          if (mismatches < INTEGRITY_RETRIES && ticker.nanos() - deadline < 0) {
+            backOff(mismatches++); // not the key's value (see INTEGRITY_RETRIES): ask again
+            continue;
+          }
+          throw ValueHeader.refused(buffer, 0, result, key, defect);
         }
         if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
           return null;
@@ -185,7 +203,7 @@ public final class EntryStorage {
         if (needed == StoreStatus.OBJECT_NOT_FOUND.code()) {
           return null;
         }
-        if (needed > buffer.capacity() && attempt == 0) {
+        if (needed > size) { // grows at most to the largest size asked, so this ends
           size = checkedSize(needed, key);
           growReadBuffer(size);
           continue;
@@ -260,8 +278,14 @@ public final class EntryStorage {
      * torn: the single read repeats it) read now, still under the lock.
      */
     StoredEntry entry() {
-      if (answered && result >= 0 && ValueHeader.matches(buffer, 0, result)) {
-        return decode(key, buffer, result);
+      if (answered && result >= 0) {
+        long owner = StoreKeyHash.of(key);
+        ValueHeader.Defect defect = ValueHeader.defect(buffer, 0, result, owner);
+        if (defect == null) {
+          return decode(key, buffer, result);
+        }
+        mismatch(key, defect);
+        return lanes.call(Lane.RETRIEVE, () -> readNow(key, owner));
       }
       if (knownAbsent()) {
         return null;
@@ -322,10 +346,16 @@ public final class EntryStorage {
             System.arraycopy(chunk, 0, results, first, end - first);
           });
       for (int i = 0; i < count; i++) {
-        if (results[i] >= 0 && ValueHeader.matches(targets[i], 0, results[i])) {
-          found[from + i] = decode(group[i], targets[i], results[i]);
-        } else if (results[i] >= 0) {
-          found[from + i] = read(group[i]); // torn (see TORN_READ_RETRIES): read again singly
+        if (results[i] >= 0) {
+          long owner = StoreKeyHash.of(group[i]);
+          ValueHeader.Defect defect = ValueHeader.defect(targets[i], 0, results[i], owner);
+          if (defect == null) {
+            found[from + i] = decode(group[i], targets[i], results[i]);
+          } else { // not the key's value (see INTEGRITY_RETRIES): read again singly
+            mismatch(group[i], defect);
+            String key = group[i];
+            found[from + i] = lanes.call(Lane.RETRIEVE, () -> readNow(key, owner));
+          }
         } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
           found[from + i] = read(group[i]); // too small or in flight: the single path copes
         }
@@ -445,7 +475,7 @@ public final class EntryStorage {
     long deadline = deadline();
     boolean existed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
     Codec.Encoded encoded = codec.encode(value);
-    ByteBuffer buffer = headed(encoded.format(), encoded.bytes(), expireAt);
+    ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt);
     try {
       putChecked(key, buffer, existed && !read.provedExclusive(), held, deadline);
     } finally {
@@ -501,7 +531,12 @@ public final class EntryStorage {
       boolean[] removed = new boolean[keys.length];
       for (int i = 0; i < keys.length; i++) {
         Write write = group.get(i);
-        fill(values[i], encoded[from + i].format(), encoded[from + i].bytes(), write.expireAt());
+        fill(
+            values[i],
+            write.key(),
+            encoded[from + i].format(),
+            encoded[from + i].bytes(),
+            write.expireAt());
         if (!trustAbsent(write.knownAbsent())) {
           removed[i] = deleteNow(write.key(), write.held(), deadline);
         }
@@ -553,7 +588,7 @@ public final class EntryStorage {
       boolean absent,
       boolean exclusive,
       KeyLocks.Held held) {
-    ByteBuffer buffer = headed(format, payload, expireAt);
+    ByteBuffer buffer = headed(key, format, payload, expireAt);
     try {
       long deadline = deadline();
       boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
@@ -670,13 +705,14 @@ public final class EntryStorage {
       throw new IllegalArgumentException(
           "a zero-copy value needs "
               + ValueHeader.TRAILER
-              + " free bytes after its limit for the trailer; its limit is "
+              + " free bytes after its limit for the checksum; its limit is "
               + value.limit()
               + ", its capacity "
               + value.capacity());
     }
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
-    ValueHeader.write(whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining());
+    ValueHeader.write(
+        whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining(), StoreKeyHash.of(key));
     long deadline = deadline();
     boolean removed = !trustAbsent(knownAbsent) && deleteNow(key, held, deadline);
     putChecked(key, whole, removed, held, deadline);
@@ -699,9 +735,16 @@ public final class EntryStorage {
       backOff(retry);
       length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
     }
-    for (int torn = 0;
-        length >= 0 && !ValueHeader.matches(destination, start, length) && torn < TORN_READ_RETRIES;
-        torn++) {
+    long owner = StoreKeyHash.of(key);
+    ValueHeader.Defect defect;
+    for (int retry = 0;
+        length >= 0 && (defect = ValueHeader.defect(destination, start, length, owner)) != null;
+        retry++) {
+      mismatch(key, defect); // not the key's value (see INTEGRITY_RETRIES): ask again
+      if (retry >= INTEGRITY_RETRIES || ticker.nanos() - deadline >= 0) {
+        throw ValueHeader.refused(destination, start, length, key, defect);
+      }
+      backOff(retry);
       length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
     }
     if (length == StoreStatus.TRANSFER_FAIL.code()) {
@@ -727,7 +770,6 @@ public final class EntryStorage {
       }
       throw failure("get", key, length);
     }
-    ValueHeader.check(destination, start, length, key);
     if (ValueHeader.format(destination, start) != TypedCodec.BYTES_FORMAT) {
       throw new CacheException(
           "get on cache '"
@@ -776,6 +818,34 @@ public final class EntryStorage {
     return unreachableReads.sum();
   }
 
+  /**
+   * Bytes read under a key that were not its whole value (another key's object, a torn mix, no
+   * header): each was read again, never returned. Counted, and logged at WARN at most once per
+   * {@link #MISMATCH_LOG_NANOS} per cache.
+   */
+  private void mismatch(String key, ValueHeader.Defect defect) {
+    integrityMismatches.increment();
+    long now = ticker.nanos();
+    long logged = lastMismatchLog;
+    if (logged == 0 || now - logged >= MISMATCH_LOG_NANOS) {
+      lastMismatchLog = now == 0 ? 1 : now;
+      LOG.warn(
+          "cache '{}': a read of store key '{}' returned bytes that {}; read again, never returned"
+              + " ({} such reads so far; more are not logged for {} s) ({})",
+          cacheName,
+          key,
+          defect.phrase(),
+          integrityMismatches.sum(),
+          TimeUnit.NANOSECONDS.toSeconds(MISMATCH_LOG_NANOS),
+          store.describe());
+    }
+  }
+
+  /** Reads whose bytes were not the key's whole value, each read again (never returned). */
+  public long integrityMismatches() {
+    return integrityMismatches.sum();
+  }
+
   /** A caller's "known absent", unless a read recently found an unreachable object (see above). */
   private boolean trustAbsent(boolean knownAbsent) {
     long last = lastUnreachableRead;
@@ -788,20 +858,24 @@ public final class EntryStorage {
   }
 
   /** A pool buffer holding header, payload and trailer, limited to their length. */
-  private ByteBuffer headed(byte format, byte[] payload, long expireAt) {
+  private ByteBuffer headed(String key, byte format, byte[] payload, long expireAt) {
     ByteBuffer buffer = buffers.acquire(ValueHeader.OVERHEAD + payload.length);
     try {
-      return fill(buffer, format, payload, expireAt);
+      return fill(buffer, key, format, payload, expireAt);
     } catch (RuntimeException e) {
       buffers.release(buffer);
       throw e;
     }
   }
 
-  /** Writes header, payload and trailer at the start of {@code buffer} and limits it to them. */
-  private ByteBuffer fill(ByteBuffer buffer, byte format, byte[] payload, long expireAt) {
-    ValueHeader.write(buffer, 0, format, expireAt, payload.length);
+  /**
+   * Writes header, payload and checksum for {@code key}'s value at the start of {@code buffer} and
+   * limits it to them.
+   */
+  private ByteBuffer fill(
+      ByteBuffer buffer, String key, byte format, byte[] payload, long expireAt) {
     buffer.put(ValueHeader.SIZE, payload);
+    ValueHeader.write(buffer, 0, format, expireAt, payload.length, StoreKeyHash.of(key));
     copiedBytes.add(payload.length);
     return buffer.limit(ValueHeader.OVERHEAD + payload.length);
   }
@@ -850,8 +924,8 @@ public final class EntryStorage {
     return result;
   }
 
+  /** The entry in {@code buffer[0, length)}, which {@link ValueHeader#defect} found whole. */
   private StoredEntry decode(String key, ByteBuffer buffer, long length) {
-    ValueHeader.check(buffer, 0, length, key);
     if (!bytesAllowed && ValueHeader.format(buffer, 0) == TypedCodec.BYTES_FORMAT) {
       throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
     }

@@ -1,161 +1,144 @@
 package dev.mooncake.jcache.entry;
 
+import dev.mooncake.jcache.integrity.Checksum;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ThreadLocalRandom;
 import javax.cache.CacheException;
 
 /**
- * The 24 bytes in front of every stored value, and the 8 after it. Mooncake cannot store empty
- * objects and keeps no per-object metadata we can use, so what JCache needs travels with the value:
+ * The 24 bytes in front of every stored value, and the 4 after it. Mooncake cannot store empty
+ * objects and keeps no per-object metadata we can use, so what JCache needs travels with the value,
+ * and so does the proof of what the bytes are:
  *
  * <pre>
- *   0  magic 'M' (0x4D)      1  layout version (3)     2  payload format     3  check
+ *   0  magic 'M' (0x4D)      1  layout version (4)     2  payload format     3  0
  *   4  expiry time: epoch millis, Long.MAX_VALUE = eternal (8 bytes, big-endian)
  *   12 payload length (4 bytes)
- *   16 write id (8 bytes)                               24 payload …
- *   24 + payload length: the write id again (the trailer, 8 bytes)
+ *   16 owner: the first 8 bytes of SHA-256 of the store key the value was written under
+ *   24 payload …
+ *   24 + payload length: CRC32C of bytes [0, 24 + payload length) (4 bytes, big-endian)
  * </pre>
  *
- * <p>The check byte is a CRC-8 (polynomial 0x07) of bytes 0-2 and 4-15. Without it a corrupted
- * expiry time or format byte read as another expiry or another type (layout 1 had a flags byte of 0
- * there: of 144 single-bit and whole-byte corruptions, 79 went unnoticed). A CRC-8 catches every
- * corruption within one byte of what it covers. The write id is not covered: it checks itself
- * against the trailer (a changed byte at either end reads as a torn read, repeated, then refused),
- * and leaving it out keeps the CRC, computed byte by byte on every write and read, as short as in
- * layout 2. The payload is not covered.
- *
- * <p>The write id is random per write, at both ends of the object. A real Mooncake can tear a read
- * that races another client's forced remove of the object: the memory is reused while it is copied.
- * A copy that runs front to back and is overtaken by the reusing writer gets the old header and the
- * new trailer: the ids differ even where the lengths agree (layout 2 had no trailer and took such a
- * read, of a value of the same length, as a value). What it cannot see: docs/real-mooncake.md.
+ * <p>Why: a real Mooncake can answer a read of one key with bytes it never stored there. A forced
+ * remove frees an object's memory while another client's transfer may still copy it, and the next
+ * object of that size takes the memory: the reader gets a mix of two objects, or another key's
+ * whole, well-formed object (seen: another key's, another cache's and another tenant's value, with
+ * matching lengths). The checksum catches the mix wherever its seam falls; the owner catches the
+ * whole object of another key, tenant or cache ({@code StoreKeyHash}: tenant and cache are part of
+ * the store key). Every read path checks both before a byte reaches the codec ({@link #defect}),
+ * and reads again when either fails; layout 3's write ids at both ends saw only tears that reached
+ * an end of the object.
  */
 public final class ValueHeader {
   public static final int SIZE = 24;
 
-  /** The bytes after the payload: the write id again. */
-  public static final int TRAILER = 8;
+  /** The bytes after the payload: the checksum. */
+  public static final int TRAILER = 4;
 
   /** Header and trailer: an object is this much larger than its payload. */
   public static final int OVERHEAD = SIZE + TRAILER;
 
   static final byte MAGIC = 0x4D;
-  static final byte VERSION = 3;
+  static final byte VERSION = 4;
 
-  /** The layout before write ids (16-byte header, no trailer). */
-  private static final byte UNCHECKED_VERSION = 2;
+  /** The oldest layout that was ever written (1); layouts before {@link #VERSION} are refused. */
+  private static final byte FIRST_VERSION = 1;
+
+  /** What makes bytes read under a key not that key's value; each reads as one phrase. */
+  public enum Defect {
+    NO_HEADER("was not written by this provider (no value header)"),
+    OLDER_LAYOUT("has an older header layout, written by an older version of this provider"),
+    UNKNOWN_LAYOUT("has a header layout this provider does not know"),
+    LENGTH("is not as long as its header says (torn or truncated)"),
+    CHECKSUM("fails its checksum (torn while another client replaced it, or corrupted)"),
+    OTHER_KEY("belongs to another key, cache or tenant (its owner hash differs)");
+
+    private final String phrase;
+
+    Defect(String phrase) {
+      this.phrase = phrase;
+    }
+
+    public String phrase() {
+      return phrase;
+    }
+  }
 
   private ValueHeader() {}
 
   /**
-   * Writes a header at {@code buffer}'s absolute index {@code at} and the trailer after the {@code
-   * payloadLength} bytes that follow it, with a fresh write id.
+   * Writes a header at {@code buffer}'s absolute index {@code at} for the {@code payloadLength}
+   * bytes already placed after it, then the checksum after them.
+   *
+   * @param owner {@code StoreKeyHash.of(storeKey)} of the key the value is written under
    */
   public static void write(
-      ByteBuffer buffer, int at, byte format, long expireAt, int payloadLength) {
-    long writeId = ThreadLocalRandom.current().nextLong();
+      ByteBuffer buffer, int at, byte format, long expireAt, int payloadLength, long owner) {
     buffer.put(at, MAGIC);
     buffer.put(at + 1, VERSION);
     buffer.put(at + 2, format);
+    buffer.put(at + 3, (byte) 0);
     buffer.putLong(at + 4, expireAt);
     buffer.putInt(at + 12, payloadLength);
-    buffer.putLong(at + 16, writeId);
-    buffer.put(at + 3, crc(buffer, at));
-    buffer.putLong(at + SIZE + payloadLength, writeId);
-  }
-
-  private static final byte[] CRC_TABLE = new byte[256];
-
-  static {
-    for (int i = 0; i < 256; i++) {
-      int crc = i;
-      for (int bit = 0; bit < 8; bit++) {
-        crc = (crc & 0x80) != 0 ? (crc << 1) ^ 0x07 : crc << 1;
-      }
-      CRC_TABLE[i] = (byte) crc;
-    }
-  }
-
-  /** The header bytes the check byte covers: all but the write id. */
-  private static final int CHECKED = 16;
-
-  /** CRC-8 of the header at {@code at}, its check byte (index 3) and the write id left out. */
-  private static byte crc(ByteBuffer buffer, int at) {
-    int crc = 0;
-    for (int i = 0; i < CHECKED; i++) {
-      if (i != 3) {
-        crc = CRC_TABLE[(crc ^ buffer.get(at + i)) & 0xFF];
-      }
-    }
-    return (byte) crc;
+    buffer.putLong(at + 16, owner);
+    int end = at + SIZE + payloadLength;
+    buffer.putInt(end, Checksum.of(buffer, at, end));
   }
 
   /**
-   * Whether {@code totalLength} bytes read at {@code at} are one whole value of this provider: as
-   * long as its header says, and with the header's write id in the trailer. A real Mooncake can
-   * tear a read that races another client's forced remove (the memory is reused while it is
-   * copied): such a read fails this, and is read again. The check byte is left to {@link #check}.
+   * What is wrong with the {@code totalLength} bytes read at {@code at} as the value of the key
+   * whose hash is {@code owner}, or {@code null} when they are one whole value of that key.
    */
-  public static boolean matches(ByteBuffer buffer, int at, long totalLength) {
-    return totalLength >= OVERHEAD
-        && buffer.get(at) == MAGIC
-        && buffer.get(at + 1) == VERSION
-        && buffer.getInt(at + 12) == totalLength - OVERHEAD
-        && buffer.getLong(at + 16) == buffer.getLong(at + (int) totalLength - TRAILER);
+  public static Defect defect(ByteBuffer buffer, int at, long totalLength, long owner) {
+    if (totalLength < OVERHEAD || buffer.get(at) != MAGIC) {
+      return Defect.NO_HEADER;
+    }
+    byte version = buffer.get(at + 1);
+    if (version != VERSION) {
+      return version >= FIRST_VERSION && version < VERSION
+          ? Defect.OLDER_LAYOUT
+          : Defect.UNKNOWN_LAYOUT;
+    }
+    if (buffer.getInt(at + 12) != totalLength - OVERHEAD) {
+      return Defect.LENGTH;
+    }
+    int end = at + (int) totalLength - TRAILER;
+    if (buffer.getInt(end) != Checksum.of(buffer, at, end)) {
+      return Defect.CHECKSUM;
+    }
+    return buffer.getLong(at + 16) == owner ? null : Defect.OTHER_KEY;
   }
 
-  /**
-   * Checks the header at {@code at} against {@code totalLength} bytes read; names what is wrong.
-   */
-  public static void check(ByteBuffer buffer, int at, long totalLength, String key) {
-    if (totalLength < SIZE || buffer.get(at) != MAGIC) {
-      throw new CacheException(
-          "stored object '" + key + "' was not written by this provider (no value header)");
+  /** Throws a {@link CacheException} naming {@code key} and the defect, if there is one. */
+  public static void check(ByteBuffer buffer, int at, long totalLength, String key, long owner) {
+    Defect defect = defect(buffer, at, totalLength, owner);
+    if (defect != null) {
+      throw refused(buffer, at, totalLength, key, defect);
     }
-    if (buffer.get(at + 1) == UNCHECKED_VERSION) {
-      throw new CacheException(
-          "stored object '"
-              + key
-              + "' has header layout 2, written by an older version of this provider; this one"
-              + " reads layout "
-              + VERSION
-              + " only (its write ids detect torn reads): remove the key or clear the cache");
-    }
-    if (buffer.get(at + 1) != VERSION) {
-      throw new CacheException(
-          "stored object '"
-              + key
-              + "' has header layout "
-              + buffer.get(at + 1)
-              + "; this provider reads layout "
-              + VERSION);
-    }
-    if (buffer.get(at + 3) != crc(buffer, at)) {
-      throw new CacheException(
-          "stored object '" + key + "' has a corrupt header (check byte mismatch)");
-    }
-    int payloadLength = buffer.getInt(at + 12);
-    if (payloadLength != totalLength - OVERHEAD) {
-      throw new CacheException(
-          "stored object '"
-              + key
-              + "' is truncated: header says "
-              + payloadLength
-              + " payload bytes, the store returned "
-              + (totalLength - OVERHEAD));
-    }
-    long writeId = buffer.getLong(at + 16);
-    long trailer = buffer.getLong(at + (int) totalLength - TRAILER);
-    if (writeId != trailer) {
-      throw new CacheException(
-          "stored object '"
-              + key
-              + "' is torn: its header names write "
-              + Long.toHexString(writeId)
-              + ", its trailer write "
-              + Long.toHexString(trailer)
-              + " (read while another client replaced it, or corrupted)");
-    }
+  }
+
+  /** The exception for bytes under {@code key} that are not its value: key, defect, details. */
+  public static CacheException refused(
+      ByteBuffer buffer, int at, long totalLength, String key, Defect defect) {
+    String details =
+        switch (defect) {
+          case OLDER_LAYOUT ->
+              " (layout "
+                  + buffer.get(at + 1)
+                  + "; this one reads layout "
+                  + VERSION
+                  + " only, whose owner hash and checksum prove a value's key and bytes): remove the"
+                  + " key or clear the cache";
+          case UNKNOWN_LAYOUT ->
+              " (layout " + buffer.get(at + 1) + "; this one reads " + VERSION + ")";
+          case LENGTH ->
+              " (header: "
+                  + buffer.getInt(at + 12)
+                  + " payload bytes; the store returned "
+                  + (totalLength - OVERHEAD)
+                  + ")";
+          default -> "";
+        };
+    return new CacheException("stored object '" + key + "' " + defect.phrase() + details);
   }
 
   public static byte format(ByteBuffer buffer, int at) {

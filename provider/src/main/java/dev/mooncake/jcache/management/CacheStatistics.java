@@ -1,13 +1,13 @@
 package dev.mooncake.jcache.management;
 
 import java.util.concurrent.atomic.LongAdder;
-import javax.cache.management.CacheStatisticsMXBean;
+import java.util.function.LongSupplier;
 
 /**
  * The cache's statistics, as the spec defines them. Counting is cheap (striped adders) and
  * switchable at run time; while disabled nothing is recorded.
  */
-public final class CacheStatistics implements CacheStatisticsMXBean {
+public final class CacheStatistics implements MooncakeCacheStatisticsMXBean {
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder puts = new LongAdder();
@@ -17,6 +17,26 @@ public final class CacheStatistics implements CacheStatisticsMXBean {
   private final LongAdder putTimeNanos = new LongAdder();
   private final LongAdder removeTimeNanos = new LongAdder();
   private volatile boolean enabled;
+  private volatile LongSupplier integrityMismatches = () -> 0;
+  private volatile LongSupplier unreachableReads = () -> 0;
+  private volatile long integrityMismatchesCleared;
+  private volatile long unreachableReadsCleared;
+
+  /** Where the store-side counters come from (the cache's entry storage counts them). */
+  public void observeReads(LongSupplier integrityMismatches, LongSupplier unreachableReads) {
+    this.integrityMismatches = integrityMismatches;
+    this.unreachableReads = unreachableReads;
+  }
+
+  @Override
+  public long getIntegrityMismatches() {
+    return integrityMismatches.getAsLong() - integrityMismatchesCleared;
+  }
+
+  @Override
+  public long getUnreachableReads() {
+    return unreachableReads.getAsLong() - unreachableReadsCleared;
+  }
 
   public boolean isEnabled() {
     return enabled;
@@ -108,6 +128,8 @@ public final class CacheStatistics implements CacheStatisticsMXBean {
         }) {
       adder.reset();
     }
+    integrityMismatchesCleared = integrityMismatches.getAsLong();
+    unreachableReadsCleared = unreachableReads.getAsLong();
   }
 
   @Override

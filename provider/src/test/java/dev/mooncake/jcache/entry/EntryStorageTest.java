@@ -219,7 +219,7 @@ class EntryStorageTest {
 
   /**
    * The object as a read overtaken by a reusing writer copies it: the header (and, here, the
-   * payload) of {@code old}, the trailer of {@code successor}, both of one length.
+   * payload) of {@code old}, the trailer (checksum) of {@code successor}, both of one length.
    */
   private static byte[] torn(byte[] old, byte[] successor) {
     assertEquals(old.length, successor.length, "a torn read of the same length");
@@ -253,7 +253,7 @@ class EntryStorageTest {
     store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e = assertThrows(CacheException.class, () -> read("k"));
     assertEquals(8, store.count("getInto"), "five repeats, then the failure");
-    assertTrue(e.getMessage().contains("'k' is torn"), e.getMessage());
+    assertTrue(e.getMessage().contains("'k' fails its checksum"), e.getMessage());
   }
 
   @Test
@@ -274,7 +274,7 @@ class EntryStorageTest {
     store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e =
         assertThrows(CacheException.class, () -> storage.readAll(new String[] {"a", "b"}));
-    assertTrue(e.getMessage().contains("'a' is torn"), e.getMessage());
+    assertTrue(e.getMessage().contains("'a' fails its checksum"), e.getMessage());
   }
 
   @Test
@@ -300,6 +300,7 @@ class EntryStorageTest {
     value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
     storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
     byte[] old = raw("k");
+    value.put(ValueHeader.SIZE, new byte[] {4, 5, 6}); // the same length, other bytes
     storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, false, NO_LOCK);
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
@@ -315,7 +316,7 @@ class EntryStorageTest {
     store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e =
         assertThrows(CacheException.class, () -> storage.readInPlace("k", destination));
-    assertTrue(e.getMessage().contains("'k' is torn"), e.getMessage());
+    assertTrue(e.getMessage().contains("'k' fails its checksum"), e.getMessage());
     assertEquals(8, store.count("getInto"), "five repeats, then the failure");
   }
 
@@ -327,8 +328,64 @@ class EntryStorageTest {
         assertThrows(
             IllegalArgumentException.class,
             () -> storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK));
-    assertTrue(e.getMessage().contains("8 free bytes after its limit"), e.getMessage());
+    assertTrue(e.getMessage().contains("4 free bytes after its limit"), e.getMessage());
     assertEquals(List.of(), store.calls(), "nothing was sent");
+  }
+
+  @Test
+  void anotherKeysWholeValueIsReadAgainAndNeverReturned() {
+    storage.write("k", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("other", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    byte[] others =
+        raw("other"); // whole and well-formed, of the same length: only its owner differs
+    store.clearCalls();
+
+    store.scriptBytes("getInto", others); // a read of k answered with other's object, once
+    assertEquals("mine", read("k"));
+    assertEquals(2, store.count("getInto"), "another key's value was taken as k's");
+    assertEquals(1, storage.integrityMismatches(), "the mismatch was not counted");
+
+    store.scriptBytes("getInto", others, others, others, others, others, others);
+    CacheException e = assertThrows(CacheException.class, () -> read("k"));
+    assertTrue(
+        e.getMessage().contains("'k' belongs to another key, cache or tenant"), e.getMessage());
+    assertEquals(7, storage.integrityMismatches());
+  }
+
+  @Test
+  void anotherKeysWholeValueInABatchARideOrAZeroCopyReadIsReadAgain() {
+    storage.write("a", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("b", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    byte[] bs = raw("b");
+    store.clearCalls();
+    store.scriptBytes("batchGetInto", bs); // a's slot of the batch holds b's object
+    StoredEntry[] found = storage.readAll(new String[] {"a", "b"});
+    assertEquals("mine", found[0].value());
+    assertEquals("them", found[1].value());
+    assertEquals(List.of("batchGetInto", "getInto"), store.calls());
+
+    store.clearCalls();
+    try (EntryStorage.EntryRead read = storage.entryRead("a")) {
+      read.destination().put(0, bs);
+      read.answered(bs.length); // the lock's batch brought back b's object under a
+      assertEquals("mine", read.entry().value());
+    }
+    assertEquals(List.of("getInto"), store.calls(), "the ride's foreign object was not re-read");
+
+    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
+    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
+    value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
+    storage.writeInPlace("z1", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    value.put(ValueHeader.SIZE, new byte[] {4, 5, 6});
+    storage.writeInPlace("z2", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    byte[] z2 = raw("z2");
+    store.clearCalls();
+    ByteBuffer destination = ByteBuffer.allocateDirect(64);
+    store.scriptBytes("getInto", z2);
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z1", destination));
+    assertEquals(1, destination.get(destination.position()), "z2's payload read as z1's");
+    assertEquals(2, store.count("getInto"));
+    assertEquals(3, storage.integrityMismatches());
   }
 
   @Test

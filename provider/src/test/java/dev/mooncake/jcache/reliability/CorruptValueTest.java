@@ -112,11 +112,11 @@ class CorruptValueTest {
     assertEquals(
         Headers.SIZE + VALUE.length() + Headers.TRAILER, good.length, "the documented layout");
     assertEquals(0x4D, good[0]);
-    assertEquals(Headers.check(good), good[3], "the documented check byte");
+    assertEquals(Headers.owner(key), ByteBuffer.wrap(good).getLong(16), "the documented owner");
     assertEquals(
-        ByteBuffer.wrap(good).getLong(16),
-        ByteBuffer.wrap(good).getLong(good.length - Headers.TRAILER),
-        "the trailer repeats the header's write id");
+        Headers.checksum(good, good.length - Headers.TRAILER),
+        ByteBuffer.wrap(good).getInt(good.length - Headers.TRAILER),
+        "the documented checksum");
 
     Outcomes outcomes = new Outcomes();
     List<Integer> positions = new ArrayList<>();
@@ -124,7 +124,7 @@ class CorruptValueTest {
       positions.add(i);
     }
     for (int i = good.length - Headers.TRAILER; i < good.length; i++) {
-      positions.add(i); // a changed trailer reads as a torn read: repeated, then refused
+      positions.add(i); // a changed checksum: read again, then refused
     }
     for (int i : positions) {
       for (int mask : new int[] {1, 2, 4, 8, 16, 32, 64, 128, 0xFF}) {
@@ -147,22 +147,32 @@ class CorruptValueTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"in-process", "fake"})
-  void aValueOfTheLayoutBeforeWriteIdsIsRefusedByName(String backend) {
+  void valuesOfTheLayoutsBeforeOwnerAndChecksumAreRefusedByName(String backend) {
     Setup s = open(backend);
     Cache<String, String> cache = valuesWithK(s);
     String key = RawObjects.storeKey(TENANT, "values", "k");
     byte[] good = s.raw.get(key);
-    // layout 2, as an older provider wrote it: the first 16 header bytes, the payload, no trailer
-    byte[] old = new byte[16 + VALUE.length()];
-    System.arraycopy(good, 0, old, 0, 16);
-    System.arraycopy(good, Headers.SIZE, old, 16, VALUE.length());
-    old[1] = 2;
-    old[3] = Headers.check(old);
-    s.raw.put(key, old);
-    CacheException e = assertThrows(CacheException.class, () -> cache.get("k"));
-    assertTrue(
-        e.getMessage().contains("layout 2, written by an older version of this provider"),
-        e.getMessage());
+    byte[] payload = Arrays.copyOfRange(good, Headers.SIZE, good.length - Headers.TRAILER);
+    // layout 2, as an older provider wrote it: a 16-byte header, the payload, no trailer
+    ByteBuffer two = ByteBuffer.allocate(16 + payload.length);
+    two.put((byte) 0x4D).put((byte) 2).put(good[2]).put((byte) 0).putLong(Long.MAX_VALUE);
+    two.putInt(payload.length).put(payload);
+    // layout 3: a 24-byte header ending in a write id, the payload, the write id again
+    ByteBuffer three = ByteBuffer.allocate(24 + payload.length + 8);
+    three.put((byte) 0x4D).put((byte) 3).put(good[2]).put((byte) 0).putLong(Long.MAX_VALUE);
+    three.putInt(payload.length).putLong(42).put(payload).putLong(42);
+    for (ByteBuffer old : List.of(two, three)) {
+      s.raw.put(key, old.array());
+      CacheException e = assertThrows(CacheException.class, () -> cache.get("k"));
+      assertTrue(
+          e.getMessage()
+              .contains(
+                  "has an older header layout, written by an older version of this provider"
+                      + " (layout "
+                      + old.get(1)),
+          e.getMessage());
+      assertTrue(e.getMessage().contains("remove the key or clear the cache"), e.getMessage());
+    }
   }
 
   @ParameterizedTest
@@ -214,10 +224,10 @@ class CorruptValueTest {
           bytes[1] = Headers.LAYOUT;
         }
         if (n == 3 && length >= Headers.SIZE + Headers.TRAILER) {
-          // magic, layout, a consistent length and a trailer that repeats the write id: only the
-          // check byte stands between
+          // magic, layout, a consistent length and the key's owner hash: only the checksum stands
+          // between
           ByteBuffer.wrap(bytes).putInt(12, length - Headers.SIZE - Headers.TRAILER);
-          System.arraycopy(bytes, 16, bytes, length - Headers.TRAILER, Headers.TRAILER);
+          ByteBuffer.wrap(bytes).putLong(16, Headers.owner(key));
         }
         foreign.add(bytes);
       }
@@ -234,6 +244,30 @@ class CorruptValueTest {
     }
     System.out.printf("%s: %d foreign objects: %s%n", backend, outcomes.cases, outcomes.counts);
     assertEquals(Integer.valueOf(outcomes.cases), outcomes.counts.get("CacheException"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"in-process", "fake"})
+  void anotherKeysWholeValueUnderThisKeyIsNeverReturnedAndIsCounted(String backend)
+      throws Exception {
+    Setup s = open(backend);
+    Cache<String, String> cache = valuesWithK(s);
+    cache.put("j", "a value of the same length as k's"); // same length: only the owner differs
+    String key = RawObjects.storeKey(TENANT, "values", "k");
+    byte[] js = s.raw.get(RawObjects.storeKey(TENANT, "values", "j"));
+    s.raw.put(key, js); // what a read racing a reuse of k's memory by j's put would copy
+    s.manager.enableStatistics("values", true);
+    CacheException e = assertThrows(CacheException.class, () -> cache.get("k"));
+    assertTrue(e.getMessage().contains("belongs to another key, cache or tenant"), e.getMessage());
+    javax.management.ObjectName bean =
+        new javax.management.ObjectName(
+            "javax.cache:type=CacheStatistics,CacheManager="
+                + s.manager.getURI().toString().replaceAll(",|:|=|\n", ".")
+                + ",Cache=values");
+    Object counted =
+        java.lang.management.ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(bean, "IntegrityMismatches");
+    assertEquals(6L, counted, "one read and five repeats, each counted");
   }
 
   @ParameterizedTest

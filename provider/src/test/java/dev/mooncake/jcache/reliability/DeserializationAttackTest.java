@@ -225,9 +225,8 @@ class DeserializationAttackTest {
     Cache<String, Object> cache = objects(manager);
     byte[] stream = Gadgets.hugeLongArrayStream(99_999_999);
     try (RawObjects raw = RawObjects.on(store)) {
-      raw.put(
-          RawObjects.storeKey("bombs", "objects", "huge"),
-          Headers.object(Headers.JAVA_SERIALIZATION, stream));
+      String key = RawObjects.storeKey("bombs", "objects", "huge");
+      raw.put(key, Headers.object(Headers.JAVA_SERIALIZATION, stream, key));
       long[] h = refusedWithin(cache, "huge", "declares an array of 99999999 elements");
       System.out.printf(
           "long[99,999,999] declared in %d bytes: refused in %d ms CPU, %d KB" + " allocated%n",

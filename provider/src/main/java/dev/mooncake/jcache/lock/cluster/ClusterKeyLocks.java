@@ -352,7 +352,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     Step put() {
       mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
       sentAt = clock.getAsLong();
-      int code = store.createPinned(lockKey, mine.encode());
+      int code = store.createPinned(lockKey, mine.encode(lockKey));
       if (code != 0 && !transientCode(code)) {
         throw failed("putting", code);
       }
@@ -392,7 +392,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       long read = answer[0];
       if (read >= 0) {
-        LockRecord found = LockRecord.decode(buffer, read);
+        LockRecord found = LockRecord.decode(buffer, read, lockKey);
         if (found == null) {
           // A real Mooncake can tear a read that races a forced remove (the memory is reused by
           // another object while it is copied): the master tells what stays; only that is reported.
@@ -644,7 +644,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       int n = lockKeys.length;
       ByteBuffer[] values = new ByteBuffer[n];
       for (int i = 0; i < n; i++) {
-        values[i] = mine[i].encode();
+        values[i] = mine[i].encode(lockKeys[i]);
       }
       Arrays.fill(unknown, true); // until the put answers, each may create our record
       sentAt = clock.getAsLong();
@@ -677,7 +677,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       for (int j = 0; j < c; j++) {
         int i = created[j];
         if (read[j] >= 0) {
-          LockRecord found = LockRecord.decode(buffers[j], read[j]);
+          LockRecord found = LockRecord.decode(buffers[j], read[j], readKeys[j]);
           if (found != null) {
             // Ours: our put created it and returned before the read (Lemma 1). Another's, or an
             // older one of ours: not won (the wait alone removes an older one of ours).
@@ -823,7 +823,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     if (read < 0) {
       return false;
     }
-    LockRecord found = LockRecord.decode(buffer, read);
+    LockRecord found = LockRecord.decode(buffer, read, lockKey);
     if (found == null || !found.sameToken(record)) {
       return true; // someone else's now: not ours to remove
     }

@@ -1,5 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
+import dev.mooncake.jcache.integrity.Checksum;
+import dev.mooncake.jcache.integrity.StoreKeyHash;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -9,16 +11,20 @@ import java.nio.charset.StandardCharsets;
  * attempt} counts that instance's puts, so the token names exactly one put, whose send time starts
  * the lease. {@code holder} is for messages only (segment, process id).
  *
- * <p>Layout: magic {@code MCJL}, version byte, instance (8), attempt (8), holder length (2), holder
- * UTF-8, then zero padding to a size whose remainder modulo {@link #TAGS} is the instance's tag. So
- * every record of one instance has one size, and a waiter learns from the object's size alone (the
+ * <p>Layout: magic {@code MCJL}, version byte, owner (8: {@code StoreKeyHash} of the lock key),
+ * instance (8), attempt (8), holder length (2), holder UTF-8, CRC32C of all before it (4), then
+ * zero padding to a size whose remainder modulo {@link #TAGS} is the instance's tag. Owner and
+ * checksum make a read of one lock key that Mooncake answers with another lock object's bytes
+ * (memory reused mid-transfer; an instance's records all have one size, so they reuse each other's
+ * memory) decode as "not a lock record of this key" instead of as another key's token. So every
+ * record of one instance has one size, and a waiter learns from the object's size alone (the
  * master's metadata, no transfer from the holder's segment) that a lock object is certainly not one
  * of its own: sizes of two instances differ unless their tags match (1 in 64).
  */
 record LockRecord(long instance, long attempt, String holder) {
   private static final int MAGIC = 0x4d434a4c; // "MCJL"
-  private static final byte VERSION = 2;
-  private static final int FIXED = 4 + 1 + 8 + 8 + 2;
+  private static final byte VERSION = 3;
+  private static final int FIXED = 4 + 1 + 8 + 8 + 8 + 2 + 4;
   static final int MAX_HOLDER_BYTES = 256;
 
   /** How many size classes tell instances apart. */
@@ -37,11 +43,18 @@ record LockRecord(long instance, long attempt, String holder) {
     return paddedSize(FIXED + holderBytes().length, instance);
   }
 
-  ByteBuffer encode() {
+  /** The record as stored under {@code lockKey}. */
+  ByteBuffer encode(String lockKey) {
     byte[] name = holderBytes();
     ByteBuffer out = ByteBuffer.allocate(paddedSize(FIXED + name.length, instance));
-    out.putInt(MAGIC).put(VERSION).putLong(instance).putLong(attempt).putShort((short) name.length);
+    out.putInt(MAGIC)
+        .put(VERSION)
+        .putLong(StoreKeyHash.of(lockKey))
+        .putLong(instance)
+        .putLong(attempt)
+        .putShort((short) name.length);
     out.put(name);
+    out.putInt(Checksum.of(out, 0, out.position()));
     return out.position(0); // the padding is the buffer's zeros
   }
 
@@ -63,13 +76,16 @@ record LockRecord(long instance, long attempt, String holder) {
     return unpadded + Math.floorMod(tag(instance) - unpadded, TAGS);
   }
 
-  /** The record in {@code bytes[0, length)}, or {@code null} when it is not a lock record. */
-  static LockRecord decode(ByteBuffer bytes, long length) {
+  /**
+   * The record in {@code bytes[0, length)}, or {@code null} when it is not a whole lock record of
+   * {@code lockKey} (another object, another key's record, a torn mix).
+   */
+  static LockRecord decode(ByteBuffer bytes, long length, String lockKey) {
     if (length < FIXED || length > MAX_SIZE) {
       return null;
     }
     ByteBuffer in = bytes.duplicate().position(0).limit((int) length);
-    if (in.getInt() != MAGIC || in.get() != VERSION) {
+    if (in.getInt() != MAGIC || in.get() != VERSION || in.getLong() != StoreKeyHash.of(lockKey)) {
       return null;
     }
     long instance = in.getLong();
@@ -80,6 +96,10 @@ record LockRecord(long instance, long attempt, String holder) {
     }
     byte[] name = new byte[nameLength];
     in.get(name);
+    int checked = in.position();
+    if (in.remaining() < Integer.BYTES || in.getInt() != Checksum.of(in, 0, checked)) {
+      return null;
+    }
     while (in.hasRemaining()) {
       if (in.get() != 0) {
         return null;

@@ -56,7 +56,7 @@ class ClusterKeyLocksTest {
         == new LockRecord(a.instance(), 1, "jvm-a").size()) {
       other++;
     }
-    return new LockRecord(other, 1, holder).encode().array();
+    return new LockRecord(other, 1, holder).encode(LOCK).array();
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition) {
@@ -447,7 +447,7 @@ class ClusterKeyLocksTest {
     // A put that timed out (-901) yet took effect later: our token, not this attempt's.
     storeA.putAnswers.add(StoreStatus.RPC_TIMEOUT.code());
     a.lock(KEY).close();
-    cluster.putForeign(LOCK, new LockRecord(a.instance(), 1, "jvm-a").encode().array(), "a:1");
+    cluster.putForeign(LOCK, new LockRecord(a.instance(), 1, "jvm-a").encode(LOCK).array(), "a:1");
     try (KeyLocks.Held held = a.lock(KEY)) {
       assertTrue(storeA.removes >= 2, "the stale lock was not removed");
     }

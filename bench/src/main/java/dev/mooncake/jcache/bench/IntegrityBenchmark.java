@@ -1,0 +1,126 @@
+package dev.mooncake.jcache.bench;
+
+import dev.mooncake.jcache.entry.ValueHeader;
+import dev.mooncake.jcache.integrity.StoreKeyHash;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.configuration.MutableConfiguration;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What proving a value's key and bytes costs a read (issue 30): {@code checks} is the work every
+ * read adds, the owner hash of the store key (SHA-256) plus {@code ValueHeader.defect} over an
+ * object of the size (CRC32C of header and payload), on a direct buffer as the transfer leaves it;
+ * {@code get} is a whole {@code cache.get} of a present {@code byte[]} key, checks included, on the
+ * backend. Both in one JMH run, per value size, so {@code checks / get} is read from one machine
+ * state: the target is at most 5 % of a Mooncake get at every size; the in-process figure is stated
+ * beside it. Run by {@code bench/run-integrity.sh} (the Mooncake backend inside a private network
+ * namespace; without the Mooncake variables, in-process only).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(
+    value = 3,
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@State(Scope.Benchmark)
+public class IntegrityBenchmark {
+  private static final int KEYS = 64;
+  private static final long MIB = 1L << 20;
+
+  @Param({"in-process", "mooncake"})
+  public String backend;
+
+  @Param({"1024", "65536", "1048576"})
+  public int size;
+
+  private CacheManager manager;
+  private Cache<String, byte[]> cache;
+  private String[] keys;
+  private String[] storeKeys;
+  private ByteBuffer object;
+  private final SplittableRandom random = new SplittableRandom(7);
+
+  @Setup(Level.Trial)
+  public void open() throws IOException {
+    String json =
+        backend.equals("mooncake")
+            ? Peers.mooncakeStoreJson(
+                Peers.env("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051"),
+                256 * MIB,
+                64 * MIB,
+                "integrity",
+                "  \"consistency\": \"local\",\n")
+            : String.format(
+                Locale.ROOT,
+                "{\"backend\": \"in-process\", \"global_segment_size\": %d,"
+                    + " \"local_buffer_size\": %d, \"tenant_id\": \"integrity\"}",
+                256 * MIB,
+                64 * MIB);
+    Path config = Files.createTempFile("mooncake-integrity-", ".json");
+    config.toFile().deleteOnExit();
+    Files.writeString(config, json);
+    var provider = Caching.getCachingProvider(Peers.MOONCAKE_PROVIDER);
+    manager = provider.getCacheManager(config.toUri(), provider.getDefaultClassLoader());
+    cache =
+        manager.createCache(
+            "bench",
+            new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+    keys = new String[KEYS];
+    storeKeys = new String[KEYS];
+    byte[] value = new byte[size];
+    random.nextBytes(value);
+    for (int i = 0; i < KEYS; i++) {
+      keys[i] = "key-" + i;
+      storeKeys[i] = "mcj/aW50ZWdyaXR5/YmVuY2g/" + keys[i]; // as long as the cache's store keys
+      cache.put(keys[i], value);
+    }
+    // One whole object of the size, as a read leaves it in a transfer buffer.
+    object = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + size);
+    object.put(ValueHeader.SIZE, value);
+    ValueHeader.write(object, 0, (byte) 1, Long.MAX_VALUE, size, StoreKeyHash.of(storeKeys[0]));
+  }
+
+  @TearDown(Level.Trial)
+  public void close() {
+    if (manager != null) {
+      manager.close();
+    }
+  }
+
+  @Benchmark
+  public byte[] get() {
+    byte[] value = cache.get(keys[random.nextInt(KEYS)]);
+    if (value == null) {
+      throw new IllegalStateException("a filled key read absent");
+    }
+    return value;
+  }
+
+  @Benchmark
+  public Object checks() {
+    long owner = StoreKeyHash.of(storeKeys[0]);
+    return ValueHeader.defect(object, 0, ValueHeader.OVERHEAD + size, owner);
+  }
+}
