@@ -6,17 +6,42 @@
  * is_exist and to another put; read leases; remove_by_regex; eviction.
  *
  * The file holds a header with a robust, process-shared mutex (PTHREAD_MUTEX_ROBUST +
- * PTHREAD_PROCESS_SHARED), the client table and the object table (chained hash, slots of
- * FAKE_SHM_KEY_MAX-byte keys). Values live in files of their own in "<file>.values/" (named by the
- * put's generation), so the table stays small and sizes are bounded only by segment capacity. The
- * first process initialises the file under flock(LOCK_EX); later ones check its magic and
- * geometry (a mismatch fails create with a message). The file is never deleted by the fake: tests
- * give each run a fresh name.
+ * PTHREAD_PROCESS_SHARED), the client table, the object table (chained hash, slots of
+ * FAKE_SHM_KEY_MAX-byte keys) and the block table. The first process initialises the file under
+ * flock(LOCK_EX); later ones check its magic and geometry (a mismatch fails create with a message).
+ * The file is never deleted by the fake: tests give each run a fresh name.
+ *
+ * Memory blocks, reused as Mooncake reuses freed memory: an object's bytes live in a block of its
+ * segment, the file "<file>.values/b<block index, hex>" sized to the block's capacity (so the table
+ * stays small and sizes are bounded only by segment capacity). Sizes are binned as Mooncake's
+ * offset allocator bins them (fake_size_class: below 16 bytes exact, above rounded up to 3
+ * significant bits, "the same power-of-two eighth"; 4000 and 4096 share the 4096 class). When an
+ * object is freed (remove with or without force, remove_by_regex / remove_all, eviction) its block
+ * goes to its segment's FREE list of its class, bytes untouched; the next put of that class in that
+ * segment takes the most recently freed block and writes its value IN PLACE (pwrite at offset 0;
+ * what lies past it stays). A segment's `used` counts its objects' sizes (and puts in flight), not
+ * its FREE blocks; FREE blocks are kept only while used + their capacity + the new object fit the
+ * segment, else they all go before a new block is made. A dropped client's blocks go with it (files
+ * unlinked). The block table has 2 * MCJ_FAKE_SHARED_SLOTS records; when all were used, a FREE
+ * block of any segment is recycled.
+ *
+ * Reads copy outside the table's lock, as a real transfer does: get_into / batch_get_into find the
+ * object, take its lease and remember its block and size under the lock, unlock, sleep
+ * MCJ_FAKE_READ_DELAY_US (or ctl read_delay_us; default 0: the window is small but real), then
+ * pread the block. A forced remove does not wait for such a read, so remove(A, force) + put(B of
+ * A's class) in between make A's reader copy B's whole object: the defect measured on a real
+ * Mooncake (shared/MOONCAKE.md, 2026-12-03). A block whose segment went meanwhile reads -800; one
+ * recycled to a smaller class reads zeros past its end. A put whose writer was dropped while in
+ * flight still writes its block when it resumes (and answers -601), as a resumed transfer writes
+ * into memory the master has handed out again. Stats: block_reuses, free_blocks, used_bytes,
+ * cached_bytes (capacity of FREE blocks), reads_copying (reads between lookup and copy, every
+ * process's).
  *
  * A process killed inside the critical section leaves the mutex to the next locker with
- * EOWNERDEAD: it marks the mutex consistent and rebuilds the bucket chains, the free list and
- * every segment's used bytes from the slots (each slot's state is written last when it is filled
- * and first when it is freed, so slots are whole).
+ * EOWNERDEAD: it marks the mutex consistent and rebuilds the bucket chains, the free list, the
+ * blocks' FREE lists and every segment's used bytes from the slots (each slot's state is written
+ * last when it is filled and first when it is freed, so slots are whole; a block no slot holds is
+ * FREE again while its segment lives).
  *
  * Clients and segments: every set-up client registers in the client table with its pid, a name
  * that get_hostname answers ("<host>:<pid>-<n>", n counting the process's clients), its

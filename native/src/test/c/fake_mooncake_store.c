@@ -25,6 +25,15 @@
  *    (stat "evictions" counts them);
  *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
  *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
+ *  - memory reused as Mooncake reuses it (both modes; the shared mode's top comment has the
+ *    details): an object's bytes live in a block of its segment; a freed object's block stays in
+ *    its segment's list of its size class (fake_size_class: 3 significant bits, rounded up) and
+ *    the next put of that class there writes into it in place; a segment's used bytes count its
+ *    objects only; its FREE blocks go when they would not fit beside them, and with the segment.
+ *    get_into / batch_get_into take the lease and the block under the lock and copy OUTSIDE it,
+ *    after MCJ_FAKE_READ_DELAY_US (ctl read_delay_us; default 0), so a forced remove of A plus a
+ *    put of B of A's class meanwhile hands A's reader B's whole object (the defect measured on a
+ *    real Mooncake); a block stays allocated until its last reader has copied;
  *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
  *  - register_buffer twice on one address -600, unregistering an unknown one -600; with protocol
  *    rdma, put_from / get_into on memory outside registered buffers fail with -800;
@@ -54,6 +63,9 @@
  *      eviction=0|1         one-process mode: evict when the pool is full (see above)
  *      put_delay_us=<us>    shared mode: a put sleeps that long between reserving the key (in
  *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US)
+ *      read_delay_us=<us>   get_into sleeps that long between taking the object's block (and
+ *                           lease) and copying from it, outside every lock
+ *                           (MCJ_FAKE_READ_DELAY_US; -1: back to the environment)
  *      events_drop_next=<n> the next n events this process publishes are dropped (a gap)
  *      hold_shared_lock_ms=<ms>  shared mode: hold the table's lock that long (to kill -9 a
  *                           process inside the critical section)
@@ -63,7 +75,10 @@
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
  *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler,
  *    copying_puts (calls of the copying put), local_buffer_bytes (the local_buffer_size of every
- *    live client that is set up, summed: what Mooncake would have allocated for them); in the
+ *    live client that is set up, summed: what Mooncake would have allocated for them),
+ *    block_reuses (puts that took a freed block), free_blocks, used_bytes (objects' bytes in
+ *    every segment), cached_bytes (capacity of the FREE blocks), reads_copying (reads between
+ *    taking their block and finishing their copy; the shared table's in the shared mode); in the
  *    shared mode also segments (live clients with capacity), clients_dropped, evictions,
  *    owner_dead_recoveries, event_seq (sequence numbers used so far, dropped events included),
  *    registrations (this process's clients' registrations, counting re-registrations),
