@@ -559,7 +559,7 @@ public final class EntryStorage {
       for (int i = 0; i < keys.length; i++) {
         if (results[i] == 0 && removed[i]) {
           toCheck.add(i); // a put right after a remove may be dropped: see putChecked
-        } else if (results[i] != 0 && !isTransient(results[i])) {
+        } else if (results[i] != 0 && !StoreStatus.isTransientForWrites(results[i])) {
           throw failure("batch put", keys[i], results[i]);
         } else if (results[i] != 0) {
           // in flight: retried singly
@@ -637,7 +637,7 @@ public final class EntryStorage {
                   + store.describe()
                   + ")");
         }
-      } else if (!isTransient(result)) {
+      } else if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("put", key, result);
       } else if (ticker.nanos() - deadline >= 0) {
         throw failure("put", key, result, retriesFor());
@@ -666,12 +666,6 @@ public final class EntryStorage {
         putChecked(write.key(), values[indexes.get(i)], true, write.held(), deadline);
       }
     }
-  }
-
-  /** Mooncake's answers for an object that another put or a read lease still holds. */
-  private static boolean isTransient(long code) {
-    return code == StoreStatus.REPLICA_IS_NOT_READY.code()
-        || code == StoreStatus.OBJECT_HAS_LEASE.code();
   }
 
   /** A short pause between retries: 1, 2, 4 … 16 ms, so a put in flight can land. */
@@ -905,7 +899,7 @@ public final class EntryStorage {
       if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
         return false;
       }
-      if (!isTransient(result)) {
+      if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("remove", key, result);
       }
       if (ticker.nanos() - deadline >= 0) {

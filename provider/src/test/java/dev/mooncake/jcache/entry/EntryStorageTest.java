@@ -102,6 +102,58 @@ class EntryStorageTest {
   }
 
   @Test
+  void aPutRetriesExactlyTheCodesStoreStatusCallsTransientForWrites() {
+    for (StoreStatus status : StoreStatus.values()) {
+      int code = status.code();
+      if (code == 0) {
+        continue;
+      }
+      String key = "put" + code;
+      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+      store.script("put", code);
+      if (StoreStatus.isTransientForWrites(code)) {
+        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+        assertEquals("new", read(key), status + " was retried");
+      } else {
+        CacheException e =
+            assertThrows(
+                CacheException.class,
+                () -> storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK),
+                status.name());
+        assertTrue(e.getMessage().startsWith("put on cache 'orders'"), e.getMessage());
+        assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
+        assertFalse(e.getMessage().contains("still after"), status + " was retried");
+      }
+    }
+  }
+
+  @Test
+  void aRemoveRetriesExactlyTheCodesStoreStatusCallsTransientForWrites() {
+    for (StoreStatus status : StoreStatus.values()) {
+      int code = status.code();
+      if (code == 0 || status == StoreStatus.OBJECT_NOT_FOUND) {
+        continue; // answers, not failures: removed, absent
+      }
+      String key = "remove" + code;
+      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+      store.script("remove", code);
+      if (StoreStatus.isTransientForWrites(code)) {
+        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+        assertEquals("new", read(key), status + " was retried");
+      } else {
+        CacheException e =
+            assertThrows(
+                CacheException.class,
+                () -> storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK),
+                status.name());
+        assertTrue(e.getMessage().startsWith("remove on cache 'orders'"), e.getMessage());
+        assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
+        assertEquals("old", read(key), "a failed replace left the old value");
+      }
+    }
+  }
+
+  @Test
   void aPutAnsweringNotReadyIsRetriedWithRemoveThenPut() {
     storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
     store.script("put", NOT_READY);

@@ -21,13 +21,14 @@ import org.slf4j.LoggerFactory;
  * nothing in the C ABI or the environment changes either. A cache operation making several calls
  * paid that several times (9.0-9.3 s with an operation timeout of 3 s).
  *
- * <p>How: a call answering RPC_FAIL or RPC_TIMEOUT opens the breaker. While it is open, a call
- * starts a probe (a cheap master RPC on a thread of its own) unless one is out, and waits for its
- * answer at most the operation timeout; calls arriving while a probe is out answer the last
- * unreachable code at once, without calling Mooncake. A probe that the master answers closes the
- * breaker, and the waiting call goes on. Calls already inside Mooncake when the master died are not
- * shortened here (nothing can interrupt a C call); {@code MooncakeStore} bounds the caller's wait
- * for them on threads of their own while {@link #troubled} says so.
+ * <p>How: a call answering RPC_FAIL or RPC_TIMEOUT ({@link StoreStatus#isFailFast}) opens the
+ * breaker. While it is open, a call starts a probe (a cheap master RPC on a thread of its own)
+ * unless one is out, and waits for its answer at most the operation timeout; calls arriving while a
+ * probe is out answer the last unreachable code at once, without calling Mooncake. A probe that the
+ * master answers closes the breaker, and the waiting call goes on. Calls already inside Mooncake
+ * when the master died are not shortened here (nothing can interrupt a C call); {@code
+ * MooncakeStore} bounds the caller's wait for them on threads of their own while {@link #troubled}
+ * says so.
  */
 final class MasterOutage {
   private static final Logger LOG = LoggerFactory.getLogger(MasterOutage.class);
@@ -61,14 +62,9 @@ final class MasterOutage {
     this.store = store;
   }
 
-  /** Mooncake's answers for a master it could not reach. */
-  static boolean unreachable(long code) {
-    return code == StoreStatus.RPC_FAIL.code() || code == StoreStatus.RPC_TIMEOUT.code();
-  }
-
   /** Notes a call's answer: an unreachable master opens the breaker. */
   void answered(long code) {
-    if (unreachable(code)) {
+    if (StoreStatus.isFailFast(code)) {
       lastCode = code;
       noteTrouble();
       if (!open) {
@@ -113,7 +109,7 @@ final class MasterOutage {
       return false;
     }
     try {
-      return !unreachable(
+      return !StoreStatus.isFailFast(
           mine.get(Math.max(1, Math.min(waitNanos, maxWaitNanos)), TimeUnit.NANOSECONDS));
     } catch (TimeoutException e) {
       return false; // the probe goes on; its answer decides for the calls after it
@@ -158,7 +154,7 @@ final class MasterOutage {
     } catch (RuntimeException e) {
       code = StoreStatus.RPC_FAIL.code(); // closed meanwhile: stays open, close refuses anyway
     }
-    if (unreachable(code)) {
+    if (StoreStatus.isFailFast(code)) {
       lastCode = code;
     } else if (open) {
       open = false;

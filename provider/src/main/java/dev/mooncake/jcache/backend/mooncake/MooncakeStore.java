@@ -658,7 +658,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   private void answered(int[] results) {
     for (int result : results) {
-      if (MasterOutage.unreachable(result)) {
+      if (StoreStatus.isFailFast(result)) {
         outage.answered(result);
         return;
       }
@@ -667,7 +667,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   private void answered(long[] results) {
     for (long result : results) {
-      if (MasterOutage.unreachable(result)) {
+      if (StoreStatus.isFailFast(result)) {
         outage.answered(result);
         return;
       }

@@ -353,7 +353,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
       sentAt = clock.getAsLong();
       int code = store.createPinned(lockKey, mine.encode(lockKey));
-      if (code != 0 && !transientCode(code)) {
+      if (code != 0 && !StoreStatus.isTransientForLockCalls(code)) {
         throw failed("putting", code);
       }
       lastCode = code;
@@ -425,7 +425,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
         return Step.PUT; // the holder released between our put and our read: try again now
       }
-      if (!transientCode(read)) {
+      if (!StoreStatus.isTransientForLockCalls(read)) {
         throw failed("reading", read);
       }
       // Its put in flight (-703), a transfer that failed (-800: a dead or paused holder), RPC
@@ -440,7 +440,7 @@ public final class ClusterKeyLocks implements KeyLocks {
         return Step.PUT; // released, or its holder's segment dropped: compete now
       }
       if (size < 0) {
-        if (!transientCode(size)) {
+        if (!StoreStatus.isTransientForLockCalls(size)) {
           throw failed("asking the size of", size);
         }
         lastCode = size; // a put in flight (-703), RPC trouble: ask again
@@ -738,23 +738,6 @@ public final class ClusterKeyLocks implements KeyLocks {
     }
   }
 
-  /**
-   * Codes that may pass: a put in flight, a lease, a full pool being evicted, RPC trouble, a
-   * transfer from a segment whose client died or is paused (-800, seen on a real Mooncake reading a
-   * dead holder's lock until the master drops its segment), a read lease that ran out before the
-   * transfer completed (-707, seen on a real Mooncake under load).
-   */
-  private static boolean transientCode(long code) {
-    return code == StoreStatus.REPLICA_IS_NOT_READY.code()
-        || code == StoreStatus.TRANSFER_FAIL.code()
-        || code == StoreStatus.LEASE_EXPIRED.code()
-        || code == StoreStatus.OBJECT_HAS_LEASE.code()
-        || code == StoreStatus.NO_AVAILABLE_HANDLE.code()
-        || code == StoreStatus.REPLICA_IS_BUSY.code()
-        || code == StoreStatus.RPC_FAIL.code()
-        || code == StoreStatus.RPC_TIMEOUT.code();
-  }
-
   /** Exponential backoff with jitter, 0.2 ms to 20 ms: short waits stay short. */
   private static long pauseNanos(int waits) {
     long ceiling = Math.min(MAX_PAUSE_NANOS, MIN_PAUSE_NANOS << Math.min(waits, 10));
@@ -857,7 +840,7 @@ public final class ClusterKeyLocks implements KeyLocks {
         return true;
       }
       long wait = pauseNanos(waits++);
-      if (!transientCode(code)
+      if (!StoreStatus.isTransientForLockCalls(code)
           || clock.getAsLong() - start + wait > timeoutNanos
           || !sleepQuietly(wait)) {
         return false;

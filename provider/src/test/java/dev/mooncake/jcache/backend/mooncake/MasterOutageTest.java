@@ -56,6 +56,16 @@ class MasterOutageTest {
   }
 
   @Test
+  void exactlyTheCodesStoreStatusCallsFailFastOpenIt() {
+    for (StoreStatus status : StoreStatus.values()) {
+      MasterOutage outage = outage(1_000);
+      outage.answered(status.code());
+      assertEquals(StoreStatus.isFailFast(status.code()), outage.isOpen(), status.name());
+    }
+    assertEquals(0, probes.get(), "an answer alone sends no probe");
+  }
+
+  @Test
   void aProbeTheMasterAnswersClosesItAndTheWaitingCallGoesOn() {
     MasterOutage outage = outage(60_000);
     outage.answered(RPC_FAIL);

@@ -395,6 +395,51 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void aLockPutRetriesExactlyTheCodesStoreStatusCallsTransientForLockCalls() {
+    for (StoreStatus status : StoreStatus.values()) {
+      int code = status.code();
+      if (code == 0) {
+        continue;
+      }
+      int puts = storeA.puts;
+      storeA.putAnswers.add(code);
+      if (StoreStatus.isTransientForLockCalls(code)) {
+        try (KeyLocks.Held held = a.lock(KEY)) {
+          assertEquals(puts + 2, storeA.puts, status + " was retried");
+        }
+      } else {
+        CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY), status.name());
+        assertTrue(e.getMessage().contains("putting its cluster lock"), e.getMessage());
+        assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
+        assertEquals(puts + 1, storeA.puts, status + " was retried");
+        assertEquals(0, a.held());
+      }
+    }
+  }
+
+  @Test
+  void aLockReadRetriesExactlyTheCodesStoreStatusCallsTransientForLockCalls() {
+    for (StoreStatus status : StoreStatus.values()) {
+      int code = status.code();
+      if (code == 0 || status == StoreStatus.OBJECT_NOT_FOUND) {
+        continue; // a size and an answer (released: put again), not failures
+      }
+      storeA.readAnswers.add((long) code);
+      if (StoreStatus.isTransientForLockCalls(code)) {
+        try (KeyLocks.Held held = a.lock(KEY)) {
+          held.ensureHeld(); // waited on the master's size, which was ours: read again
+        }
+      } else {
+        CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY), status.name());
+        assertTrue(e.getMessage().contains("reading its cluster lock"), e.getMessage());
+        assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
+        assertEquals(0, a.held());
+      }
+      assertTrue(storeA.readAnswers.isEmpty(), status + " was not read");
+    }
+  }
+
+  @Test
   void aForeignObjectAtTheLockKeyIsReported() {
     cluster.putForeign(LOCK, "not a lock".getBytes(StandardCharsets.UTF_8), "c:1");
     CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY));
