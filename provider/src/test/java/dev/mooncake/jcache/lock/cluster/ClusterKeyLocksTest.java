@@ -37,10 +37,22 @@ class ClusterKeyLocksTest {
   private final ScriptedCluster.Client storeA = cluster.new Client("a:1");
   private final ScriptedCluster.Client storeB = cluster.new Client("b:1");
   private final ClusterKeyLocks a = locks(storeA, "jvm-a");
-  private final ClusterKeyLocks b = locks(storeB, "jvm-b");
+  // Of another size than a's records: instances whose random tags match (1 in 64) read each
+  // other's lock objects as maybe theirs, which the tests below do not expect of a waiter.
+  private final ClusterKeyLocks b = locksOtherThanA(storeB, "jvm-b");
 
   private ClusterKeyLocks locks(LockStore store, String holder) {
     return new ClusterKeyLocks(store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
+  }
+
+  private ClusterKeyLocks locksOtherThanA(LockStore store, String holder) {
+    int sizeOfA = new LockRecord(a.instance(), 1, "jvm-a").size();
+    while (true) {
+      ClusterKeyLocks locks = locks(store, holder);
+      if (new LockRecord(locks.instance(), 1, holder).size() != sizeOfA) {
+        return locks;
+      }
+    }
   }
 
   /** Locks whose reads are given up on after a short real-time bound (paused segments). */
