@@ -1,0 +1,58 @@
+package dev.mooncake.jcache.history;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cluster of one history run, fresh for it and closed after it: the fake library's
+ * cross-process mode (a new shared table) or a real Mooncake (a master of the run's own).
+ */
+public interface HistoryCluster extends AutoCloseable {
+
+  /**
+   * A provider config (JSON) on this cluster: {@code consistency} ("cluster" or "local"), the
+   * client's {@code local_hostname}, and {@code extra} JSON members ({@code , "k": v…}) or "".
+   */
+  String config(String consistency, String localHostname, String extra);
+
+  /** The local_hostname peers use unless they own a named segment. */
+  String defaultHostname();
+
+  /** Environment of the peer JVMs. */
+  Map<String, String> environment();
+
+  /** More arguments for {@link HistoryPeer} / {@link TenantPeer} (e.g. the fake library). */
+  List<String> peerArguments();
+
+  /** Clients the master (or the fake's table) counts as live, asked through a live peer if need. */
+  long liveClients(PeerProcess live) throws Exception;
+
+  /**
+   * How long the master may take to drop a dead or paused client's segment (client TTL + sweep).
+   */
+  Duration dropBound();
+
+  /** The local_hostname of a JVM whose segment every JVM of the tenant test prefers. */
+  String sharedSegmentHostname();
+
+  /** That JVM's segment name, as preferred_segments must name it, once it runs as {@code owner}. */
+  String sharedSegmentName(PeerProcess owner);
+
+  /** Kills the master (kill -9) and starts a new one; false where this cluster has no master. */
+  default boolean canRestartMaster() {
+    return false;
+  }
+
+  default void killMaster() throws Exception {
+    throw new UnsupportedOperationException("no master to kill");
+  }
+
+  /** Starts the master again and returns once it accepts connections. */
+  default void startMaster() throws Exception {
+    throw new UnsupportedOperationException("no master to start");
+  }
+
+  @Override
+  void close() throws Exception;
+}
