@@ -81,14 +81,15 @@ record RunResult(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s: %d ops (%d unknown outcome), %d keys %s, %d foreign reads, %d torn reads, %d failed"
-            + " calls%s; run %.1f s, check %.1f s; %s",
+        "%s: %d ops (%d unknown outcome), %d keys %s, %d foreign reads%s, %d torn reads, %d"
+            + " failed calls%s; run %.1f s, check %.1f s; %s",
         plan.scenario(),
         operations(),
         unknown(),
         report.keys().size(),
         verdicts(),
         foreign.size(),
+        foreign.isEmpty() ? "" : " (" + quote(foreign) + ")",
         torn.size(),
         failures.size(),
         failures.isEmpty() ? "" : " (" + failureKinds() + ")",

@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,11 +56,44 @@ public abstract class TenantScenarios {
     int valueBytes = Integer.getInteger("history.valueBytes", 256);
     long seed = Long.getLong("history.seed", System.nanoTime()) + run;
     Path dir = Files.createTempDirectory("tenants-");
-    Map<String, Long> totals = new HashMap<>();
+    Map<String, Long> totals = new TreeMap<>();
     List<String> examples = new ArrayList<>();
-    List<PeerProcess> peers = new ArrayList<>();
-    long started = System.nanoTime();
+    long churned;
     try (HistoryCluster cluster = openCluster(dir)) {
+      churned = churn(cluster, dir, ops, valueBytes, seed, totals, examples);
+    } finally {
+      HistoryScenarios.delete(dir);
+    }
+    report(
+        String.format(
+            Locale.ROOT,
+            "run %d/%d seed %d: 4 JVMs (alpha ×2, beta ×2), caches c0 c1, %d-char values in one"
+                + " segment: %s, churn %.1f s%s",
+            run,
+            runs,
+            seed,
+            valueBytes,
+            totals,
+            churned / 1e9,
+            examples.isEmpty() ? "" : "; " + String.join(" | ", examples)));
+    return totals;
+  }
+
+  /**
+   * Starts the four JVMs (the shared segment's owner first), runs them, adds up their counts and
+   * examples; answers the nanoseconds from {@code go} to the last DONE. The JVMs are gone after.
+   */
+  private static long churn(
+      HistoryCluster cluster,
+      Path dir,
+      int ops,
+      int valueBytes,
+      long seed,
+      Map<String, Long> totals,
+      List<String> examples)
+      throws Exception {
+    List<PeerProcess> peers = new ArrayList<>();
+    try {
       String shared = null;
       for (int i = 0; i < TENANTS.size(); i++) {
         String tenant = TENANTS.get(i);
@@ -94,32 +128,24 @@ public abstract class TenantScenarios {
       for (PeerProcess peer : peers) {
         peer.awaitReady();
       }
+      long started = System.nanoTime();
       peers.forEach(p -> p.send("go"));
       for (PeerProcess peer : peers) {
         for (String part : peer.awaitDone().substring(5).split(" ")) {
           String[] kv = part.split("=");
           totals.merge(kv[0], Long.parseLong(kv[1]), Long::sum);
         }
+      }
+      long ended = System.nanoTime();
+      for (PeerProcess peer : peers) {
         peer.otherLines().forEach(line -> examples.add(peer.id + ": " + line));
       }
+      return ended - started;
     } finally {
       for (PeerProcess peer : peers) {
         peer.close();
       }
-      HistoryScenarios.delete(dir);
     }
-    report(
-        String.format(
-            "run %d/%d seed %d: 4 JVMs (alpha ×2, beta ×2), caches c0 c1, %d-char values in one"
-                + " segment: %s in %.1f s%s",
-            run,
-            runs,
-            seed,
-            valueBytes,
-            totals,
-            (System.nanoTime() - started) / 1e9,
-            examples.isEmpty() ? "" : "; " + String.join(" | ", examples)));
-    return totals;
   }
 
   private void report(String line) {
