@@ -34,6 +34,16 @@ typedef struct pin_request {
 
 /* Monotonic milliseconds (CLOCK_MONOTONIC is one clock for every process of the machine). */
 FAKE_HIDDEN int64_t fake_now_ms(void);
+/* Sleeps us microseconds (nothing for 0 or less), resuming after signals. */
+FAKE_HIDDEN void fake_sleep_us(int64_t us);
+
+/* Memory blocks, as Mooncake's offset allocator bins them: sizes below 16 are classes of their
+ * own, larger ones round UP to 3 significant bits (m * 2^k, 8 <= m <= 15: "the same power-of-two
+ * eighth"), so 1000 and 1024 share the class of capacity 1024, 1025 is in the class of 1152. A
+ * freed block is taken again by the next object of its class in its segment. */
+#define FAKE_SIZE_CLASSES 512
+/* The class of size (> 0), and the capacity of its blocks in *capacity. */
+FAKE_HIDDEN uint32_t fake_size_class(uint64_t size, uint64_t *capacity);
 /* When a soft pin that a put asked for ends (0: none), from now. */
 FAKE_HIDDEN int64_t fake_soft_pin_until(const pin_request *pins, int64_t now);
 
@@ -61,8 +71,11 @@ FAKE_HIDDEN int fake_shm_join(shm_member *m, const char *host, uint64_t capacity
 FAKE_HIDDEN void fake_shm_leave(shm_member *m);
 FAKE_HIDDEN int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
                              const pin_request *pins, int64_t delay_us);
+/* Looks the object up and takes its lease under the table's lock, then copies its block outside
+ * it, after sleeping delay_us (MCJ_FAKE_READ_DELAY_US): a forced remove and a put of another key
+ * of the same class may reuse the block meanwhile, and the copy is then that key's bytes. */
 FAKE_HIDDEN int64_t fake_shm_get(shm_member *m, const char *key, void *buffer, size_t size,
-                                 int64_t lease_ms);
+                                 int64_t lease_ms, int64_t delay_us);
 FAKE_HIDDEN int fake_shm_exist(shm_member *m, const char *key, int64_t lease_ms);
 FAKE_HIDDEN int64_t fake_shm_size(shm_member *m, const char *key);
 FAKE_HIDDEN int fake_shm_remove(shm_member *m, const char *key, int force);

@@ -6,17 +6,42 @@
  * is_exist and to another put; read leases; remove_by_regex; eviction.
  *
  * The file holds a header with a robust, process-shared mutex (PTHREAD_MUTEX_ROBUST +
- * PTHREAD_PROCESS_SHARED), the client table and the object table (chained hash, slots of
- * FAKE_SHM_KEY_MAX-byte keys). Values live in files of their own in "<file>.values/" (named by the
- * put's generation), so the table stays small and sizes are bounded only by segment capacity. The
- * first process initialises the file under flock(LOCK_EX); later ones check its magic and
- * geometry (a mismatch fails create with a message). The file is never deleted by the fake: tests
- * give each run a fresh name.
+ * PTHREAD_PROCESS_SHARED), the client table, the object table (chained hash, slots of
+ * FAKE_SHM_KEY_MAX-byte keys) and the block table. The first process initialises the file under
+ * flock(LOCK_EX); later ones check its magic and geometry (a mismatch fails create with a message).
+ * The file is never deleted by the fake: tests give each run a fresh name.
+ *
+ * Memory blocks, reused as Mooncake reuses freed memory: an object's bytes live in a block of its
+ * segment, the file "<file>.values/b<block index, hex>" sized to the block's capacity (so the table
+ * stays small and sizes are bounded only by segment capacity). Sizes are binned as Mooncake's
+ * offset allocator bins them (fake_size_class: below 16 bytes exact, above rounded up to 3
+ * significant bits, "the same power-of-two eighth"; 4000 and 4096 share the 4096 class). When an
+ * object is freed (remove with or without force, remove_by_regex / remove_all, eviction) its block
+ * goes to its segment's FREE list of its class, bytes untouched; the next put of that class in that
+ * segment takes the most recently freed block and writes its value IN PLACE (pwrite at offset 0;
+ * what lies past it stays). A segment's `used` counts its objects' sizes (and puts in flight), not
+ * its FREE blocks; FREE blocks are kept only while used + their capacity + the new object fit the
+ * segment, else they all go before a new block is made. A dropped client's blocks go with it (files
+ * unlinked). The block table has 2 * MCJ_FAKE_SHARED_SLOTS records; when all were used, a FREE
+ * block of any segment is recycled.
+ *
+ * Reads copy outside the table's lock, as a real transfer does: get_into / batch_get_into find the
+ * object, take its lease and remember its block and size under the lock, unlock, sleep
+ * MCJ_FAKE_READ_DELAY_US (or ctl read_delay_us; default 0: the window is small but real), then
+ * pread the block. A forced remove does not wait for such a read, so remove(A, force) + put(B of
+ * A's class) in between make A's reader copy B's whole object: the defect measured on a real
+ * Mooncake (shared/MOONCAKE.md, 2026-12-03). A block whose segment went meanwhile reads -800; one
+ * recycled to a smaller class reads zeros past its end. A put whose writer was dropped while in
+ * flight still writes its block when it resumes (and answers -601), as a resumed transfer writes
+ * into memory the master has handed out again. Stats: block_reuses, free_blocks, used_bytes,
+ * cached_bytes (capacity of FREE blocks), reads_copying (reads between lookup and copy, every
+ * process's).
  *
  * A process killed inside the critical section leaves the mutex to the next locker with
- * EOWNERDEAD: it marks the mutex consistent and rebuilds the bucket chains, the free list and
- * every segment's used bytes from the slots (each slot's state is written last when it is filled
- * and first when it is freed, so slots are whole).
+ * EOWNERDEAD: it marks the mutex consistent and rebuilds the bucket chains, the free list, the
+ * blocks' FREE lists and every segment's used bytes from the slots (each slot's state is written
+ * last when it is filled and first when it is freed, so slots are whole; a block no slot holds is
+ * FREE again while its segment lives).
  *
  * Clients and segments: every set-up client registers in the client table with its pid, a name
  * that get_hostname answers ("<host>:<pid>-<n>", n counting the process's clients), its
@@ -68,11 +93,12 @@
 #include "fake_mooncake_internal.h"
 #include "mooncake_store_abi.h"
 
-#define SHM_MAGIC 0x314b41464a434d00ULL /* "\0MCJFAK1" */
-#define SHM_VERSION 1
+#define SHM_MAGIC 0x324b41464a434d00ULL /* "\0MCJFAK2" */
+#define SHM_VERSION 2
 #define FAKE_SHM_CLIENTS 64
 
 enum { SLOT_FREE = 0, SLOT_WRITING = 1, SLOT_COMPLETE = 2 };
+enum { BLOCK_UNUSED = 0, BLOCK_FREE = 1, BLOCK_USED = 2 };
 
 typedef struct shm_client {
   int32_t live;
@@ -80,7 +106,8 @@ typedef struct shm_client {
   uint64_t id; /* increasing: the lowest live id is the oldest segment */
   int64_t heartbeat_ms;
   uint64_t capacity;
-  uint64_t used;
+  uint64_t used;   /* bytes of the objects in the segment (and of puts in flight to it) */
+  uint64_t cached; /* capacity of its FREE blocks, kept for reuse; not part of used */
   char name[FAKE_SHM_NAME_MAX];
 } shm_client;
 
@@ -96,8 +123,23 @@ typedef struct shm_slot {
   pin_request pins; /* preferred cleared */
   uint32_t hash;
   uint32_t key_length;
+  uint32_t block; /* index + 1 of the block that holds its bytes */
   char key[FAKE_SHM_KEY_MAX + 1];
 } shm_slot;
+
+/* One block of a segment's memory: its bytes are the file "<file>.values/b<index, hex>", sized to
+ * the block's capacity. USED by one object (or a put in flight); FREE in its segment's list of its
+ * class, to be taken again; UNUSED records are spare. */
+typedef struct shm_block {
+  int32_t state;
+  uint32_t size_class;
+  uint64_t capacity;
+  uint64_t segment_id;
+  int32_t client_index; /* the segment's index in the client table */
+  uint32_t prev;        /* FREE: the list of (segment, class), index + 1 */
+  uint32_t next;        /* FREE: that list; UNUSED: the unused list */
+  uint32_t pad;
+} shm_block;
 
 typedef struct shm_header {
   uint64_t magic;
@@ -118,7 +160,17 @@ typedef struct shm_header {
   int32_t lock_holder_pid; /* set by the hold_shared_lock_ms test hook while it holds the lock */
   fake_event_counters events;
   shm_client clients[FAKE_SHM_CLIENTS];
-  /* then uint32_t buckets[bucket_count] (index + 1), then shm_slot slots[slot_count] */
+  uint64_t block_count; /* twice slot_count: objects use at most half, the rest can be FREE */
+  uint64_t block_size;
+  uint64_t block_high_water; /* blocks [0, block_high_water) have been used */
+  uint32_t block_unused_head;
+  uint64_t recycle_cursor;
+  int64_t block_reuses;  /* puts that took a FREE block */
+  int64_t reads_copying; /* reads between their lookup and the end of their copy (atomic) */
+  /* per segment (client index) and size class: the FREE blocks, most recently freed first */
+  uint32_t free_blocks[FAKE_SHM_CLIENTS][FAKE_SIZE_CLASSES];
+  /* then uint32_t buckets[bucket_count] (index + 1), shm_slot slots[slot_count],
+   * shm_block blocks[block_count] */
 } shm_header;
 
 static pthread_once_t attach_once = PTHREAD_ONCE_INIT;
@@ -126,6 +178,7 @@ static int attach_result;
 static shm_header *table;
 static uint32_t *buckets;
 static shm_slot *slots;
+static shm_block *blocks;
 static char values_dir[4096];
 static int64_t client_ttl_ms;
 static int own_pid;
@@ -170,7 +223,8 @@ static int shm_lock(void) {
 static void shm_unlock(void) { pthread_mutex_unlock(&table->mutex); }
 
 static size_t table_bytes(uint64_t slot_count, uint64_t bucket_count) {
-  return sizeof(shm_header) + bucket_count * sizeof(uint32_t) + slot_count * sizeof(shm_slot);
+  return sizeof(shm_header) + bucket_count * sizeof(uint32_t) + slot_count * sizeof(shm_slot) +
+         2 * slot_count * sizeof(shm_block);
 }
 
 static int init_table(int fd, uint64_t slot_count, uint64_t bucket_count) {
@@ -192,6 +246,8 @@ static int init_table(int fd, uint64_t slot_count, uint64_t bucket_count) {
   h->slot_count = slot_count;
   h->bucket_count = bucket_count;
   h->slot_size = sizeof(shm_slot);
+  h->block_count = 2 * slot_count;
+  h->block_size = sizeof(shm_block);
   h->next_client_id = 1;
   h->next_generation = 1;
   __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE); /* last: the table is ready */
@@ -240,7 +296,8 @@ static void attach(void) {
     return;
   }
   if (probe.version != SHM_VERSION || probe.key_max != FAKE_SHM_KEY_MAX ||
-      probe.slot_size != sizeof(shm_slot)) {
+      probe.slot_size != sizeof(shm_slot) || probe.block_size != sizeof(shm_block) ||
+      probe.block_count != 2 * probe.slot_count) {
     fprintf(stderr, "fake-mooncake: MCJ_FAKE_SHARED=%s was made by another version of the fake\n",
             path);
     close(fd);
@@ -256,6 +313,7 @@ static void attach(void) {
   table = base;
   buckets = (uint32_t *)((char *)base + sizeof(shm_header));
   slots = (shm_slot *)((char *)buckets + probe.bucket_count * sizeof(uint32_t));
+  blocks = (shm_block *)(slots + probe.slot_count);
   attach_result = 1;
 }
 
@@ -266,15 +324,130 @@ int fake_shm_enabled(void) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void value_path(uint64_t generation, char *out, size_t len) {
-  snprintf(out, len, "%s/%llx", values_dir, (unsigned long long)generation);
-}
-
 static shm_client *client_by_id(uint64_t id) {
   for (int i = 0; i < FAKE_SHM_CLIENTS; i++) {
     if (table->clients[i].live && table->clients[i].id == id) return &table->clients[i];
   }
   return NULL;
+}
+
+/* ---- blocks: a segment's memory, reused as Mooncake's allocator reuses freed ranges ---- */
+
+static void block_path(uint32_t index, char *out, size_t len) {
+  snprintf(out, len, "%s/b%x", values_dir, index);
+}
+
+static uint32_t *free_list_of(const shm_block *b) {
+  return &table->free_blocks[b->client_index][b->size_class];
+}
+
+/* Puts a block at the head of its segment's list of its class. */
+static void block_push_free(uint32_t index) {
+  shm_block *b = &blocks[index];
+  uint32_t *head = free_list_of(b);
+  b->state = BLOCK_FREE;
+  b->prev = 0;
+  b->next = *head;
+  if (*head != 0) blocks[*head - 1].prev = index + 1;
+  *head = index + 1;
+  table->clients[b->client_index].cached += b->capacity;
+}
+
+/* Takes a FREE block out of its list; the caller gives it its next state. */
+static void block_unlink_free(uint32_t index) {
+  shm_block *b = &blocks[index];
+  if (b->prev != 0) {
+    blocks[b->prev - 1].next = b->next;
+  } else {
+    *free_list_of(b) = b->next;
+  }
+  if (b->next != 0) blocks[b->next - 1].prev = b->prev;
+  table->clients[b->client_index].cached -= b->capacity;
+  b->prev = b->next = 0;
+}
+
+/* Back to the spare records; its memory (file) goes. */
+static void block_discard(uint32_t index) {
+  shm_block *b = &blocks[index];
+  char path[4200];
+  block_path(index, path, sizeof path);
+  unlink(path);
+  b->state = BLOCK_UNUSED;
+  b->segment_id = 0;
+  b->capacity = 0;
+  b->prev = 0;
+  b->next = table->block_unused_head;
+  table->block_unused_head = index + 1;
+}
+
+/* A freed object's block: kept for the next object of its class while its segment lives (the
+ * bytes stay as they were), gone with the segment otherwise. */
+static void block_release(uint32_t index) {
+  shm_block *b = &blocks[index];
+  shm_client *segment = client_by_id(b->segment_id);
+  if (segment != NULL && segment == &table->clients[b->client_index]) {
+    block_push_free(index);
+  } else {
+    block_discard(index);
+  }
+}
+
+/* Every FREE block of the segment at client_index goes (a dropped segment, or one whose FREE blocks
+ * would no longer fit beside its objects). */
+static void purge_free_blocks(int client_index) {
+  for (int k = 0; k < FAKE_SIZE_CLASSES; k++) {
+    uint32_t *head = &table->free_blocks[client_index][k];
+    while (*head != 0) {
+      uint32_t index = *head - 1;
+      block_unlink_free(index);
+      block_discard(index);
+    }
+  }
+}
+
+/* A block for an object of size in segment: the most recently freed block of its class there
+ * (written in place: a reader of the old object copies the new one's bytes), else a new one (*fresh:
+ * its file is to be sized). Index, or -1 when every record is taken (cannot happen: objects use at
+ * most half of them). */
+static int64_t block_take(shm_client *segment, uint64_t size, int *fresh) {
+  uint64_t capacity;
+  uint32_t size_class = fake_size_class(size, &capacity);
+  int client_index = (int)(segment - table->clients);
+  uint32_t head = table->free_blocks[client_index][size_class];
+  if (head != 0) {
+    block_unlink_free(head - 1);
+    blocks[head - 1].state = BLOCK_USED;
+    table->block_reuses++;
+    *fresh = 0;
+    return head - 1;
+  }
+  if (segment->used + segment->cached + size > segment->capacity) purge_free_blocks(client_index);
+  int64_t index = -1;
+  if (table->block_unused_head != 0) {
+    index = table->block_unused_head - 1;
+    table->block_unused_head = blocks[index].next;
+  } else if (table->block_high_water < table->block_count) {
+    index = (int64_t)table->block_high_water++;
+  } else {
+    /* every record was used: take a FREE one of any segment (half of them are FREE by now) */
+    for (uint64_t n = 0; n < table->block_count && index < 0; n++) {
+      uint64_t i = table->recycle_cursor++ % table->block_count;
+      if (blocks[i].state == BLOCK_FREE) {
+        block_unlink_free((uint32_t)i);
+        index = (int64_t)i;
+      }
+    }
+    if (index < 0) return -1;
+  }
+  shm_block *b = &blocks[index];
+  b->state = BLOCK_USED;
+  b->size_class = size_class;
+  b->capacity = capacity;
+  b->segment_id = segment->id;
+  b->client_index = client_index;
+  b->prev = b->next = 0;
+  *fresh = 1;
+  return index;
 }
 
 static uint32_t *bucket_of(uint32_t hash) { return &buckets[hash % table->bucket_count]; }
@@ -295,17 +468,17 @@ static shm_slot *find(const char *key) {
   return *link == 0 ? NULL : &slots[*link - 1];
 }
 
-/* Unlinks and frees the slot at *link, with its value file and its bytes in its segment. */
+/* Unlinks and frees the slot at *link, with its bytes in its segment; its block goes to the
+ * segment's FREE blocks (a read in progress still copies from it). */
 static void free_at(uint32_t *link) {
   uint32_t index = *link - 1;
   shm_slot *s = &slots[index];
-  char path[4200];
-  value_path(s->generation, path, sizeof path);
-  unlink(path);
   shm_client *segment = client_by_id(s->segment_id);
   if (segment != NULL) segment->used -= s->size;
   *link = s->next;
   s->state = SLOT_FREE; /* first: a half-freed slot is a free one */
+  if (s->block != 0) block_release(s->block - 1);
+  s->block = 0;
   s->next = table->free_head;
   table->free_head = index + 1;
   table->objects--;
@@ -331,6 +504,7 @@ static void drop_client(shm_client *c) {
       }
     }
   }
+  purge_free_blocks((int)(c - table->clients)); /* the segment's memory goes with it */
 }
 
 /* Drops clients whose process is gone or whose heartbeat is older than the TTL. */
@@ -384,32 +558,46 @@ static int enter(shm_member *m) {
   return 0;
 }
 
-/* The rebuild after EOWNERDEAD: chains, free list and used bytes from the slots alone. */
+/* The rebuild after EOWNERDEAD: chains, free lists and used bytes from the slots alone; a block
+ * that no object holds is FREE again while its segment lives. */
 static void rebuild_locked(void) {
   memset(buckets, 0, table->bucket_count * sizeof(uint32_t));
+  memset(table->free_blocks, 0, sizeof table->free_blocks);
   table->free_head = 0;
+  table->block_unused_head = 0;
   table->objects = 0;
-  for (int i = 0; i < FAKE_SHM_CLIENTS; i++) table->clients[i].used = 0;
+  for (int i = 0; i < FAKE_SHM_CLIENTS; i++) table->clients[i].used = table->clients[i].cached = 0;
+  for (uint64_t i = 0; i < table->block_high_water; i++) {
+    if (blocks[i].state == BLOCK_USED) blocks[i].state = BLOCK_FREE; /* until a slot claims it */
+  }
   for (uint64_t i = table->high_water; i-- > 0;) {
     shm_slot *s = &slots[i];
     shm_client *segment = s->state != SLOT_FREE ? client_by_id(s->segment_id) : NULL;
     if (s->state == SLOT_WRITING && client_by_id(s->writer_id) == NULL) segment = NULL;
+    if (s->block == 0 || s->block > table->block_high_water) segment = NULL;
     if (segment == NULL) {
-      if (s->state != SLOT_FREE) {
-        char path[4200];
-        value_path(s->generation, path, sizeof path);
-        unlink(path);
-      }
       s->state = SLOT_FREE;
+      s->block = 0;
       s->next = table->free_head;
       table->free_head = (uint32_t)i + 1;
       continue;
     }
+    blocks[s->block - 1].state = BLOCK_USED;
     segment->used += s->size;
     uint32_t *bucket = bucket_of(s->hash);
     s->next = *bucket;
     *bucket = (uint32_t)i + 1;
     table->objects++;
+  }
+  for (uint64_t i = table->block_high_water; i-- > 0;) {
+    shm_block *b = &blocks[i];
+    if (b->state == BLOCK_USED) continue;
+    shm_client *segment = b->state == BLOCK_FREE ? client_by_id(b->segment_id) : NULL;
+    if (segment != NULL && segment == &table->clients[b->client_index]) {
+      block_push_free((uint32_t)i);
+    } else {
+      block_discard((uint32_t)i);
+    }
   }
 }
 
@@ -569,40 +757,51 @@ static shm_slot *new_slot(void) {
   return &slots[index];
 }
 
-static int write_value(uint64_t generation, const void *value, size_t size) {
+/* Writes value at the start of block index, in place (what follows it stays); a fresh block's
+ * file is sized to its capacity first. Outside the table's lock. */
+static int write_block(uint32_t index, uint64_t resize_to, const void *value, size_t size) {
   char path[4200];
-  value_path(generation, path, sizeof path);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  block_path(index, path, sizeof path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
+  if (resize_to > 0 && ftruncate(fd, (off_t)resize_to) != 0) {
+    close(fd);
+    return -1;
+  }
   const char *p = value;
-  size_t left = size;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = pwrite(fd, p + done, size - done, (off_t)done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       close(fd);
       return -1;
     }
-    p += n;
-    left -= (size_t)n;
+    done += (size_t)n;
   }
   return close(fd);
 }
 
-static int read_value(const shm_slot *s, void *buffer) {
+/* Copies size bytes from the start of block index, whatever they are now, outside the table's lock
+ * (a block given to a smaller class meanwhile reads zeros past its end). -1 when the block's memory
+ * is gone (its segment was dropped). */
+static int read_block(uint32_t index, void *buffer, size_t size) {
   char path[4200];
-  value_path(s->generation, path, sizeof path);
+  block_path(index, path, sizeof path);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   size_t done = 0;
-  while (done < s->size) {
-    ssize_t n = pread(fd, (char *)buffer + done, s->size - done, (off_t)done);
+  int result = 0;
+  while (done < size) {
+    ssize_t n = pread(fd, (char *)buffer + done, size - done, (off_t)done);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0) result = -1;
     if (n <= 0) break;
     done += (size_t)n;
   }
   close(fd);
-  return done == s->size ? 0 : -1;
+  if (result == 0 && done < size) memset((char *)buffer + done, 0, size - done);
+  return result;
 }
 
 int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
@@ -624,10 +823,18 @@ int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
   int error = 0;
   shm_client *segment = place(pins, size, now, &error);
   shm_slot *s = segment != NULL ? new_slot() : NULL;
+  int fresh = 0;
+  int64_t block = s != NULL ? block_take(segment, size, &fresh) : -1;
+  if (s != NULL && block < 0) { /* back to the free list, untouched */
+    s->next = table->free_head;
+    table->free_head = (uint32_t)(s - slots) + 1;
+    s = NULL;
+  }
   if (s == NULL) {
     shm_unlock();
     return error != 0 ? error : FAKE_NO_AVAILABLE_HANDLE;
   }
+  uint64_t resize_to = fresh ? blocks[block].capacity : 0;
   link = find_link(key, hash); /* eviction may have changed the chain */
   uint64_t generation = table->next_generation++;
   s->generation = generation;
@@ -642,6 +849,7 @@ int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
   s->hash = hash;
   s->key_length = (uint32_t)key_length;
   memcpy(s->key, key, key_length + 1);
+  s->block = (uint32_t)block + 1;
   s->next = 0;
   s->state = SLOT_WRITING; /* last: the slot is whole before it is linked */
   *link = (uint32_t)(s - slots) + 1;
@@ -649,22 +857,17 @@ int fake_shm_put(shm_member *m, const char *key, const void *value, size_t size,
   table->objects++;
   shm_unlock();
 
-  /* The transfer, outside the lock: others see the key in flight (-703) meanwhile. */
-  if (delay_us > 0) {
-    struct timespec pause = {delay_us / 1000000, (delay_us % 1000000) * 1000};
-    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
-    }
-  }
-  int written = write_value(generation, value, size);
+  /* The transfer, outside the lock: others see the key in flight (-703) meanwhile. A writer
+   * dropped meanwhile (paused past the TTL) still writes into the block, as a resumed transfer
+   * would write into memory the master has handed out again. */
+  fake_sleep_us(delay_us);
+  int written = write_block((uint32_t)block, resize_to, value, size);
 
   if (enter(m) != 0) return MCJ_INTERNAL_ERROR;
   shm_slot *now_there = find(key);
   int result;
   if (now_there == NULL || now_there->generation != generation) {
-    /* Our client was dropped while the put was in flight; the master forgot it. */
-    char path[4200];
-    value_path(generation, path, sizeof path);
-    unlink(path);
+    /* Our client was dropped while the put was in flight; the master forgot it (and its block). */
     result = FAKE_ILLEGAL_CLIENT;
   } else if (written != 0) {
     free_slot(now_there);
@@ -708,7 +911,8 @@ static int await_running(int pid, int64_t deadline_ms) {
   return 1;
 }
 
-int64_t fake_shm_get(shm_member *m, const char *key, void *buffer, size_t size, int64_t lease_ms) {
+int64_t fake_shm_get(shm_member *m, const char *key, void *buffer, size_t size, int64_t lease_ms,
+                     int64_t delay_us) {
   int64_t deadline_ms = fake_now_ms() + env_number("MCJ_FAKE_STOPPED_READ_MS", 60000);
   if (enter(m) != 0) return MCJ_INTERNAL_ERROR;
   shm_slot *s = find(key);
@@ -721,19 +925,27 @@ int64_t fake_shm_get(shm_member *m, const char *key, void *buffer, size_t size, 
     stopped = s != NULL && s->state == SLOT_COMPLETE ? stopped_holder(s) : 0;
   }
   int64_t result;
+  uint32_t block = 0;
   if (s == NULL) {
     result = FAKE_OBJECT_NOT_FOUND;
   } else if (s->state != SLOT_COMPLETE) {
     result = FAKE_REPLICA_IS_NOT_READY;
   } else if (size < s->size) {
     result = MCJ_INVALID_PARAMS;
-  } else if (read_value(s, buffer) != 0) {
-    result = FAKE_TRANSFER_FAIL;
   } else {
+    /* the master's answer: the replica's place, and a lease on the object */
     s->lease_until_ms = fake_now_ms() + lease_ms;
+    block = s->block;
     result = (int64_t)s->size;
+    __atomic_add_fetch(&table->reads_copying, 1, __ATOMIC_RELEASE);
   }
   shm_unlock();
+  if (block == 0) return result;
+  /* The transfer, outside the lock, from where the object was: a forced remove does not wait for
+   * it, and the next put of the block's class in the segment writes into the same block. */
+  fake_sleep_us(delay_us);
+  if (read_block(block - 1, buffer, (size_t)result) != 0) result = FAKE_TRANSFER_FAIL;
+  __atomic_sub_fetch(&table->reads_copying, 1, __ATOMIC_RELEASE);
   return result;
 }
 
@@ -826,6 +1038,9 @@ int64_t fake_shm_stat(const char *name) {
   if (strcmp(name, "registrations") == 0) { /* of this process's clients, over their lives */
     return __atomic_load_n(&registrations_total, __ATOMIC_RELAXED);
   }
+  if (strcmp(name, "reads_copying") == 0) { /* every process's, so not under the lock either */
+    return __atomic_load_n(&table->reads_copying, __ATOMIC_ACQUIRE);
+  }
   if (enter(NULL) != 0) return MCJ_INTERNAL_ERROR;
   int64_t result = MCJ_INVALID_PARAMS;
   if (strcmp(name, "objects") == 0) {
@@ -843,6 +1058,17 @@ int64_t fake_shm_stat(const char *name) {
     result = table->owner_dead_recoveries;
   } else if (strcmp(name, "event_seq") == 0) {
     result = table->events.seq == 0 ? 0 : (int64_t)table->events.seq - 1;
+  } else if (strcmp(name, "block_reuses") == 0) {
+    result = table->block_reuses;
+  } else if (strcmp(name, "used_bytes") == 0 || strcmp(name, "cached_bytes") == 0) {
+    result = 0;
+    for (int i = 0; i < FAKE_SHM_CLIENTS; i++) {
+      const shm_client *c = &table->clients[i];
+      if (c->live) result += (int64_t)(name[0] == 'u' ? c->used : c->cached);
+    }
+  } else if (strcmp(name, "free_blocks") == 0) {
+    result = 0;
+    for (uint64_t i = 0; i < table->block_high_water; i++) result += blocks[i].state == BLOCK_FREE;
   }
   shm_unlock();
   return result;

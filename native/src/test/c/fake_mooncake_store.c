@@ -25,6 +25,15 @@
  *    (stat "evictions" counts them);
  *  - get_into / is_exist grant a read lease (FAKE_MC_LEASE_MS, default 10000 ms); remove without
  *    force inside the lease answers -706; missing keys -704; a too-small buffer -600;
+ *  - memory reused as Mooncake reuses it (both modes; the shared mode's top comment has the
+ *    details): an object's bytes live in a block of its segment; a freed object's block stays in
+ *    its segment's list of its size class (fake_size_class: 3 significant bits, rounded up) and
+ *    the next put of that class there writes into it in place; a segment's used bytes count its
+ *    objects only; its FREE blocks go when they would not fit beside them, and with the segment.
+ *    get_into / batch_get_into take the lease and the block under the lock and copy OUTSIDE it,
+ *    after MCJ_FAKE_READ_DELAY_US (ctl read_delay_us; default 0), so a forced remove of A plus a
+ *    put of B of A's class meanwhile hands A's reader B's whole object (the defect measured on a
+ *    real Mooncake); a block stays allocated until its last reader has copied;
  *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
  *  - register_buffer twice on one address -600, unregistering an unknown one -600; with protocol
  *    rdma, put_from / get_into on memory outside registered buffers fail with -800;
@@ -54,6 +63,9 @@
  *      eviction=0|1         one-process mode: evict when the pool is full (see above)
  *      put_delay_us=<us>    shared mode: a put sleeps that long between reserving the key (in
  *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US)
+ *      read_delay_us=<us>   get_into sleeps that long between taking the object's block (and
+ *                           lease) and copying from it, outside every lock
+ *                           (MCJ_FAKE_READ_DELAY_US; -1: back to the environment)
  *      events_drop_next=<n> the next n events this process publishes are dropped (a gap)
  *      hold_shared_lock_ms=<ms>  shared mode: hold the table's lock that long (to kill -9 a
  *                           process inside the critical section)
@@ -63,7 +75,10 @@
  *  - get_size(h, "__fake_mc__/stat/<name>") answers a counter: registered, register_calls,
  *    unregister_calls, clients, creates, destroys, objects, signal_thread, sigint_handler,
  *    copying_puts (calls of the copying put), local_buffer_bytes (the local_buffer_size of every
- *    live client that is set up, summed: what Mooncake would have allocated for them); in the
+ *    live client that is set up, summed: what Mooncake would have allocated for them),
+ *    block_reuses (puts that took a freed block), free_blocks, used_bytes (objects' bytes in
+ *    every segment), cached_bytes (capacity of the FREE blocks), reads_copying (reads between
+ *    taking their block and finishing their copy; the shared table's in the shared mode); in the
  *    shared mode also segments (live clients with capacity), clients_dropped, evictions,
  *    owner_dead_recoveries, event_seq (sequence numbers used so far, dropped events included),
  *    registrations (this process's clients' registrations, counting re-registrations),
@@ -166,6 +181,21 @@ typedef struct registration {
   struct registration *next;
 } registration;
 
+struct client;
+
+/* A block of a segment's memory (one-process mode): an object's bytes. A freed object's block goes
+ * to its segment's list of its class (fake_size_class) and the next object of that class there is
+ * written into it, as Mooncake's allocator hands a freed range out again. Freed (free()) only when
+ * no segment has it and no read copies from it. */
+typedef struct block {
+  char *data;
+  size_t capacity;
+  uint32_t size_class;
+  struct client *segment; /* NULL: no one's (its segment destroyed, or purged) */
+  int readers;            /* get_into copies in progress, outside the lock */
+  struct block *prev, *next; /* the segment's FREE list of its class */
+} block;
+
 typedef struct client {
   int id;
   int layout;
@@ -178,12 +208,14 @@ typedef struct client {
   registration *registrations;
   int shared;        /* MCJ_FAKE_SHARED: objects live in the shared table */
   shm_member member; /* its registration there */
+  uint64_t cached;   /* capacity of its FREE blocks (not part of used) */
+  block *free_blocks[FAKE_SIZE_CLASSES]; /* most recently freed first */
   struct client *next;
 } client;
 
 typedef struct object {
   char *key;
-  char *data;
+  block *block; /* its bytes */
   size_t size;
   int64_t lease_until_ms;
   int64_t soft_pin_until_ms; /* 0: none */
@@ -202,7 +234,7 @@ static object **buckets;
 static size_t bucket_count;
 static size_t object_count;
 
-static long stat_evictions;
+static long stat_evictions, stat_block_reuses, stat_free_blocks, stat_reads_copying;
 static int eviction_on = -1; /* ctl eviction=0|1; -1: MCJ_FAKE_EVICTION */
 static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
     stat_destroys, stat_signal_thread, stat_sigint_handler, stat_copying_puts;
@@ -213,6 +245,7 @@ static int64_t lease_ms = -1;
 static int sigint_handler_on_create, block_on_create;
 static int abi_override; /* ctl abi=N; 0: MCJ_FAKE_ABI */
 static int64_t put_delay_us = -1;
+static int64_t read_delay_us = -1;
 static fake_event_counters local_events; /* one-process mode */
 static int64_t max_soft_pin_ttl_ms = -1;
 
@@ -230,6 +263,29 @@ int64_t fake_now_ms(void) {
 
 #define now_ms fake_now_ms
 
+void fake_sleep_us(int64_t us) {
+  if (us <= 0) return;
+  struct timespec pause = {us / 1000000, (us % 1000000) * 1000};
+  while (nanosleep(&pause, &pause) != 0) {
+  }
+}
+
+uint32_t fake_size_class(uint64_t size, uint64_t *capacity) {
+  if (size < 16) {
+    *capacity = size;
+    return (uint32_t)size;
+  }
+  int shift = 63 - __builtin_clzll(size) - 3; /* keeps the top 4 bits: m in 8..15 */
+  uint64_t m = size >> shift;
+  if (m << shift != size) m++; /* round up */
+  if (m == 16) {
+    m = 8;
+    shift++;
+  }
+  *capacity = shift >= 61 ? UINT64_MAX : m << shift;
+  return (uint32_t)(8 * shift + m); /* shift >= 1, so 16 and up: after the exact classes */
+}
+
 /* FAKE_MC_LEASE_MS; default 10000 (Mooncake's), 500 in the shared mode (the test master's). */
 static int64_t lease_duration(void) {
   if (lease_ms < 0) {
@@ -243,6 +299,14 @@ static int64_t lease_duration(void) {
 static int64_t put_delay(void) {
   if (put_delay_us >= 0) return put_delay_us;
   const char *env = getenv("MCJ_FAKE_PUT_DELAY_US");
+  return env != NULL ? atoll(env) : 0;
+}
+
+/* ctl read_delay_us, else MCJ_FAKE_READ_DELAY_US (default 0): how long get_into waits between
+ * taking the object's place (and lease) and copying from it, outside every lock. */
+static int64_t read_delay(void) {
+  if (read_delay_us >= 0) return read_delay_us;
+  const char *env = getenv("MCJ_FAKE_READ_DELAY_US");
   return env != NULL ? atoll(env) : 0;
 }
 
@@ -282,13 +346,87 @@ static void grow_if_needed(void) {
   bucket_count = new_count;
 }
 
+/* ---- blocks (one-process mode); every function here runs under the lock ---- */
+
+/* A block no segment has any more: freed now, or by its last reader. */
+static void block_orphan(block *b) {
+  b->segment = NULL;
+  if (b->readers == 0) {
+    free(b->data);
+    free(b);
+  }
+}
+
+static void block_push_free(block *b) {
+  block **head = &b->segment->free_blocks[b->size_class];
+  b->prev = NULL;
+  b->next = *head;
+  if (*head != NULL) (*head)->prev = b;
+  *head = b;
+  b->segment->cached += b->capacity;
+  stat_free_blocks++;
+}
+
+static void block_unlink_free(block *b) {
+  if (b->prev != NULL) {
+    b->prev->next = b->next;
+  } else {
+    b->segment->free_blocks[b->size_class] = b->next;
+  }
+  if (b->next != NULL) b->next->prev = b->prev;
+  b->prev = b->next = NULL;
+  b->segment->cached -= b->capacity;
+  stat_free_blocks--;
+}
+
+/* Every FREE block of c goes (c is destroyed, or its FREE blocks no longer fit beside its objects). */
+static void purge_free_blocks(client *c) {
+  for (int k = 0; k < FAKE_SIZE_CLASSES; k++) {
+    while (c->free_blocks[k] != NULL) {
+      block *b = c->free_blocks[k];
+      block_unlink_free(b);
+      block_orphan(b);
+    }
+  }
+}
+
+/* A block for an object of size in owner's segment: the most recently freed block of its class
+ * there (a read still copying from it copies the new object), else a new one. NULL: no memory. */
+static block *block_take(client *owner, size_t size) {
+  uint64_t capacity;
+  uint32_t size_class = fake_size_class(size, &capacity);
+  block *b = owner->free_blocks[size_class];
+  if (b != NULL) {
+    block_unlink_free(b);
+    stat_block_reuses++;
+    return b;
+  }
+  if (owner->used + owner->cached + size > owner->segment_size) purge_free_blocks(owner);
+  b = calloc(1, sizeof *b);
+  if (b == NULL) return NULL;
+  b->data = malloc(capacity);
+  if (b->data == NULL) {
+    free(b);
+    return NULL;
+  }
+  b->capacity = capacity;
+  b->size_class = size_class;
+  b->segment = owner;
+  return b;
+}
+
+/* A read's copy is done: a block orphaned meanwhile goes with its last reader. */
+static void block_done_reading(block *b) {
+  if (--b->readers == 0 && b->segment == NULL) block_orphan(b);
+}
+
 static void unlink_object(object **link) {
   object *o = *link;
   *link = o->next;
   o->owner->used -= o->size;
   object_count--;
+  block_push_free(o->block); /* its segment keeps it for the next object of its class */
   free(o->key);
-  free(o->data);
   free(o);
 }
 
@@ -564,14 +702,13 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   object *o = calloc(1, sizeof *o);
   if (o == NULL) return MCJ_INTERNAL_ERROR;
   o->key = strdup(key);
-  o->data = malloc(size);
-  if (o->key == NULL || o->data == NULL) {
+  o->block = o->key != NULL ? block_take(owner, size) : NULL;
+  if (o->block == NULL) {
     free(o->key);
-    free(o->data);
     free(o);
     return MCJ_INTERNAL_ERROR;
   }
-  memcpy(o->data, value, size);
+  memcpy(o->block->data, value, size); /* in place: a read of the block's last object sees it */
   o->size = size;
   o->soft_pin_until_ms = fake_soft_pin_until(pins, now_ms());
   o->pins = *pins;
@@ -586,7 +723,9 @@ static int put_locked(client *c, const char *key, const void *value, size_t size
   return 0;
 }
 
-static int64_t get_locked(client *c, const char *key, void *buffer, size_t size) {
+/* The master's part of a read: checks, the lease, and the block to copy from (*reading, with a
+ * reader counted; the caller copies outside the lock and calls block_done_reading). */
+static int64_t get_locked(client *c, const char *key, void *buffer, size_t size, block **reading) {
   if (!c->set_up) return MCJ_INVALID_PARAMS;
   if (fail_ops) return fail_ops;
   /* shared: the whole buffer must be registered (the object's size is not known here) */
@@ -596,8 +735,10 @@ static int64_t get_locked(client *c, const char *key, void *buffer, size_t size)
   if (size < o->size) return MCJ_INVALID_PARAMS;
   if (o->unreachable) return o->unreachable;
   if (!transfer_allowed(c, buffer, o->size)) return TRANSFER_FAIL;
-  memcpy(buffer, o->data, o->size);
   o->lease_until_ms = now_ms() + lease_duration();
+  o->block->readers++;
+  stat_reads_copying++;
+  *reading = o->block;
   return (int64_t)o->size;
 }
 
@@ -769,6 +910,7 @@ void mooncake_store_destroy(void *store) {
       }
     }
   }
+  purge_free_blocks(c); /* its memory goes with it (a read in progress keeps its block) */
   while (c->registrations != NULL) {
     registration *r = c->registrations;
     c->registrations = r->next;
@@ -967,10 +1109,22 @@ int mooncake_store_batch_put_from(void *store, const char **keys, void **buffers
 
 static int64_t get_one(client *c, const char *key, void *buffer, size_t size) {
   pthread_mutex_lock(&lock);
-  int64_t result = get_locked(c, key, buffer, size);
+  block *reading = NULL;
+  int64_t result = get_locked(c, key, buffer, size, &reading);
   int64_t lease = lease_duration();
+  int64_t delay = read_delay();
   pthread_mutex_unlock(&lock);
-  if (result == GO_SHARED) result = fake_shm_get(&c->member, key, buffer, size, lease);
+  if (result == GO_SHARED) return fake_shm_get(&c->member, key, buffer, size, lease, delay);
+  if (reading != NULL) {
+    /* The transfer, outside the lock: a forced remove does not wait for it, and the next put of
+     * the block's class in its segment writes into the block meanwhile. */
+    fake_sleep_us(delay);
+    memcpy(buffer, reading->data, (size_t)result);
+    pthread_mutex_lock(&lock);
+    block_done_reading(reading);
+    stat_reads_copying--;
+    pthread_mutex_unlock(&lock);
+  }
   return result;
 }
 
@@ -1041,7 +1195,9 @@ static int64_t stat_value(const char *name) {
   static const char *const shared_stats[] = {"objects",   "clients",        "segments",
                                              "clients_dropped", "evictions",
                                              "owner_dead_recoveries", "event_seq",
-                                             "registrations", "lock_holder_pid"};
+                                             "registrations", "lock_holder_pid",
+                                             "block_reuses", "free_blocks", "used_bytes",
+                                             "cached_bytes", "reads_copying"};
   if (fake_shm_enabled() == 1) {
     for (size_t i = 0; i < sizeof shared_stats / sizeof shared_stats[0]; i++) {
       if (strcmp(name, shared_stats[i]) == 0) return fake_shm_stat(name);
@@ -1057,6 +1213,14 @@ static int64_t stat_value(const char *name) {
   if (strcmp(name, "sigint_handler") == 0) return stat_sigint_handler;
   if (strcmp(name, "evictions") == 0) return stat_evictions;
   if (strcmp(name, "copying_puts") == 0) return stat_copying_puts;
+  if (strcmp(name, "block_reuses") == 0) return stat_block_reuses;
+  if (strcmp(name, "free_blocks") == 0) return stat_free_blocks;
+  if (strcmp(name, "reads_copying") == 0) return stat_reads_copying;
+  if (strcmp(name, "used_bytes") == 0 || strcmp(name, "cached_bytes") == 0) {
+    int64_t n = 0;
+    for (client *c = clients; c != NULL; c = c->next) n += (int64_t)(name[0] == 'u' ? c->used : c->cached);
+    return n;
+  }
   if (strcmp(name, "local_buffer_bytes") == 0) {
     int64_t n = 0;
     for (client *c = clients; c != NULL; c = c->next) {
@@ -1144,6 +1308,7 @@ static int control_locked(const char *text) {
   CONTROL("block_on_create", block_on_create)
   CONTROL("abi", abi_override)
   CONTROL("put_delay_us", put_delay_us)
+  CONTROL("read_delay_us", read_delay_us)
   CONTROL("eviction", eviction_on)
 #undef CONTROL
   if (n == 19 && strncmp(text, "hold_shared_lock_ms", 19) == 0) {
@@ -1165,6 +1330,7 @@ static int control_locked(const char *text) {
     abi_override = 0;
     max_soft_pin_ttl_ms = -1;
     put_delay_us = -1;
+    read_delay_us = -1;
     eviction_on = -1;
     mark_unreachable_locked(0);
     fake_events_drop_next(0);

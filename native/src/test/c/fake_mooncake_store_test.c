@@ -9,11 +9,13 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_mooncake_store_test.h"
@@ -262,6 +264,152 @@ static void test_eviction(fake_api *api) {
   api->destroy(store);
 }
 
+typedef struct slow_read {
+  fake_api *api;
+  void *store;
+  const char *key;
+  char buffer[8 << 10];
+  int64_t result;
+} slow_read;
+
+static void *read_slowly(void *arg) {
+  slow_read *r = arg;
+  r->result = r->api->get_into(r->store, r->key, r->buffer, sizeof r->buffer);
+  return NULL;
+}
+
+/* Waits (polling, with a deadline) until a read has taken its block and waits to copy. */
+static int await_copying(fake_api *api, void *store, int64_t want) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    if (stat(api, store, "reads_copying") == want) return 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 5) return 0;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+}
+
+/* Bytes of buffer equal to c, from offset from on. */
+static size_t count_of(const char *buffer, size_t from, size_t to, char c) {
+  size_t n = 0;
+  for (size_t i = from; i < to; i++) n += buffer[i] == c;
+  return n;
+}
+
+/* One-process blocks: a read copies outside the lock from the object's block; a forced remove and
+ * a put of the same class meanwhile write another key's object into it (the defect measured on a
+ * real Mooncake); reuse, eviction and used accounting; a destroyed segment's blocks. */
+static void test_block_reuse(fake_api *api) {
+  void *probe = set_up_client(api, 0); /* holds no objects: reads the counters throughout */
+  void *store = set_up_client(api, 64 << 10);
+  static char a[4096], b[4096], value[5][16 << 10], back[32 << 10];
+  memset(a, 'A', sizeof a);
+  memset(b, 'B', sizeof b);
+  check(api->remove(store, "__fake_mc__/ctl/read_delay_us=1500000", 1) == 0, "ctl read_delay_us");
+
+  /* B of the same size */
+  check(api->put(store, "blk/a", a, sizeof a, NULL) == 0, "put blk/a");
+  slow_read r = {api, store, "blk/a", {0}, 0};
+  pthread_t reader;
+  check(pthread_create(&reader, NULL, read_slowly, &r) == 0, "pthread_create");
+  check(await_copying(api, probe, 1), "the read took blk/a's block and waits to copy");
+  check(api->remove(store, "blk/a", 0) == -706, "inside its lease: a plain remove → -706");
+  int64_t reuses = stat(api, probe, "block_reuses");
+  check(api->remove(store, "blk/a", 1) == 0, "a forced remove does not wait for the read");
+  check(api->put(store, "blk/b", b, sizeof b, NULL) == 0, "put blk/b of the same size");
+  check(stat(api, probe, "block_reuses") == reuses + 1, "blk/b took blk/a's block");
+  pthread_join(reader, NULL);
+  check(r.result == (int64_t)sizeof a && count_of(r.buffer, 0, sizeof a, 'B') == sizeof a,
+        "the read of blk/a answered %lld bytes, %zu of them blk/b's", (long long)r.result,
+        count_of(r.buffer, 0, sizeof a, 'B'));
+
+  /* B of the same class (4000 and 4096 both round to 4096): its bytes, then the rest of A's */
+  check(api->put(store, "blk/a2", a, sizeof a, NULL) == 0, "put blk/a2");
+  slow_read r2 = {api, store, "blk/a2", {0}, 0};
+  check(pthread_create(&reader, NULL, read_slowly, &r2) == 0, "pthread_create");
+  check(await_copying(api, probe, 1), "the read of blk/a2 waits to copy");
+  check(api->remove(store, "blk/a2", 1) == 0, "forced remove of blk/a2");
+  check(api->put(store, "blk/b2", b, 4000, NULL) == 0, "put blk/b2 of 4000 bytes");
+  pthread_join(reader, NULL);
+  check(r2.result == (int64_t)sizeof a && count_of(r2.buffer, 0, 4000, 'B') == 4000 &&
+            count_of(r2.buffer, 4000, sizeof a, 'A') == sizeof a - 4000,
+        "the read of blk/a2: blk/b2's 4000 bytes, then blk/a2's last 96");
+  check(api->remove_all(store, 1) == 2, "remove_all");
+
+  /* A segment destroyed during a read: the copy still has the block's memory */
+  void *other = set_up_client(api, 64 << 10);
+  char other_name[256];
+  check(api->get_hostname(other, other_name, sizeof other_name) == 0, "get_hostname");
+  const char *preferred[] = {other_name};
+  config_v2 in_other = {1, 0, 0, preferred, 1};
+  check(api->put(store, "blk/other", a, sizeof a, (void *)&in_other) == 0, "put blk/other there");
+  slow_read r3 = {api, store, "blk/other", {0}, 0};
+  check(pthread_create(&reader, NULL, read_slowly, &r3) == 0, "pthread_create");
+  check(await_copying(api, probe, 1), "the read of blk/other waits to copy");
+  api->destroy(other);
+  check(api->get_size(store, "blk/other") == -704, "blk/other went with its segment");
+  pthread_join(reader, NULL);
+  check(r3.result == (int64_t)sizeof a && count_of(r3.buffer, 0, sizeof a, 'A') == sizeof a,
+        "a read whose segment went meanwhile copies what was there");
+  check(api->remove(store, "__fake_mc__/ctl/read_delay_us=-1", 1) == 0, "read delay back");
+  api->remove_all(store, 1);
+
+  /* Accounting: used counts objects, FREE blocks are kept beside them while they fit */
+  check(stat(api, probe, "free_blocks") == 2, "blk/b's and blk/b2's blocks are FREE");
+  int64_t used_before = stat(api, probe, "used_bytes");
+  char key[64];
+  for (int i = 0; i < 5; i++) memset(value[i], '0' + i, sizeof value[i]);
+  for (int i = 0; i < 4; i++) {
+    snprintf(key, sizeof key, "acct/%d", i);
+    check(api->put(store, key, value[i], sizeof value[i], NULL) == 0, "put %s", key);
+  }
+  int64_t free_before = stat(api, probe, "free_blocks");
+  check(free_before == 0, "the fourth 16 KiB put: the 4 KiB FREE blocks no longer fit, they went");
+  check(stat(api, probe, "used_bytes") == used_before + (64 << 10), "4 objects of 16 KiB: used %lld",
+        (long long)stat(api, probe, "used_bytes"));
+  check(api->remove(store, "acct/1", 1) == 0 && api->remove(store, "acct/2", 1) == 0, "remove 2");
+  check(stat(api, probe, "used_bytes") == used_before + (32 << 10) &&
+            stat(api, probe, "free_blocks") == free_before + 2,
+        "2 removed: used %lld, %lld free blocks (%lld before)", (long long)stat(api, probe, "used_bytes"),
+        (long long)stat(api, probe, "free_blocks"), (long long)free_before);
+  reuses = stat(api, probe, "block_reuses");
+  check(api->put(store, "acct/1", value[1], sizeof value[1], NULL) == 0 &&
+            api->put(store, "acct/2", value[2], sizeof value[2], NULL) == 0,
+        "put 2 again");
+  check(stat(api, probe, "block_reuses") == reuses + 2 &&
+            stat(api, probe, "free_blocks") == free_before &&
+            stat(api, probe, "used_bytes") == used_before + (64 << 10),
+        "both took freed blocks");
+  check(api->remove(store, "__fake_mc__/ctl/eviction=1", 1) == 0, "ctl eviction=1");
+  int64_t evictions = stat(api, probe, "evictions");
+  check(api->put(store, "acct/4", value[4], sizeof value[4], NULL) == 0, "a fifth put evicts");
+  check(stat(api, probe, "evictions") == evictions + 1 &&
+            stat(api, probe, "block_reuses") == reuses + 3 &&
+            stat(api, probe, "used_bytes") == used_before + (64 << 10),
+        "one eviction, its block taken, used unchanged");
+  check(api->remove(store, "__fake_mc__/ctl/eviction=-1", 1) == 0, "eviction back to default");
+  for (int i = 0; i < 5; i++) {
+    snprintf(key, sizeof key, "acct/%d", i);
+    int64_t n = api->get_into(store, key, back, sizeof back);
+    check(n == -704 || (n == (int64_t)sizeof value[i] && memcmp(back, value[i], sizeof value[i]) == 0),
+          "%s: %lld, its own bytes", key, (long long)n);
+  }
+  check(api->remove_all(store, 1) == 4 && stat(api, probe, "free_blocks") == free_before + 4,
+        "remove_all: 4 free blocks");
+  check(api->put(store, "acct/20k", back, 20 << 10, NULL) == 0 &&
+            stat(api, probe, "free_blocks") == free_before &&
+            stat(api, probe, "used_bytes") == used_before + (20 << 10),
+        "a put of another class that would not fit beside them: the FREE blocks go");
+  check(api->remove(store, "acct/20k", 1) == 0 && stat(api, probe, "free_blocks") == free_before + 1,
+        "its block is FREE");
+  api->destroy(store);
+  check(stat(api, probe, "free_blocks") == free_before && stat(api, probe, "used_bytes") == used_before,
+        "a destroyed segment's blocks go with it");
+  api->destroy(probe);
+}
+
 /* Setup's local_buffer_size serves only the copying put, as in Mooncake 3b5a594: with 0 every
  * copying put answers -600 while put_from / get_into work; a value larger than it answers -600. */
 static void test_local_buffer(fake_api *api) {
@@ -345,6 +493,7 @@ int main(int argc, char **argv) {
   load_api(library, &api);
   test_layouts(&api);
   test_eviction(&api);
+  test_block_reuse(&api);
   test_local_buffer(&api);
   test_etcd_tls(&api);
   test_partial(argv[2]);

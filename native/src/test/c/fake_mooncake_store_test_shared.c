@@ -236,6 +236,19 @@ static int worker_main(const char *role, int argc, char **argv) {
       printf("read %lld\n", (long long)probe_get(store, argv[0]));
     }
     return 0;
+  } else if (strcmp(role, "copier") == 0) {
+    /* On "read <key>" reads the key (with the read delay its environment gives) and reports
+     * "read <rc> <first byte> <how many bytes equal the first>". */
+    static char buffer[64 << 10];
+    printf("ready %s\n", name);
+    while (hear(&self, line, sizeof line, 30000) && strncmp(line, "read ", 5) == 0) {
+      memset(buffer, 0, sizeof buffer);
+      int64_t n = api.get_into(store, line + 5, buffer, sizeof buffer);
+      int64_t same = 0;
+      while (n > 0 && same < n && buffer[same] == buffer[0]) same++;
+      printf("read %lld %c %lld\n", (long long)n, n > 0 ? buffer[0] : '-', (long long)same);
+    }
+    return 0;
   } else if (strcmp(role, "owner") == 0) {
     /* Commands: "put <key> own|none" (reports "put <rc> <hostname>"), "stat <name>", "hold <ms>". */
     printf("ready %s\n", name);
@@ -246,6 +259,8 @@ static int worker_main(const char *role, int argc, char **argv) {
         int result = put_text(store, key, key, strcmp(where, "own") == 0 ? name : NULL);
         hostname_of(store, name, sizeof name);
         printf("put %d %s\n", result, name);
+      } else if (sscanf(line, "remove %255s", key) == 1) {
+        printf("remove %d\n", api.remove(store, key, 1));
       } else if (sscanf(line, "stat %255s", key) == 1) {
         printf("stat %lld\n", (long long)stat_of(store, key));
       } else if (sscanf(line, "hold %lld", &ms) == 1) {
@@ -529,6 +544,147 @@ static void scenario_lock_owner_killed(void) {
   check(stat_of(store, "owner_dead_recoveries") == 1, "one EOWNERDEAD recovery");
   check(put_text(store, "after", "v", NULL) == 0 && api.is_exist(store, "after") == 1,
         "puts work after the recovery");
+  api.destroy(store);
+}
+
+/* The capacity of size's class, as the fake bins sizes (3 significant bits, rounded up). */
+static size_t class_capacity(size_t size) {
+  size_t unit = 1;
+  while ((size + unit - 1) / unit > 15) unit *= 2;
+  return (size + unit - 1) / unit * unit;
+}
+
+/* The defect a real Mooncake showed (shared/MOONCAKE.md, 2026-12-03): a read of key A in another
+ * process copies from A's block outside the table's lock; meanwhile A is removed with force (which
+ * does not wait for reads) and B, of the same size, is put: B takes A's freed block and is written
+ * into it, so A's reader gets B's whole object. */
+static void scenario_reuse_mid_read(void) {
+  enum { SIZE = 4096 };
+  void *store = set_up_client(&api, 64 << 20); /* the oldest segment: both puts land here */
+  static const char *const env[] = {"MCJ_FAKE_READ_DELAY_US=2000000", NULL};
+  static char a[SIZE], b[SIZE], back[SIZE];
+  memset(a, 'A', sizeof a);
+  memset(b, 'B', sizeof b);
+  worker copier;
+  char line[512];
+  spawn(&copier, env, "copier", NULL);
+  expect_line(&copier, "ready", line, sizeof line);
+  check(api.put(store, "reuse/a", a, sizeof a, NULL) == 0, "put reuse/a");
+  tell(&copier, "read reuse/a");
+  check(poll_until(probe_stat, store, "reads_copying", 1, 5000) == 1,
+        "the other process's read has its lease and waits before its copy");
+  check(api.remove(store, "reuse/a", 0) == -706, "its lease is there: a plain remove → -706");
+  int64_t reuses = stat_of(store, "block_reuses");
+  check(api.remove(store, "reuse/a", 1) == 0, "a forced remove does not wait for the read");
+  check(stat_of(store, "free_blocks") == 1, "reuse/a's block is free");
+  check(api.put(store, "reuse/b", b, sizeof b, NULL) == 0, "put reuse/b, of the same size");
+  check(stat_of(store, "block_reuses") == reuses + 1 && stat_of(store, "free_blocks") == 0,
+        "reuse/b took reuse/a's block");
+  check(stat_of(store, "reads_copying") == 1, "all of it before the read copied");
+  long long n = 0, same = 0;
+  char first = '?';
+  if (expect_line(&copier, "read", line, sizeof line)) sscanf(line, "read %lld %c %lld", &n, &first, &same);
+  check(n == SIZE && first == 'B' && same == SIZE,
+        "the read of reuse/a answered %lld bytes, %lld of them '%c': reuse/b's whole object", n,
+        same, first);
+  check(api.get_into(store, "reuse/b", back, sizeof back) == SIZE && memcmp(back, b, SIZE) == 0,
+        "reuse/b reads its own bytes");
+  check(api.get_into(store, "reuse/a", back, sizeof back) == -704, "reuse/a is gone");
+  /* Without a put in between, the freed block still holds A: the late copy gets A. */
+  check(api.put(store, "reuse/c", a, sizeof a, NULL) == 0, "put reuse/c");
+  tell(&copier, "read reuse/c");
+  check(poll_until(probe_stat, store, "reads_copying", 1, 5000) == 1, "the read of reuse/c waits");
+  check(api.remove(store, "reuse/c", 1) == 0, "forced remove of reuse/c");
+  if (expect_line(&copier, "read", line, sizeof line)) sscanf(line, "read %lld %c %lld", &n, &first, &same);
+  check(n == SIZE && first == 'A' && same == SIZE,
+        "a read whose block was freed and not reused copies what was there: %lld, %lld '%c'", n,
+        same, first);
+  finish(&copier);
+  api.destroy(store);
+}
+
+/* Blocks and the segment's accounting: used counts objects (not FREE blocks), reuse and eviction
+ * keep it, FREE blocks that no longer fit beside the objects go, a segment's blocks go with it.
+ * MCJ_FAKE_SHARED_SLOTS=16 (32 block records): the records are recycled, too. */
+static void scenario_block_accounting(void) {
+  enum { K16 = 16 << 10 };
+  void *store = set_up_client(&api, 64 << 10);
+  static char value[5][K16], back[32 << 10];
+  char key[64];
+  for (int i = 0; i < 5; i++) memset(value[i], '0' + i, K16);
+  for (int i = 0; i < 4; i++) {
+    snprintf(key, sizeof key, "acct/%d", i);
+    check(api.put(store, key, value[i], K16, NULL) == 0, "put %s", key);
+  }
+  check(stat_of(store, "used_bytes") == 4 * K16, "4 objects: used %lld",
+        (long long)stat_of(store, "used_bytes"));
+  check(api.remove(store, "acct/1", 1) == 0 && api.remove(store, "acct/2", 1) == 0, "remove 2");
+  check(stat_of(store, "used_bytes") == 2 * K16 && stat_of(store, "free_blocks") == 2 &&
+            stat_of(store, "cached_bytes") == 2 * K16,
+        "2 removed: used %lld, %lld free blocks of %lld bytes", (long long)stat_of(store, "used_bytes"),
+        (long long)stat_of(store, "free_blocks"), (long long)stat_of(store, "cached_bytes"));
+  int64_t reuses = stat_of(store, "block_reuses");
+  check(api.put(store, "acct/1", value[1], K16, NULL) == 0 &&
+            api.put(store, "acct/2", value[2], K16, NULL) == 0,
+        "put 2 again");
+  check(stat_of(store, "block_reuses") == reuses + 2 && stat_of(store, "free_blocks") == 0 &&
+            stat_of(store, "used_bytes") == 4 * K16,
+        "both took freed blocks; used %lld", (long long)stat_of(store, "used_bytes"));
+  int64_t evictions = stat_of(store, "evictions");
+  check(api.put(store, "acct/4", value[4], K16, NULL) == 0, "a fifth put evicts");
+  check(stat_of(store, "evictions") == evictions + 1 && stat_of(store, "objects") == 4 &&
+            stat_of(store, "used_bytes") == 4 * K16 && stat_of(store, "block_reuses") == reuses + 3,
+        "one eviction, its block taken: %lld objects, used %lld",
+        (long long)stat_of(store, "objects"), (long long)stat_of(store, "used_bytes"));
+  for (int i = 0; i < 5; i++) {
+    snprintf(key, sizeof key, "acct/%d", i);
+    int64_t n = api.get_into(store, key, back, sizeof back);
+    check(n == -704 || (n == K16 && memcmp(back, value[i], K16) == 0), "%s: %lld, its own bytes",
+          key, (long long)n);
+  }
+  check(api.remove_all(store, 1) == 4 && stat_of(store, "used_bytes") == 0 &&
+            stat_of(store, "free_blocks") == 4,
+        "remove_all: used 0, 4 free blocks");
+  /* 20 KiB is another class: the FREE blocks would not fit beside it, so they go */
+  check(api.put(store, "acct/20k", back, 20 << 10, NULL) == 0, "a put of another class");
+  check(stat_of(store, "free_blocks") == 0 && stat_of(store, "cached_bytes") == 0 &&
+            stat_of(store, "used_bytes") == 20 << 10,
+        "the FREE blocks went: %lld left, used %lld", (long long)stat_of(store, "free_blocks"),
+        (long long)stat_of(store, "used_bytes"));
+  check(api.remove_all(store, 1) == 1, "remove_all");
+  /* another process's segment: its blocks go with it */
+  worker owner;
+  char line[512];
+  spawn(&owner, NULL, "owner", NULL);
+  expect_line(&owner, "ready", line, sizeof line);
+  int64_t free_before = stat_of(store, "free_blocks");
+  tell(&owner, "put own/x own");
+  expect_line(&owner, "put 0", line, sizeof line);
+  tell(&owner, "remove own/x");
+  expect_line(&owner, "remove 0", line, sizeof line);
+  check(stat_of(store, "free_blocks") == free_before + 1, "its removed object's block is FREE");
+  finish(&owner);
+  check(poll_until(probe_stat, store, "segments", 1, 5000) == 1, "its segment is gone");
+  check(stat_of(store, "free_blocks") == free_before, "and its FREE block with it");
+  /* 48 small objects of 48 classes, each put, read and removed, through 32 block records: the
+   * FREE blocks fit beside the objects, so every record is used and then recycled */
+  static char sized[1 << 10];
+  size_t size = 1;
+  for (int i = 0; i < 48; i++) {
+    char fill = (char)('a' + i % 26);
+    memset(sized, fill, size);
+    snprintf(key, sizeof key, "class/%d", i);
+    check(api.put(store, key, sized, size, NULL) == 0, "put %s", key);
+    check(api.get_into(store, key, back, sizeof back) == (int64_t)size && back[0] == fill &&
+              back[size - 1] == fill,
+          "%s (%zu bytes) reads back", key, size);
+    check(api.remove(store, key, 1) == 0, "remove %s", key);
+    size = class_capacity(size) + 1; /* the smallest size of the next class */
+  }
+  check(size < sizeof sized, "the classes stayed small (%zu)", size);
+  check(stat_of(store, "used_bytes") == 0, "used 0 after the classes");
+  check(stat_of(store, "free_blocks") == 32, "32 block records, all FREE: %lld",
+        (long long)stat_of(store, "free_blocks"));
   api.destroy(store);
 }
 
@@ -883,6 +1039,8 @@ static const scenario scenarios[] = {
     {"stopped_segment_read", scenario_stopped_segment_read, {NULL}, 0, 0},
     {"lock_owner_killed", scenario_lock_owner_killed, {NULL}, 0, 0},
     {"one_process", scenario_one_process, {NULL}, 0, 0},
+    {"reuse_mid_read", scenario_reuse_mid_read, {NULL}, 0, 0},
+    {"block_accounting", scenario_block_accounting, {"MCJ_FAKE_SHARED_SLOTS=16", NULL}, 0, 0},
     {"events", scenario_events, {"MCJ_FAKE_EVENTS_DROP=4", "MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 0, 0},
     {"events_one_process", scenario_events_one_process, {"MCJ_FAKE_EVENTS_BACKEND_ID=fake-test", NULL}, 1, 0},
     {"stale_file", scenario_stale_file, {NULL}, 0, 1},
