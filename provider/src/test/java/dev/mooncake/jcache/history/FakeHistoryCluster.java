@@ -20,6 +20,14 @@ import java.util.stream.Stream;
 final class FakeHistoryCluster implements HistoryCluster {
   static final long CLIENT_TTL_MS = 3000;
 
+  /**
+   * How long the fake's reads wait between finding an object and copying it (outside its lock, as a
+   * real transfer copies): the window in which a forced remove and a put of the same size class
+   * hand the reader another object's bytes, as on a real Mooncake. {@code
+   * -Dhistory.fakeReadDelayUs}; a fake without reused blocks ignores it.
+   */
+  static final long READ_DELAY_US = Long.getLong("history.fakeReadDelayUs", 200);
+
   private final Path table =
       Path.of("/dev/shm", "mcj-history-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
 
@@ -81,6 +89,12 @@ final class FakeHistoryCluster implements HistoryCluster {
       throw new AssertionError("peer " + live.id + " could not count clients: " + reply);
     }
     return Long.parseLong(reply.substring(3));
+  }
+
+  /** The table's mutex free: a count answered within a second (the TTL is 3 s: nothing dropped). */
+  @Override
+  public boolean answersWhileAPeerIsStopped(PeerProcess witness) throws Exception {
+    return witness.askWithin("stat clients", Duration.ofSeconds(1)) != null;
   }
 
   @Override

@@ -29,6 +29,15 @@ public interface HistoryCluster extends AutoCloseable {
   long liveClients(PeerProcess live) throws Exception;
 
   /**
+   * Whether the cluster still answers {@code witness} while another peer is stopped. A real master
+   * is a process of its own; the fake's "master" is a mutex in shared memory, and a peer stopped
+   * while it holds that mutex freezes every other process until it runs again.
+   */
+  default boolean answersWhileAPeerIsStopped(PeerProcess witness) throws Exception {
+    return true;
+  }
+
+  /**
    * How long the master may take to drop a dead or paused client's segment (client TTL + sweep).
    */
   Duration dropBound();

@@ -171,27 +171,45 @@ final class HistoryRun {
     timeline.add("replacement " + replacement.id + " started at " + at(System.nanoTime()));
   }
 
+  /** How often a pause that froze the fake's table is undone and tried at another moment. */
+  private static final int PAUSE_ATTEMPTS = 20;
+
   private void pause(PeerProcess victim, int share) throws Exception {
     victim.awaitProgress(share / 3);
     PeerProcess witness = witness(victim);
-    long before = cluster.liveClients(witness);
-    long stopped = System.nanoTime();
-    victim.signal("STOP");
-    long dropped = awaitDrop(witness, before, "paused " + victim.id);
-    losses.add(Operation.loseSegment(victim.id, stopped, dropped));
-    victim.signal("CONT");
-    long resumed = System.nanoTime();
-    timeline.add(
-        "SIGSTOP "
-            + victim.id
-            + " at "
-            + at(stopped)
-            + " (after "
-            + victim.progress()
-            + " ops), its segment gone by "
-            + at(dropped)
-            + ", SIGCONT at "
-            + at(resumed));
+    for (int attempt = 1; ; attempt++) {
+      long before = cluster.liveClients(witness);
+      long stopped = System.nanoTime();
+      victim.signal("STOP");
+      if (!cluster.answersWhileAPeerIsStopped(witness)) {
+        // Stopped inside the fake's critical section: nobody can run, nothing is dropped.
+        victim.signal("CONT");
+        timeline.add(
+            "SIGSTOP " + victim.id + " at " + at(stopped) + " froze the cluster: SIGCONT, again");
+        if (attempt == PAUSE_ATTEMPTS) {
+          throw new AssertionError(
+              PAUSE_ATTEMPTS + " pauses of " + victim.id + " froze the cluster");
+        }
+        Thread.sleep(50); // another moment of the victim's work, not a synchronisation
+        continue;
+      }
+      long dropped = awaitDrop(witness, before, "paused " + victim.id);
+      losses.add(Operation.loseSegment(victim.id, stopped, dropped));
+      victim.signal("CONT");
+      long resumed = System.nanoTime();
+      timeline.add(
+          "SIGSTOP "
+              + victim.id
+              + " at "
+              + at(stopped)
+              + " (after "
+              + victim.progress()
+              + " ops), its segment gone by "
+              + at(dropped)
+              + ", SIGCONT at "
+              + at(resumed));
+      return;
+    }
   }
 
   private void restartMaster(PeerProcess marker, int share) throws Exception {

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ public final class PeerProcess implements AutoCloseable {
   private final PrintWriter to;
   private final List<String> replies = new ArrayList<>();
   private final List<String> other = new ArrayList<>();
+  private int asked;
   private boolean ready;
   private long progress;
   private String done;
@@ -131,10 +133,28 @@ public final class PeerProcess implements AutoCloseable {
 
   /** Sends a command and waits for its reply ({@code OK …} or {@code ERR …}). */
   public synchronized String ask(String command) throws InterruptedException {
-    int before = replies.size();
+    int index = asked++;
     send(command);
-    awaitUntil(() -> replies.size() > before, "a reply to " + command);
-    return replies.get(before);
+    awaitUntil(() -> replies.size() > index, "a reply to " + command);
+    return replies.get(index);
+  }
+
+  /**
+   * The same, waiting at most {@code limit}: null if no reply came by then (a later {@link #ask}
+   * still gets its own reply: replies come in the order of the commands).
+   */
+  public synchronized String askWithin(String command, Duration limit) throws InterruptedException {
+    int index = asked++;
+    send(command);
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (replies.size() <= index) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || ended) {
+        return null;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return replies.get(index);
   }
 
   private interface Condition {

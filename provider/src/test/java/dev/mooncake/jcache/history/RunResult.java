@@ -112,6 +112,6 @@ record RunResult(
   private static String kind(String failure) {
     int colon = failure.indexOf(": ");
     String rest = colon < 0 ? failure : failure.substring(colon + 2);
-    return rest.length() <= 90 ? rest : rest.substring(0, 90) + "…";
+    return rest.length() <= 160 ? rest : rest.substring(0, 160) + "…";
   }
 }
