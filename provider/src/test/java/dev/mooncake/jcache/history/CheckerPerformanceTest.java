@@ -83,9 +83,7 @@ class CheckerPerformanceTest {
     long started = System.nanoTime();
     KeyResult result = LinearizabilityChecker.check(history, SEGMENT_OF, BUDGET).keys().get(0);
     long elapsed = System.nanoTime() - started;
-    System.out.printf(
-        "%s in %.0f ms: %s%n",
-        result.verdict(), elapsed / 1e6, result.explanation());
+    System.out.printf("%s in %.0f ms: %s%n", result.verdict(), elapsed / 1e6, result.explanation());
     assertTrue(elapsed < FEW_SECONDS, "took " + elapsed / 1_000_000 + " ms");
     return result;
   }
