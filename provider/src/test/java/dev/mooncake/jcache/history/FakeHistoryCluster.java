@@ -26,7 +26,7 @@ final class FakeHistoryCluster implements HistoryCluster {
    * hand the reader another object's bytes, as on a real Mooncake. {@code
    * -Dhistory.fakeReadDelayUs}; a fake without reused blocks ignores it.
    */
-  static final long READ_DELAY_US = Long.getLong("history.fakeReadDelayUs", 200);
+  static final long READ_DELAY_US = Long.getLong("history.fakeReadDelayUs", 1000);
 
   private final Path table =
       Path.of("/dev/shm", "mcj-history-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
