@@ -83,7 +83,8 @@ final class FakeHistoryCluster implements HistoryCluster {
   }
 
   @Override
-  public long liveClients(PeerProcess live) throws Exception {
+  /** Live clients: the fake drops a client and its objects at once, under the table's lock. */
+  public long mounted(PeerProcess live) throws Exception {
     String reply = live.ask("stat clients");
     if (!reply.startsWith("OK ")) {
       throw new AssertionError("peer " + live.id + " could not count clients: " + reply);

@@ -25,8 +25,12 @@ public interface HistoryCluster extends AutoCloseable {
   /** More arguments for {@link HistoryPeer} / {@link TenantPeer} (e.g. the fake library). */
   List<String> peerArguments();
 
-  /** Clients the master (or the fake's table) counts as live, asked through a live peer if need. */
-  long liveClients(PeerProcess live) throws Exception;
+  /**
+   * A measure of the mounted segments that falls once the cluster has dropped a segment AND the
+   * objects in it (the fake's live clients; a real master's total capacity), asked through a live
+   * peer where need be.
+   */
+  long mounted(PeerProcess live) throws Exception;
 
   /**
    * Whether the cluster still answers {@code witness} while another peer is stopped. A real master

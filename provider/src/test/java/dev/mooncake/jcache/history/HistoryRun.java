@@ -149,7 +149,7 @@ final class HistoryRun {
   private void kill(PeerProcess victim, int share) throws Exception {
     victim.awaitProgress(share / 3);
     PeerProcess witness = witness(victim);
-    long before = cluster.liveClients(witness);
+    long before = cluster.mounted(witness);
     long killed = System.nanoTime();
     victim.signal("KILL");
     victim.awaitExit();
@@ -178,7 +178,7 @@ final class HistoryRun {
     victim.awaitProgress(share / 3);
     PeerProcess witness = witness(victim);
     for (int attempt = 1; ; attempt++) {
-      long before = cluster.liveClients(witness);
+      long before = cluster.mounted(witness);
       long stopped = System.nanoTime();
       victim.signal("STOP");
       if (!cluster.answersWhileAPeerIsStopped(witness)) {
@@ -223,12 +223,13 @@ final class HistoryRun {
   }
 
   /**
-   * Waits until the cluster counts fewer live clients than {@code before}: the master (or the
-   * fake's table) has dropped the victim's segment. Polls: the drop is another process's doing.
+   * Waits until the cluster's {@link HistoryCluster#mounted} measure falls below {@code before}:
+   * the master (or the fake's table) has dropped the victim's segment and its objects. Polls: the
+   * drop is another process's doing.
    */
   private long awaitDrop(PeerProcess witness, long before, String what) throws Exception {
     long deadline = System.nanoTime() + cluster.dropBound().toNanos();
-    while (cluster.liveClients(witness) >= before) {
+    while (cluster.mounted(witness) >= before) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
             "the segment of the " + what + " was not dropped within " + cluster.dropBound());

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -48,8 +50,15 @@ record RunResult(
   /** The reasons this run is not clean (or is too empty to say), one line each. */
   List<String> problems(double minimumKnownShare) {
     List<String> problems = new ArrayList<>();
+    Set<String> withForeign = keysWithForeignReads();
     for (KeyResult key : report.notLinearizable()) {
-      problems.add("key " + key.key() + " NOT linearizable: " + key.explanation());
+      problems.add(
+          "key "
+              + key.key()
+              + " NOT linearizable"
+              + (withForeign.contains(key.key()) ? " (it read another key's value)" : "")
+              + ": "
+              + key.explanation());
     }
     for (KeyResult key : report.undecided()) {
       problems.add("key " + key.key() + " undecided: " + key.explanation());
@@ -73,6 +82,30 @@ record RunResult(
     return problems;
   }
 
+  /** Keys of which an operation read another key's value. */
+  Set<String> keysWithForeignReads() {
+    Set<String> keys = new TreeSet<>();
+    for (Operation op : history) {
+      if (!op.kind().isLoss()
+          && HistoryRun.returnsValue(op.kind())
+          && !op.outcomeUnknown()
+          && !op.result().equals(Operation.ABSENT)
+          && !op.key().equals(Values.ownerOf(op.result()))) {
+        keys.add(op.key());
+      }
+    }
+    return keys;
+  }
+
+  /** Keys the checker found not linearizable that read no other key's value: other findings. */
+  List<String> otherViolations() {
+    Set<String> withForeign = keysWithForeignReads();
+    return report.notLinearizable().stream()
+        .map(KeyResult::key)
+        .filter(k -> !withForeign.contains(k))
+        .toList();
+  }
+
   private static String quote(List<String> lines) {
     return lines.stream().limit(QUOTED).collect(Collectors.joining(" | "));
   }
@@ -81,13 +114,16 @@ record RunResult(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s: %d ops (%d unknown outcome), %d keys %s, %d foreign reads%s, %d torn reads, %d"
+        "%s: %d ops (%d unknown outcome), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
             + " failed calls%s; run %.1f s, check %.1f s; %s",
         plan.scenario(),
         operations(),
         unknown(),
         report.keys().size(),
         verdicts(),
+        foreign.isEmpty() || otherViolations().isEmpty()
+            ? ""
+            : " (without a foreign read: " + otherViolations() + ")",
         foreign.size(),
         foreign.isEmpty() ? "" : " (" + quote(foreign) + ")",
         torn.size(),

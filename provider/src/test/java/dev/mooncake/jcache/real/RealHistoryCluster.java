@@ -22,17 +22,18 @@ import java.util.regex.Pattern;
 /**
  * A real Mooncake for one history run: a master of the run's own on 127.0.0.1:{@value #PORT}
  * (inside the test's network namespace, default {@code --client_ttl} of 10 s), so that a run starts
- * empty and may kill and restart it. Live clients are the master's {@code master_active_clients}
- * metric. The shared segment of the tenant test is the JVM whose {@code local_hostname} carries a
- * fixed port: Mooncake then names its segment exactly that.
+ * empty and may kill and restart it. Mounted segments are the master's {@code
+ * master_total_capacity_bytes} metric (segments mounted). The shared segment of the tenant test is
+ * the JVM whose {@code local_hostname} carries a fixed port: Mooncake then names its segment
+ * exactly that.
  */
 final class RealHistoryCluster implements HistoryCluster {
   private static final int PORT = 50071;
   private static final int METRICS_PORT = PORT + 1000;
   private static final String SHARED_SEGMENT = "127.0.0.1:17071";
   private static final long CLIENT_TTL_MS = 10_000;
-  private static final Pattern ACTIVE_CLIENTS =
-      Pattern.compile("(?m)^master_active_clients (\\d+)");
+  private static final Pattern CAPACITY =
+      Pattern.compile("(?m)^master_total_capacity_bytes (\\d+)");
 
   private final Path dir;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -78,16 +79,21 @@ final class RealHistoryCluster implements HistoryCluster {
     return List.of();
   }
 
+  /**
+   * The master's {@code master_total_capacity_bytes}: its client monitor counts an expired client
+   * out of {@code master_active_clients} first, then clears the objects in its segments, then
+   * commits the unmount, which takes the segment's capacity off this metric.
+   */
   @Override
-  public long liveClients(PeerProcess live) throws Exception {
+  public long mounted(PeerProcess live) throws Exception {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + METRICS_PORT + "/metrics"))
             .timeout(Duration.ofSeconds(5))
             .build();
     String metrics = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-    Matcher m = ACTIVE_CLIENTS.matcher(metrics);
+    Matcher m = CAPACITY.matcher(metrics);
     if (!m.find()) {
-      throw new AssertionError("the master's metrics have no master_active_clients");
+      throw new AssertionError("the master's metrics have no master_total_capacity_bytes");
     }
     return Long.parseLong(m.group(1));
   }
