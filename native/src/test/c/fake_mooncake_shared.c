@@ -167,10 +167,10 @@ typedef struct shm_header {
   uint64_t recycle_cursor;
   int64_t block_reuses;  /* puts that took a FREE block */
   int64_t reads_copying; /* reads between their lookup and the end of their copy (atomic) */
-  /* per segment (client index) and size class: the FREE blocks, most recently freed first */
-  uint32_t free_blocks[FAKE_SHM_CLIENTS][FAKE_SIZE_CLASSES];
   /* then uint32_t buckets[bucket_count] (index + 1), shm_slot slots[slot_count],
-   * shm_block blocks[block_count] */
+   * shm_block blocks[block_count], and per segment (client index) and size class the head of
+   * its FREE blocks, most recently freed first:
+   * uint32_t free_lists[FAKE_SHM_CLIENTS][FAKE_SIZE_CLASSES] */
 } shm_header;
 
 static pthread_once_t attach_once = PTHREAD_ONCE_INIT;
@@ -179,6 +179,7 @@ static shm_header *table;
 static uint32_t *buckets;
 static shm_slot *slots;
 static shm_block *blocks;
+static uint32_t (*free_lists)[FAKE_SIZE_CLASSES]; /* [client index][size class] */
 static char values_dir[4096];
 static int64_t client_ttl_ms;
 static int own_pid;
@@ -224,7 +225,8 @@ static void shm_unlock(void) { pthread_mutex_unlock(&table->mutex); }
 
 static size_t table_bytes(uint64_t slot_count, uint64_t bucket_count) {
   return sizeof(shm_header) + bucket_count * sizeof(uint32_t) + slot_count * sizeof(shm_slot) +
-         2 * slot_count * sizeof(shm_block);
+         2 * slot_count * sizeof(shm_block) +
+         FAKE_SHM_CLIENTS * FAKE_SIZE_CLASSES * sizeof(uint32_t);
 }
 
 static int init_table(int fd, uint64_t slot_count, uint64_t bucket_count) {
@@ -314,6 +316,7 @@ static void attach(void) {
   buckets = (uint32_t *)((char *)base + sizeof(shm_header));
   slots = (shm_slot *)((char *)buckets + probe.bucket_count * sizeof(uint32_t));
   blocks = (shm_block *)(slots + probe.slot_count);
+  free_lists = (uint32_t(*)[FAKE_SIZE_CLASSES])(blocks + probe.block_count);
   attach_result = 1;
 }
 
@@ -338,7 +341,7 @@ static void block_path(uint32_t index, char *out, size_t len) {
 }
 
 static uint32_t *free_list_of(const shm_block *b) {
-  return &table->free_blocks[b->client_index][b->size_class];
+  return &free_lists[b->client_index][b->size_class];
 }
 
 /* Puts a block at the head of its segment's list of its class. */
@@ -396,7 +399,7 @@ static void block_release(uint32_t index) {
  * would no longer fit beside its objects). */
 static void purge_free_blocks(int client_index) {
   for (int k = 0; k < FAKE_SIZE_CLASSES; k++) {
-    uint32_t *head = &table->free_blocks[client_index][k];
+    uint32_t *head = &free_lists[client_index][k];
     while (*head != 0) {
       uint32_t index = *head - 1;
       block_unlink_free(index);
@@ -413,7 +416,7 @@ static int64_t block_take(shm_client *segment, uint64_t size, int *fresh) {
   uint64_t capacity;
   uint32_t size_class = fake_size_class(size, &capacity);
   int client_index = (int)(segment - table->clients);
-  uint32_t head = table->free_blocks[client_index][size_class];
+  uint32_t head = free_lists[client_index][size_class];
   if (head != 0) {
     block_unlink_free(head - 1);
     blocks[head - 1].state = BLOCK_USED;
@@ -562,7 +565,7 @@ static int enter(shm_member *m) {
  * that no object holds is FREE again while its segment lives. */
 static void rebuild_locked(void) {
   memset(buckets, 0, table->bucket_count * sizeof(uint32_t));
-  memset(table->free_blocks, 0, sizeof table->free_blocks);
+  memset(free_lists, 0, FAKE_SHM_CLIENTS * sizeof *free_lists);
   table->free_head = 0;
   table->block_unused_head = 0;
   table->objects = 0;

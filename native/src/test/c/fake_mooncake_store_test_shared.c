@@ -528,6 +528,8 @@ static void scenario_paused_in_flight(void) {
 static void scenario_lock_owner_killed(void) {
   void *store = set_up_client(&api, 64 << 20);
   check(put_text(store, "survivor", "v", NULL) == 0, "put survivor");
+  check(put_text(store, "freed", "w", NULL) == 0 && api.remove(store, "freed", 1) == 0,
+        "put and remove freed (its block is FREE)");
   worker owner;
   char line[512];
   spawn(&owner, NULL, "owner", NULL);
@@ -542,6 +544,11 @@ static void scenario_lock_owner_killed(void) {
   check(api.is_exist(store, "survivor") == 1, "the table works after its lock owner died");
   check(now_ms() - start < 5000, "took %lld ms", (long long)(now_ms() - start));
   check(stat_of(store, "owner_dead_recoveries") == 1, "one EOWNERDEAD recovery");
+  char got[8] = {0};
+  check(api.get_into(store, "survivor", got, sizeof got) == 2 && strcmp(got, "v") == 0 &&
+            stat_of(store, "used_bytes") == 2 && stat_of(store, "free_blocks") == 1,
+        "the rebuilt blocks: survivor reads \"%s\", used %lld, %lld free", got,
+        (long long)stat_of(store, "used_bytes"), (long long)stat_of(store, "free_blocks"));
   check(put_text(store, "after", "v", NULL) == 0 && api.is_exist(store, "after") == 1,
         "puts work after the recovery");
   api.destroy(store);
