@@ -85,9 +85,20 @@ final class FakeHistoryCluster implements HistoryCluster {
   @Override
   /** Live clients: the fake drops a client and its objects at once, under the table's lock. */
   public long mounted(PeerProcess live) throws Exception {
-    String reply = live.ask("stat clients");
+    return stat(live, "clients");
+  }
+
+  /** The table's count of clients dropped (dead, or silent past the TTL). */
+  @Override
+  public long droppedSegments(PeerProcess live) throws Exception {
+    return stat(live, "clients_dropped");
+  }
+
+  private static long stat(PeerProcess live, String name) throws InterruptedException {
+    String reply = live.ask("stat " + name);
     if (!reply.startsWith("OK ")) {
-      throw new AssertionError("peer " + live.id + " could not count clients: " + reply);
+      throw new AssertionError(
+          "peer " + live.id + " could not read the fake's " + name + ": " + reply);
     }
     return Long.parseLong(reply.substring(3));
   }

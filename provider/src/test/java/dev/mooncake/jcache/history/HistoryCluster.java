@@ -42,6 +42,14 @@ public interface HistoryCluster extends AutoCloseable {
   }
 
   /**
+   * How many segments the cluster has dropped since it started (clients dead or silent past the
+   * TTL), or -1 where it cannot say.
+   */
+  default long droppedSegments(PeerProcess live) throws Exception {
+    return -1;
+  }
+
+  /**
    * How long the master may take to drop a dead or paused client's segment (client TTL + sweep).
    */
   Duration dropBound();

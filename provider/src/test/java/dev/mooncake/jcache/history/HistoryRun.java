@@ -47,6 +47,7 @@ final class HistoryRun {
   private final List<Operation> losses = new ArrayList<>();
   private final List<String> timeline = new ArrayList<>();
   private Path config;
+  private long unexpectedDrops;
   private long origin;
 
   HistoryRun(Plan plan, HistoryCluster cluster, Path dir) {
@@ -86,6 +87,7 @@ final class HistoryRun {
           }
         }
         ended = System.nanoTime();
+        checkDrops();
       }
     } finally {
       for (PeerProcess peer : peers) {
@@ -110,11 +112,26 @@ final class HistoryRun {
         failures,
         torn,
         foreignReads(history),
+        unexpectedDrops,
         report,
         timeline,
         origin,
         ended - started,
         checked - checking);
+  }
+
+  /**
+   * Segments the cluster dropped that no fault meant to (a client that missed its heartbeats, e.g.
+   * on a loaded machine, loses its values unrecorded): a run with such a drop checks nothing.
+   */
+  private void checkDrops() throws Exception {
+    PeerProcess live = peers.stream().filter(PeerProcess::alive).findFirst().orElseThrow();
+    long dropped = cluster.droppedSegments(live);
+    long meant = losses.stream().filter(op -> op.kind() == OpKind.LOSE_SEGMENT).count();
+    if (dropped >= 0 && dropped != meant) {
+      unexpectedDrops = dropped - meant;
+      timeline.add("the cluster dropped " + dropped + " segments, the faults " + meant);
+    }
   }
 
   private PeerProcess start(String id, int ops) throws Exception {

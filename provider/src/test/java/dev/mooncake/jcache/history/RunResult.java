@@ -20,6 +20,7 @@ record RunResult(
     List<String> failures,
     List<String> torn,
     List<String> foreign,
+    long unexpectedDrops,
     Report report,
     List<String> timeline,
     long originNanos,
@@ -44,7 +45,7 @@ record RunResult(
 
   /** Whether the cluster kept its promises: every key linearizable, no foreign or torn value. */
   boolean clean() {
-    return report.allLinearizable() && foreign.isEmpty() && torn.isEmpty();
+    return report.allLinearizable() && foreign.isEmpty() && torn.isEmpty() && unexpectedDrops == 0;
   }
 
   /** The reasons this run is not clean (or is too empty to say), one line each. */
@@ -68,6 +69,11 @@ record RunResult(
     }
     if (!torn.isEmpty()) {
       problems.add(torn.size() + " torn values read, e.g. " + quote(torn));
+    }
+    if (unexpectedDrops != 0) {
+      problems.add(
+          unexpectedDrops
+              + " segments dropped that no fault meant to (missed heartbeats?): the run is void");
     }
     long known = operations() - unknown();
     if (known < minimumKnownShare * plan.ops()) {
