@@ -267,7 +267,7 @@ final class HistoryRun {
       if (!op.kind().isLoss() && returnsValue(op.kind()) && !op.outcomeUnknown()) {
         String result = op.result();
         if (!result.equals(Operation.ABSENT) && !op.key().equals(Values.ownerOf(result))) {
-          foreign.add(op.describe(origin));
+          foreign.add(op.key() + ": " + op.describe(origin));
         }
       }
     }
