@@ -19,7 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * s2.
  */
 class LinearizabilityCheckerTest {
-  private static final Function<String, String> SEGMENT_OF = v -> v.equals("c") ? "s2" : "s1";
+  private static String segmentOf(String value) {
+    return value.equals("c") ? "s2" : "s1";
+  }
 
   private static Operation op(
       String process, OpKind kind, String arg, long invoked, long completed, String result) {
@@ -54,7 +55,9 @@ class LinearizabilityCheckerTest {
   }
 
   private static KeyResult checkOneKey(List<Operation> history) {
-    Report report = LinearizabilityChecker.check(history, SEGMENT_OF, Duration.ofSeconds(10));
+    Report report =
+        LinearizabilityChecker.check(
+            history, LinearizabilityCheckerTest::segmentOf, Duration.ofSeconds(10));
     assertEquals(1, report.keys().size());
     return report.keys().get(0);
   }
@@ -463,7 +466,9 @@ class LinearizabilityCheckerTest {
             Operation.of("p2", "x", GET, null, 40, 50, "null"),
             Operation.of("p2", "y", GET, null, 40, 50, "null"),
             Operation.of("p2", "z", GET, null, 40, 50, "null"));
-    Report report = LinearizabilityChecker.check(history, SEGMENT_OF, Duration.ofSeconds(10));
+    Report report =
+        LinearizabilityChecker.check(
+            history, LinearizabilityCheckerTest::segmentOf, Duration.ofSeconds(10));
     assertEquals(List.of("x", "y", "z"), report.keys().stream().map(KeyResult::key).toList());
     assertEquals(List.of("y"), report.notLinearizable().stream().map(KeyResult::key).toList());
     assertFalse(report.allLinearizable());
