@@ -8,10 +8,12 @@ final class Explanation {
   private static final int PREFIX_SHOWN = 20;
 
   /**
-   * A point where the search was stuck: the operations linearized (in order), the entry's state
-   * after them, the operations that could have come next, and the one of them that returns first.
+   * A point where the search was stuck: the operations linearized (in order; {@code known} of them
+   * with a known outcome), the entry's state after them, the operations that could have come next,
+   * and the one of them that returns first.
    */
-  record Stuck(List<Integer> prefix, int state, List<Integer> candidates, int returnsFirst) {}
+  record Stuck(
+      List<Integer> prefix, int known, int state, List<Integer> candidates, int returnsFirst) {}
 
   private final List<Operation> ops;
   private final EntryModel model;

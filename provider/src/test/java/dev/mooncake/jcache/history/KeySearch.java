@@ -82,12 +82,15 @@ final class KeySearch {
 
   KeyResult run(Duration budget) {
     long started = System.nanoTime();
-    long deadline = started + budget.toNanos();
+    // Capped, so that the sum cannot overflow: a year is as good as forever here.
+    long deadline =
+        started + Math.min(budget.toMillis(), Duration.ofDays(365).toMillis()) * 1_000_000;
     int n = ops.size();
     long maxMemo =
         Math.max(10_000, Runtime.getRuntime().maxMemory() / 4 / (MEMO_ENTRY_OVERHEAD + n / 8));
     Explanation explanation = new Explanation(ops, model);
     long steps = 0;
+    // The second pass over the calls ahead of the first return, for the free operations.
     boolean freePass = false;
     Event entry = head.next;
     while (knownLeft > 0) {
@@ -111,7 +114,7 @@ final class KeySearch {
       } else {
         // The first return in the list: its operation cannot be passed over, and no call ahead
         // of it can be linearized next from here.
-        if (deepest == null || depth > deepest.prefix().size()) {
+        if (deeper(deepest)) {
           deepest = stuck(entry.op);
         }
         if (depth == 0) {
@@ -226,6 +229,18 @@ final class KeySearch {
     call.next.prev = call;
   }
 
+  /**
+   * Whether the search got further now than at {@code stuck}: more known operations placed, or as
+   * many with fewer free ones (which only may have happened).
+   */
+  private boolean deeper(Explanation.Stuck stuck) {
+    if (stuck == null) {
+      return true;
+    }
+    int known = ops.size() - freeCount - knownLeft;
+    return known > stuck.known() || (known == stuck.known() && depth < stuck.prefix().size());
+  }
+
   private Explanation.Stuck stuck(int returnsFirst) {
     List<Integer> prefix = new ArrayList<>(depth);
     for (int i = 0; i < depth; i++) {
@@ -235,6 +250,7 @@ final class KeySearch {
     for (Event e = head.next; e != null && e.call; e = e.next) {
       candidates.add(e.op);
     }
-    return new Explanation.Stuck(prefix, state, candidates, returnsFirst);
+    return new Explanation.Stuck(
+        prefix, ops.size() - freeCount - knownLeft, state, candidates, returnsFirst);
   }
 }

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -356,6 +357,24 @@ class LinearizabilityCheckerTest {
     }
 
     @Test
+    void segmentsAreAskedOnlyOfStoredValues() {
+      Function<String, String> strict =
+          value -> {
+            if (!value.equals("a")) {
+              throw new IllegalArgumentException("not a stored value: " + value);
+            }
+            return "s1";
+          };
+      List<Operation> history =
+          List.of(
+              op("p1", PUT, "a", 0, 10, "ok"),
+              Operation.loseSegment("s1", 20, 40),
+              op("p2", GET, null, 50, 60, "garbage"));
+      Report report = LinearizabilityChecker.check(history, strict, Duration.ofSeconds(10));
+      assertEquals(Verdict.NOT_LINEARIZABLE, report.keys().get(0).verdict());
+    }
+
+    @Test
     void losingEverythingAllowsTwoSuccessfulPutIfAbsent() {
       List<Operation> history =
           new ArrayList<>(
@@ -498,6 +517,22 @@ class LinearizabilityCheckerTest {
         text.contains(
             "p2 [+4.000 ms, +5.500 ms] GET -> a  <- would have returned b [returns first]"),
         text);
+  }
+
+  @Test
+  void theExplanationPrefersKnownOperations() {
+    // Placing the unknown put(c) gets one operation further, but explains nothing.
+    String text =
+        assertNotLinearizable(
+                List.of(
+                    op("p1", PUT, "a", 1_000_000, 2_000_000, "ok"),
+                    Operation.unknown("p3", "k", PUT, "c", null, 1_500_000),
+                    op("p2", GET, null, 2_500_000, 2_800_000, "null")))
+            .explanation();
+    assertTrue(text.contains("longest linearizable prefix: 1 of 3 operations"), text);
+    assertTrue(text.contains("entry after it: a (segment s1)"), text);
+    assertTrue(text.contains("GET -> null  <- would have returned a [returns first]"), text);
+    assertTrue(text.contains("p3 [+0.500 ms, ?] PUT(c) -> ?  <- possible, but the rest"), text);
   }
 
   @Test
