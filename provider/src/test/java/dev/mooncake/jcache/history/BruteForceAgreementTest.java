@@ -35,9 +35,9 @@ class BruteForceAgreementTest {
     int[] verdicts = new int[2];
     for (int i = 0; i < HISTORIES; i++) {
       List<Operation> history = generator.get();
-      boolean expected = BruteForceOracle.linearizable(history, RandomHistories.SEGMENT_OF);
+      boolean expected = BruteForceOracle.linearizable(history, RandomHistories::segmentOf);
       KeyResult result =
-          LinearizabilityChecker.check(history, RandomHistories.SEGMENT_OF, Duration.ofSeconds(10))
+          LinearizabilityChecker.check(history, RandomHistories::segmentOf, Duration.ofSeconds(10))
               .keys()
               .get(0);
       Verdict verdict = expected ? Verdict.LINEARIZABLE : Verdict.NOT_LINEARIZABLE;

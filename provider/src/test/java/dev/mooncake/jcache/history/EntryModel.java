@@ -32,8 +32,13 @@ final class EntryModel {
 
   private final List<String> values = new ArrayList<>();
   private final Map<String, Integer> ids = new HashMap<>();
-  private final List<String> segments = new ArrayList<>();
   private final Step[] steps;
+  private final Function<String, String> segmentOfValue;
+
+  /** The segment of each value that became a state, asked once (not of values only read). */
+  private final String[] segments;
+
+  private final boolean[] segmentKnown;
 
   EntryModel(List<Operation> ops, Function<String, String> segmentOfValue) {
     values.add(null); // ABSENT
@@ -41,9 +46,9 @@ final class EntryModel {
     for (int i = 0; i < steps.length; i++) {
       steps[i] = compile(ops.get(i));
     }
-    for (String value : values) {
-      segments.add(value == null ? null : segmentOfValue.apply(value));
-    }
+    this.segmentOfValue = segmentOfValue;
+    segments = new String[values.size()];
+    segmentKnown = new boolean[values.size()];
   }
 
   /** The state after operation {@code op} in {@code state}, or ILLEGAL if its result differs. */
@@ -72,8 +77,16 @@ final class EntryModel {
     if (state == ABSENT) {
       return "absent";
     }
-    String segment = segments.get(state);
+    String segment = segmentOf(state);
     return values.get(state) + (segment == null ? "" : " (segment " + segment + ")");
+  }
+
+  private String segmentOf(int state) {
+    if (state != ABSENT && !segmentKnown[state]) {
+      segments[state] = segmentOfValue.apply(values.get(state));
+      segmentKnown[state] = true;
+    }
+    return segments[state];
   }
 
   private static int observe(int state, Step s) {
@@ -95,7 +108,7 @@ final class EntryModel {
       case REPLACE_IF_EQUALS -> state == s.argument ? s.argument2 : state;
       case REMOVE, GET_AND_REMOVE, LOSE_ALL -> ABSENT;
       case REMOVE_IF_EQUALS -> state == s.argument ? ABSENT : state;
-      case LOSE_SEGMENT -> Objects.equals(segments.get(state), s.segment) ? ABSENT : state;
+      case LOSE_SEGMENT -> Objects.equals(segmentOf(state), s.segment) ? ABSENT : state;
     };
   }
 

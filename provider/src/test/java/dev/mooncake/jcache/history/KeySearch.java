@@ -4,29 +4,31 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Wing &amp; Gong's search with Lowe's memoisation over one key's sub-history, as Porcupine's
- * {@code checkSingle}: the call and return events sorted by time form a doubly linked list; a call
- * at the front of the list (before the first return) may be linearized next, which "lifts" it and
- * its return out of the list; reaching a return means the operation it ends must already have been
- * linearized, so the search backtracks ("unlifts" the last choice). A (linearized set, state) pair
- * seen before is not explored again.
+ * Wing &amp; Gong's search with Lowe's memo over one key's sub-history, as Porcupine's {@code
+ * checkSingle}. The call and return events, sorted by time, form a doubly linked list; a call ahead
+ * of the first return in the list may be linearized next, which "lifts" it and its return out of
+ * the list. Reaching a return means that no call ahead of it can go next from here: the search
+ * backtracks ("unlifts" its last choice). A configuration seen before is not explored again ({@link
+ * Memo}).
+ *
+ * <p>"Free" operations return at +infinity: an unknown outcome (it may take effect at any instant
+ * after its invocation, or never), or a loss whose window never closed. They are legal in every
+ * state and may be left out (placed after everything, where nothing observes them), so: the search
+ * succeeds once every other operation is placed; a free operation that would change nothing is not
+ * tried; and each configuration tries its known operations first, then its free ones, so that the
+ * known ones' failures prune the free ones' (see Memo).
  */
 final class KeySearch {
   /** How often (in search steps) the clock is read. */
   private static final int CLOCK_EVERY = 1 << 10;
 
-  /** Bytes one memo entry costs besides its bit words: the record, BitSet, array and hash node. */
-  private static final int MEMO_ENTRY_OVERHEAD = 120;
-
-  /** How many operations of the longest prefix an explanation lists (the last ones). */
-  private static final int PREFIX_SHOWN = 20;
+  /** Bytes one memo entry costs besides its bit words: records, BitSet, arrays, hash node. */
+  private static final int MEMO_ENTRY_OVERHEAD = 150;
 
   /** One call or return event; a call's {@code match} is its return. */
   private static final class Event {
@@ -44,86 +46,83 @@ final class KeySearch {
     }
   }
 
-  private record Memo(BitSet linearized, int state) {}
-
-  /** Where the search got stuck with the most operations linearized. */
-  private record Stuck(
-      List<Integer> prefix, int state, List<Integer> candidates, int mustPrecede) {}
-
   private final String key;
   private final List<Operation> ops;
+  private final int freeCount;
   private final EntryModel model;
-  private final long originNanos;
+  private final Event head;
+
+  // The search: the linearized operations (a stack, and as a set), the entry's state.
+  private final BitSet linearized;
+  private final Event[] stack;
+  private final int[] stateBefore;
+  private final Memo.Visit[] visits;
+  private final Memo memo;
+  private int depth;
+  private int state = EntryModel.ABSENT;
+  private int knownLeft;
+  private Explanation.Stuck deepest;
 
   KeySearch(String key, List<Operation> ops, Function<String, String> segmentOfValue) {
     this.key = key;
-    this.ops = ops;
-    this.model = new EntryModel(ops, segmentOfValue);
-    this.originNanos =
-        ops.stream()
-            .filter(op -> !op.kind().isLoss())
-            .mapToLong(Operation::invokedNanos)
-            .min()
-            .orElse(0);
+    // The free operations first: Memo splits the linearized set there.
+    this.ops = new ArrayList<>(ops);
+    this.ops.sort(Comparator.comparingInt(op -> isFree(op) ? 0 : 1));
+    this.freeCount = (int) ops.stream().filter(KeySearch::isFree).count();
+    this.model = new EntryModel(this.ops, segmentOfValue);
+    this.head = eventList();
+    int n = ops.size();
+    linearized = new BitSet(n);
+    stack = new Event[n];
+    stateBefore = new int[n];
+    visits = new Memo.Visit[n];
+    memo = new Memo(freeCount);
+    knownLeft = n - freeCount;
   }
 
   KeyResult run(Duration budget) {
     long started = System.nanoTime();
-    long deadline = started + budget.toNanos();
+    // Capped, so that the sum cannot overflow: a year is as good as forever here.
+    long deadline =
+        started + Math.min(budget.toMillis(), Duration.ofDays(365).toMillis()) * 1_000_000;
     int n = ops.size();
     long maxMemo =
         Math.max(10_000, Runtime.getRuntime().maxMemory() / 4 / (MEMO_ENTRY_OVERHEAD + n / 8));
-    Event head = eventList();
-    BitSet linearized = new BitSet(n);
-    Set<Memo> memo = new HashSet<>();
-    Event[] stack = new Event[n];
-    int[] stateBefore = new int[n];
-    int depth = 0;
-    int state = EntryModel.ABSENT;
-    Stuck best = null;
+    Explanation explanation = new Explanation(ops, model);
     long steps = 0;
+    // The second pass over the calls ahead of the first return, for the free operations.
+    boolean freePass = false;
     Event entry = head.next;
-    while (head.next != null) {
+    while (knownLeft > 0) {
       if (++steps % CLOCK_EVERY == 0 && (System.nanoTime() > deadline || memo.size() > maxMemo)) {
         String why =
             memo.size() > maxMemo
                 ? "the memo reached " + memo.size() + " states (a quarter of the heap)"
                 : "the budget of " + budget.toMillis() + " ms ran out";
-        return new KeyResult(key, Verdict.UNDECIDED, n, undecided(why, steps, memo.size(), best));
+        String text = explanation.undecided(why, steps, memo.size(), deepest);
+        return new KeyResult(key, Verdict.UNDECIDED, n, text);
       }
       if (entry.call) {
-        int next = model.step(state, entry.op);
-        boolean fresh = false;
-        if (next != EntryModel.ILLEGAL) {
-          linearized.set(entry.op);
-          fresh = memo.add(new Memo((BitSet) linearized.clone(), next));
-          if (!fresh) {
-            linearized.clear(entry.op);
-          }
+        boolean placed = isFree(entry.op) == freePass && tryNext(entry);
+        if (placed) {
+          freePass = false;
         }
-        if (fresh) {
-          stack[depth] = entry;
-          stateBefore[depth++] = state;
-          state = next;
-          lift(entry);
-          entry = head.next;
-        } else {
-          entry = entry.next;
-        }
+        entry = placed ? head.next : entry.next;
+      } else if (!freePass) {
+        freePass = true;
+        entry = head.next;
       } else {
-        // The first return in the list: its operation cannot be passed over, and no call before
-        // it can be linearized next (from here): backtrack.
-        if (best == null || depth > best.prefix().size()) {
-          best = stuck(head, stack, depth, state, entry.op);
+        // The first return in the list: its operation cannot be passed over, and no call ahead
+        // of it can be linearized next from here.
+        if (deeper(deepest)) {
+          deepest = stuck(entry.op);
         }
         if (depth == 0) {
-          return new KeyResult(
-              key, Verdict.NOT_LINEARIZABLE, n, violation(best, steps, memo.size()));
+          String text = explanation.violation(steps, memo.size(), deepest);
+          return new KeyResult(key, Verdict.NOT_LINEARIZABLE, n, text);
         }
-        Event last = stack[--depth];
-        state = stateBefore[depth];
-        linearized.clear(last.op);
-        unlift(last);
+        Event last = backtrack();
+        freePass = isFree(last.op);
         entry = last.next;
       }
     }
@@ -138,30 +137,74 @@ final class KeySearch {
     return new KeyResult(key, Verdict.LINEARIZABLE, n, stats);
   }
 
+  /** Linearizes the operation of {@code call} next if it is legal, useful and not seen before. */
+  private boolean tryNext(Event call) {
+    int op = call.op;
+    int next = model.step(state, op);
+    if (next == EntryModel.ILLEGAL || (isFree(op) && next == state)) {
+      return false;
+    }
+    linearized.set(op);
+    Memo.Visit visit = memo.visit(linearized, next);
+    if (visit == null) {
+      linearized.clear(op);
+      return false;
+    }
+    stack[depth] = call;
+    visits[depth] = visit;
+    stateBefore[depth++] = state;
+    state = next;
+    knownLeft -= isFree(op) ? 0 : 1;
+    lift(call);
+    return true;
+  }
+
+  /** Undoes the last choice, whose every continuation failed; returns its call. */
+  private Event backtrack() {
+    Event last = stack[--depth];
+    visits[depth].failed();
+    state = stateBefore[depth];
+    knownLeft += isFree(last.op) ? 0 : 1;
+    linearized.clear(last.op);
+    unlift(last);
+    return last;
+  }
+
+  private boolean isFree(int op) {
+    return op < freeCount;
+  }
+
   /**
-   * The events sorted by time, a call before a return at the same instant (operations that touch
-   * are concurrent); an unknown outcome returns at +infinity, so it may also "never" take effect:
-   * be linearized after everything, where nothing observes it.
+   * Whether the operation returns at +infinity for the search. A loss has no result to wait for:
+   * its window is what was recorded.
    */
+  private static boolean isFree(Operation op) {
+    return returnTime(op) == Operation.OPEN;
+  }
+
+  private static long returnTime(Operation op) {
+    return !op.kind().isLoss() && op.outcomeUnknown() ? Operation.OPEN : op.completedNanos();
+  }
+
+  /** The events sorted by time, a call before a return at the same instant (they overlap). */
   private Event eventList() {
     List<Event> events = new ArrayList<>(2 * ops.size());
     for (int i = 0; i < ops.size(); i++) {
       Operation op = ops.get(i);
-      boolean open = !op.kind().isLoss() && op.outcomeUnknown();
       Event call = new Event(i, true, op.invokedNanos());
-      call.match = new Event(i, false, open ? Operation.OPEN : op.completedNanos());
+      call.match = new Event(i, false, returnTime(op));
       events.add(call);
       events.add(call.match);
     }
     events.sort(Comparator.comparingLong((Event e) -> e.time).thenComparing(e -> e.call ? 0 : 1));
-    Event head = new Event(-1, true, Long.MIN_VALUE);
-    Event tail = head;
+    Event first = new Event(-1, true, Long.MIN_VALUE);
+    Event tail = first;
     for (Event e : events) {
       tail.next = e;
       e.prev = tail;
       tail = e;
     }
-    return head;
+    return first;
   }
 
   /** Takes a call and its return out of the list. */
@@ -186,7 +229,19 @@ final class KeySearch {
     call.next.prev = call;
   }
 
-  private static Stuck stuck(Event head, Event[] stack, int depth, int state, int mustPrecede) {
+  /**
+   * Whether the search got further now than at {@code stuck}: more known operations placed, or as
+   * many with fewer free ones (which only may have happened).
+   */
+  private boolean deeper(Explanation.Stuck stuck) {
+    if (stuck == null) {
+      return true;
+    }
+    int known = ops.size() - freeCount - knownLeft;
+    return known > stuck.known() || (known == stuck.known() && depth < stuck.prefix().size());
+  }
+
+  private Explanation.Stuck stuck(int returnsFirst) {
     List<Integer> prefix = new ArrayList<>(depth);
     for (int i = 0; i < depth; i++) {
       prefix.add(stack[i].op);
@@ -195,48 +250,7 @@ final class KeySearch {
     for (Event e = head.next; e != null && e.call; e = e.next) {
       candidates.add(e.op);
     }
-    return new Stuck(prefix, state, candidates, mustPrecede);
-  }
-
-  private String violation(Stuck best, long steps, int states) {
-    return "not linearizable (searched "
-        + steps
-        + " steps, "
-        + states
-        + " states; times relative to the key's first invocation)\n"
-        + describe(best);
-  }
-
-  private String undecided(String why, long steps, int states, Stuck best) {
-    String text = "undecided: " + why + " after " + steps + " steps, " + states + " states";
-    return best == null ? text : text + "\nso far:\n" + describe(best);
-  }
-
-  private String describe(Stuck best) {
-    StringBuilder text = new StringBuilder();
-    List<Integer> prefix = best.prefix();
-    text.append("longest linearizable prefix: ").append(prefix.size()).append(" of ");
-    text.append(ops.size()).append(" operations, in linearization order");
-    int from = Math.max(0, prefix.size() - PREFIX_SHOWN);
-    if (from > 0) {
-      text.append(" (the last ").append(PREFIX_SHOWN).append(")");
-    }
-    text.append(":\n");
-    for (int op : prefix.subList(from, prefix.size())) {
-      text.append("  ").append(ops.get(op).describe(originNanos)).append('\n');
-    }
-    text.append("entry after it: ").append(model.describe(best.state())).append('\n');
-    // At the deepest point every candidate is illegal: a legal one would either go deeper or have
-    // been explored from this very (set, state) before, deeper than this.
-    text.append("none of the operations that could come next gives its recorded result:\n");
-    for (int op : best.candidates()) {
-      text.append("  ").append(ops.get(op).describe(originNanos));
-      text.append("  <- would have returned ").append(model.wouldReturn(best.state(), op));
-      if (op == best.mustPrecede()) {
-        text.append(" [returns first]");
-      }
-      text.append('\n');
-    }
-    return text.toString().stripTrailing();
+    return new Explanation.Stuck(
+        prefix, ops.size() - freeCount - knownLeft, state, candidates, returnsFirst);
   }
 }

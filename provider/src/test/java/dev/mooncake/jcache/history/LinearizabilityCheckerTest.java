@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * s2.
  */
 class LinearizabilityCheckerTest {
-  private static final Function<String, String> SEGMENT_OF = v -> v.equals("c") ? "s2" : "s1";
+  private static String segmentOf(String value) {
+    return value.equals("c") ? "s2" : "s1";
+  }
 
   private static Operation op(
       String process, OpKind kind, String arg, long invoked, long completed, String result) {
@@ -54,7 +56,9 @@ class LinearizabilityCheckerTest {
   }
 
   private static KeyResult checkOneKey(List<Operation> history) {
-    Report report = LinearizabilityChecker.check(history, SEGMENT_OF, Duration.ofSeconds(10));
+    Report report =
+        LinearizabilityChecker.check(
+            history, LinearizabilityCheckerTest::segmentOf, Duration.ofSeconds(10));
     assertEquals(1, report.keys().size());
     return report.keys().get(0);
   }
@@ -353,6 +357,24 @@ class LinearizabilityCheckerTest {
     }
 
     @Test
+    void segmentsAreAskedOnlyOfStoredValues() {
+      Function<String, String> strict =
+          value -> {
+            if (!value.equals("a")) {
+              throw new IllegalArgumentException("not a stored value: " + value);
+            }
+            return "s1";
+          };
+      List<Operation> history =
+          List.of(
+              op("p1", PUT, "a", 0, 10, "ok"),
+              Operation.loseSegment("s1", 20, 40),
+              op("p2", GET, null, 50, 60, "garbage"));
+      Report report = LinearizabilityChecker.check(history, strict, Duration.ofSeconds(10));
+      assertEquals(Verdict.NOT_LINEARIZABLE, report.keys().get(0).verdict());
+    }
+
+    @Test
     void losingEverythingAllowsTwoSuccessfulPutIfAbsent() {
       List<Operation> history =
           new ArrayList<>(
@@ -463,7 +485,9 @@ class LinearizabilityCheckerTest {
             Operation.of("p2", "x", GET, null, 40, 50, "null"),
             Operation.of("p2", "y", GET, null, 40, 50, "null"),
             Operation.of("p2", "z", GET, null, 40, 50, "null"));
-    Report report = LinearizabilityChecker.check(history, SEGMENT_OF, Duration.ofSeconds(10));
+    Report report =
+        LinearizabilityChecker.check(
+            history, LinearizabilityCheckerTest::segmentOf, Duration.ofSeconds(10));
     assertEquals(List.of("x", "y", "z"), report.keys().stream().map(KeyResult::key).toList());
     assertEquals(List.of("y"), report.notLinearizable().stream().map(KeyResult::key).toList());
     assertFalse(report.allLinearizable());
@@ -493,6 +517,22 @@ class LinearizabilityCheckerTest {
         text.contains(
             "p2 [+4.000 ms, +5.500 ms] GET -> a  <- would have returned b [returns first]"),
         text);
+  }
+
+  @Test
+  void theExplanationPrefersKnownOperations() {
+    // Placing the unknown put(c) gets one operation further, but explains nothing.
+    String text =
+        assertNotLinearizable(
+                List.of(
+                    op("p1", PUT, "a", 1_000_000, 2_000_000, "ok"),
+                    Operation.unknown("p3", "k", PUT, "c", null, 1_500_000),
+                    op("p2", GET, null, 2_500_000, 2_800_000, "null")))
+            .explanation();
+    assertTrue(text.contains("longest linearizable prefix: 1 of 3 operations"), text);
+    assertTrue(text.contains("entry after it: a (segment s1)"), text);
+    assertTrue(text.contains("GET -> null  <- would have returned a [returns first]"), text);
+    assertTrue(text.contains("p3 [+0.500 ms, ?] PUT(c) -> ?  <- possible, but the rest"), text);
   }
 
   @Test

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
-import java.util.function.Function;
 
 /**
  * Small random one-key histories for the brute-force comparison: 3-4 clients of 2-3 operations on
@@ -13,7 +12,10 @@ import java.util.function.Function;
  */
 final class RandomHistories {
   static final String KEY = "k";
-  static final Function<String, String> SEGMENT_OF = v -> v.equals("c") ? "s2" : "s1";
+
+  static String segmentOf(String value) {
+    return value.equals("c") ? "s2" : "s1";
+  }
 
   private static final String[] VALUES = {"a", "b", "c"};
   private static final OpKind[] KEY_KINDS =
@@ -61,7 +63,7 @@ final class RandomHistories {
     for (double[] point : points) {
       int i = (int) point[1];
       Operation op = skeleton.get(i);
-      ReferenceEntry.Outcome outcome = ReferenceEntry.apply(value, op, SEGMENT_OF);
+      ReferenceEntry.Outcome outcome = ReferenceEntry.apply(value, op, RandomHistories::segmentOf);
       value = outcome.value();
       if (!op.outcomeUnknown() && !op.kind().isLoss()) {
         history.set(i, op.completed(op.completedNanos(), outcome.result()));
