@@ -1,0 +1,138 @@
+package dev.mooncake.jcache.history;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The fake library's cross-process mode as a history cluster, as {@code MultiJvmOnFakeTest} uses
+ * it: a fresh shared table in /dev/shm per run, client TTL 3 s (a killed JVM is dropped at once, by
+ * its pid; a paused one after the TTL), lease 1.5 s. Live clients are the table's, asked through a
+ * peer (the table is reachable only from a process that has {@code MCJ_FAKE_SHARED}).
+ */
+final class FakeHistoryCluster implements HistoryCluster {
+  static final long CLIENT_TTL_MS = 3000;
+
+  /**
+   * How long the fake's reads wait between finding an object and copying it (outside its lock, as a
+   * real transfer copies): the window in which a forced remove and a put of the same size class
+   * hand the reader another object's bytes, as on a real Mooncake. {@code
+   * -Dhistory.fakeReadDelayUs}; a fake without reused blocks ignores it.
+   */
+  static final long READ_DELAY_US = Long.getLong("history.fakeReadDelayUs", 1000);
+
+  private final Path table =
+      Path.of("/dev/shm", "mcj-history-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+
+  static void assumeAvailable() {
+    assumeTrue(
+        System.getProperty("mooncake.fixture.library") != null,
+        "skipped: mooncake.fixture.library (the fake libmooncake_store.so) is not set");
+    assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "skipped: no /dev/shm");
+  }
+
+  private static String library() {
+    return System.getProperty("mooncake.fixture.library");
+  }
+
+  @Override
+  public String config(String consistency, String localHostname, String extra) {
+    return """
+        {
+          "backend": "mooncake",
+          "library": "%s",
+          "master_server_address": "127.0.0.1:50051",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "%s",
+          "global_segment_size": "16MB",
+          "local_buffer_size": "8MB",
+          "operation_timeout_ms": 20000,
+          "consistency": "%s",
+          "client_ttl_ms": %d,
+          "lock_lease_ms": 1500%s
+        }
+        """
+        .formatted(library(), localHostname, consistency, CLIENT_TTL_MS, extra);
+  }
+
+  @Override
+  public String defaultHostname() {
+    return "127.0.0.1";
+  }
+
+  @Override
+  public Map<String, String> environment() {
+    return Map.of(
+        "MCJ_FAKE_SHARED",
+        table.toString(),
+        "MCJ_FAKE_CLIENT_TTL_MS",
+        Long.toString(CLIENT_TTL_MS));
+  }
+
+  @Override
+  public List<String> peerArguments() {
+    return List.of("fake=" + library());
+  }
+
+  @Override
+  /** Live clients: the fake drops a client and its objects at once, under the table's lock. */
+  public long mounted(PeerProcess live) throws Exception {
+    return stat(live, "clients");
+  }
+
+  /** The table's count of clients dropped (dead, or silent past the TTL). */
+  @Override
+  public long droppedSegments(PeerProcess live) throws Exception {
+    return stat(live, "clients_dropped");
+  }
+
+  private static long stat(PeerProcess live, String name) throws InterruptedException {
+    String reply = live.ask("stat " + name);
+    if (!reply.startsWith("OK ")) {
+      throw new AssertionError(
+          "peer " + live.id + " could not read the fake's " + name + ": " + reply);
+    }
+    return Long.parseLong(reply.substring(3));
+  }
+
+  /** The table's mutex free: a count answered within a second (the TTL is 3 s: nothing dropped). */
+  @Override
+  public boolean answersWhileAPeerIsStopped(PeerProcess witness) throws Exception {
+    return witness.askWithin("stat clients", Duration.ofSeconds(1)) != null;
+  }
+
+  @Override
+  public Duration dropBound() {
+    return Duration.ofMillis(CLIENT_TTL_MS + 10_000);
+  }
+
+  @Override
+  public String sharedSegmentHostname() {
+    return "127.0.0.1";
+  }
+
+  /** The fake names a process's first client {@code <host>:<pid>-1}. */
+  @Override
+  public String sharedSegmentName(PeerProcess owner) {
+    return "127.0.0.1:" + owner.pid() + "-1";
+  }
+
+  @Override
+  public void close() throws IOException {
+    Files.deleteIfExists(table);
+    Path values = Path.of(table + ".values");
+    if (Files.isDirectory(values)) {
+      try (Stream<Path> files = Files.walk(values)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+}

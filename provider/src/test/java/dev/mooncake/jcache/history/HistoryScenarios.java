@@ -1,0 +1,191 @@
+package dev.mooncake.jcache.history;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Jepsen-style histories across JVMs: three JVMs of two threads run a random mix of every per-key
+ * JCache operation on five contended keys, each call recorded with its invocation and completion
+ * time, while a fault hits the cluster; then every key's history is checked for linearizability
+ * against one JSR-107 entry, with the fault's losses as pseudo-operations (a killed or paused JVM's
+ * segment: its values become absent once, between the fault and the moment the cluster was seen to
+ * drop it), and every value read is checked to belong to its key. A subclass names the cluster.
+ *
+ * <p>Sizes: {@code -Dhistory.ops} (total per run; default {@link #defaultOperations()}), {@code
+ * -Dhistory.runs} (runs per test, default 1: e.g. 20 for the record), {@code -Dhistory.keys} (5),
+ * {@code -Dhistory.valueBytes} (256), {@code -Dhistory.seed}, {@code -Dhistory.budgetSeconds} (the
+ * checker's budget per key, 30). Failing runs keep their histories under {@code
+ * target/history/<class>/} (the peers' logs and the merged history, one {@link Operation#toLine()}
+ * each).
+ */
+public abstract class HistoryScenarios {
+  /** The share of planned operations that must end with a known outcome for a run to count. */
+  private static final double KNOWN_SHARE = 0.8;
+
+  /** Skips (with the reason) when this cluster is not available here. */
+  protected abstract void assumeAvailable();
+
+  /** A fresh cluster for one run, with its working files in {@code dir}. */
+  protected abstract HistoryCluster openCluster(Path dir) throws Exception;
+
+  /** Operations per run unless {@code -Dhistory.ops} says otherwise. */
+  protected abstract int defaultOperations();
+
+  @BeforeEach
+  void skipUnlessAvailable() {
+    assumeAvailable();
+  }
+
+  @Test
+  void withoutFaultsEveryKeyIsLinearizable() throws Exception {
+    assertEveryRunClean(plan("no fault", "cluster", HistoryRun.Fault.NONE, false));
+  }
+
+  @Test
+  void aJvmKilledMidRunLosesOnlyItsSegment() throws Exception {
+    assertEveryRunClean(plan("kill -9 of a JVM", "cluster", HistoryRun.Fault.KILL, false));
+  }
+
+  @Test
+  void aJvmPausedPastItsLeaseAndTtlLosesOnlyItsSegment() throws Exception {
+    assertEveryRunClean(
+        plan("SIGSTOP of a JVM past lease and TTL", "cluster", HistoryRun.Fault.PAUSE, false));
+  }
+
+  @Test
+  void onALoadedMachineEveryKeyIsLinearizable() throws Exception {
+    assertEveryRunClean(plan("CPU hog on every core", "cluster", HistoryRun.Fault.NONE, true));
+  }
+
+  /**
+   * The negative control: without cluster locks the same workload breaks linearizability across
+   * JVMs (lost CAS, two putIfAbsent winners, …), and the checker must say so in every run.
+   */
+  @Test
+  void withLocalConsistencyTheCheckerFindsViolations() throws Exception {
+    HistoryRun.Plan plan = plan("consistency local", "local", HistoryRun.Fault.NONE, false);
+    List<String> linearizable = new ArrayList<>();
+    for (int run = 1; run <= runs(); run++) {
+      RunResult result = run(plan, run);
+      if (result.report().notLinearizable().isEmpty()) {
+        linearizable.add("run " + run + ": " + result.summary());
+      }
+    }
+    assertEquals(
+        List.of(), linearizable, "runs of the local control the checker found linearizable");
+  }
+
+  /** Kills the master under load and starts a new one: every value is lost once, in between. */
+  @Test
+  void aMasterKilledAndRestartedLosesEveryValueOnce() throws Exception {
+    assumeTrue(canRestartMaster(), "skipped: this cluster has no master to restart");
+    assertEveryRunClean(
+        plan("master kill -9 and restart", "cluster", HistoryRun.Fault.MASTER_RESTART, false));
+  }
+
+  /** Whether {@link #openCluster}'s clusters have a master the test may kill and restart. */
+  protected boolean canRestartMaster() {
+    return false;
+  }
+
+  /** A plan for this test's sizes. */
+  protected HistoryRun.Plan plan(
+      String scenario, String consistency, HistoryRun.Fault fault, boolean cpuHog) {
+    return new HistoryRun.Plan(
+        scenario,
+        consistency,
+        fault,
+        cpuHog,
+        3,
+        2,
+        Integer.getInteger("history.keys", 5),
+        Integer.getInteger("history.ops", defaultOperations()),
+        Integer.getInteger("history.valueBytes", 256),
+        Long.getLong("history.seed", System.nanoTime()),
+        Duration.ofSeconds(Long.getLong("history.budgetSeconds", 30)));
+  }
+
+  protected static int runs() {
+    return Integer.getInteger("history.runs", 1);
+  }
+
+  /** Runs the plan {@link #runs()} times; fails naming every run that was not clean. */
+  protected void assertEveryRunClean(HistoryRun.Plan plan) throws Exception {
+    List<String> failed = new ArrayList<>();
+    for (int run = 1; run <= runs(); run++) {
+      RunResult result = run(plan, run);
+      List<String> problems = result.problems(KNOWN_SHARE);
+      if (!problems.isEmpty()) {
+        failed.add(
+            "run " + run + " (" + result.summary() + "):\n  " + String.join("\n  ", problems));
+      }
+    }
+    report(plan.scenario() + ": " + failed.size() + " of " + runs() + " runs not clean");
+    assertTrue(failed.isEmpty(), String.join("\n", failed));
+  }
+
+  /** One run on a fresh cluster; its summary printed; its files kept when it was not clean. */
+  protected RunResult run(HistoryRun.Plan plan, int run) throws Exception {
+    HistoryRun.Plan seeded =
+        new HistoryRun.Plan(
+            plan.scenario(),
+            plan.consistency(),
+            plan.fault(),
+            plan.cpuHog(),
+            plan.jvms(),
+            plan.threads(),
+            plan.keys(),
+            plan.ops(),
+            plan.valueBytes(),
+            plan.seed() + run,
+            plan.budgetPerKey());
+    Path dir =
+        Path.of("target", "history", getClass().getSimpleName())
+            .resolve(
+                plan.scenario().replaceAll("[^A-Za-z0-9]+", "-")
+                    + "-run"
+                    + run
+                    + "-"
+                    + System.currentTimeMillis())
+            .toAbsolutePath();
+    Files.createDirectories(dir);
+    RunResult result;
+    try (HistoryCluster cluster = openCluster(dir)) {
+      result = new HistoryRun(seeded, cluster, dir).run();
+    } catch (Throwable e) {
+      report("run " + run + " failed; its files are in " + dir);
+      throw e;
+    }
+    report("run " + run + "/" + runs() + " seed " + seeded.seed() + " " + result.summary());
+    boolean expected = plan.consistency().equals("local") != result.clean();
+    if (!expected) {
+      HistoryFile.write(dir.resolve("history.txt"), result.history());
+      report("  kept in " + dir + ": " + result.report().summary().replace("\n", "\n  "));
+    } else {
+      delete(dir);
+    }
+    return result;
+  }
+
+  static void delete(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  protected void report(String line) {
+    System.out.println("[history " + getClass().getSimpleName() + "] " + line);
+  }
+}

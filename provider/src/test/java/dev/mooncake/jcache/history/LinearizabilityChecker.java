@@ -1,0 +1,71 @@
+package dev.mooncake.jcache.history;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * Checks a recorded history of JCache operations for per-key linearizability against the model of
+ * one JSR-107 entry, as Jepsen's Knossos and Porcupine do.
+ *
+ * <p>Linearizability is P-compositional, so each key is checked alone, on its own operations plus a
+ * copy of every loss ({@link OpKind#LOSE_SEGMENT}, {@link OpKind#LOSE_ALL}). Each copy of a loss is
+ * placed independently per key, which is weaker than one instant for all keys: a loss that explains
+ * one key's absent read at one instant and another key's at a different instant inside its window
+ * passes.
+ */
+public final class LinearizabilityChecker {
+  private LinearizabilityChecker() {}
+
+  /**
+   * Checks every key of the history; {@code segmentOfValue} tells which segment a stored value
+   * lives in (for LOSE_SEGMENT; it may answer null: a value in no known segment, never lost by
+   * LOSE_SEGMENT). Every key starts absent. A key whose search exceeds {@code budgetPerKey} is
+   * UNDECIDED.
+   *
+   * @throws IllegalArgumentException for an operation without a needed argument, or writing the
+   *     value "null" (which means absent)
+   */
+  public static Report check(
+      List<Operation> history, Function<String, String> segmentOfValue, Duration budgetPerKey) {
+    Objects.requireNonNull(segmentOfValue, "segmentOfValue");
+    Map<String, List<Operation>> byKey = new TreeMap<>();
+    List<Operation> losses = new ArrayList<>();
+    for (Operation op : history) {
+      if (op.kind().isLoss()) {
+        losses.add(op);
+        continue;
+      }
+      List<Operation> ops = byKey.computeIfAbsent(op.key(), k -> new ArrayList<>());
+      // A read whose outcome is unknown changes nothing and constrains nothing.
+      if (!(op.outcomeUnknown() && op.kind().isRead())) {
+        ops.add(op);
+      }
+    }
+    List<KeyResult> results = new ArrayList<>(byKey.size());
+    for (Map.Entry<String, List<Operation>> e : byKey.entrySet()) {
+      List<Operation> ops = withLosses(e.getValue(), losses);
+      results.add(new KeySearch(e.getKey(), ops, segmentOfValue).run(budgetPerKey));
+    }
+    return new Report(results);
+  }
+
+  /**
+   * The key's operations plus the losses that may matter: one that completed before the key's first
+   * invocation hit an absent entry (every key starts absent) and changes nothing.
+   */
+  private static List<Operation> withLosses(List<Operation> keyOps, List<Operation> losses) {
+    long first = keyOps.stream().mapToLong(Operation::invokedNanos).min().orElse(Long.MAX_VALUE);
+    List<Operation> ops = new ArrayList<>(keyOps);
+    for (Operation loss : losses) {
+      if (loss.completedNanos() >= first) {
+        ops.add(loss);
+      }
+    }
+    return ops;
+  }
+}

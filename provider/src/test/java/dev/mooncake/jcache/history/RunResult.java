@@ -1,0 +1,159 @@
+package dev.mooncake.jcache.history;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * What one {@link HistoryRun} recorded and what the checks found: the merged history (losses
+ * included), the failed calls, torn reads, values read under another key, the checker's report, the
+ * fault timeline and the durations.
+ */
+record RunResult(
+    HistoryRun.Plan plan,
+    List<Operation> history,
+    List<String> failures,
+    List<String> torn,
+    List<String> foreign,
+    long unexpectedDrops,
+    Report report,
+    List<String> timeline,
+    long originNanos,
+    long runNanos,
+    long checkNanos) {
+
+  /** How many failing operations a summary quotes. */
+  private static final int QUOTED = 3;
+
+  long operations() {
+    return history.stream().filter(op -> !op.kind().isLoss()).count();
+  }
+
+  long unknown() {
+    return history.stream().filter(op -> !op.kind().isLoss() && op.outcomeUnknown()).count();
+  }
+
+  Map<Verdict, Long> verdicts() {
+    return report.keys().stream()
+        .collect(Collectors.groupingBy(KeyResult::verdict, TreeMap::new, Collectors.counting()));
+  }
+
+  /** Whether the cluster kept its promises: every key linearizable, no foreign or torn value. */
+  boolean clean() {
+    return report.allLinearizable() && foreign.isEmpty() && torn.isEmpty() && unexpectedDrops == 0;
+  }
+
+  /** The reasons this run is not clean (or is too empty to say), one line each. */
+  List<String> problems(double minimumKnownShare) {
+    List<String> problems = new ArrayList<>();
+    Set<String> withForeign = keysWithForeignReads();
+    for (KeyResult key : report.notLinearizable()) {
+      problems.add(
+          "key "
+              + key.key()
+              + " NOT linearizable"
+              + (withForeign.contains(key.key()) ? " (it read another key's value)" : "")
+              + ": "
+              + key.explanation());
+    }
+    for (KeyResult key : report.undecided()) {
+      problems.add("key " + key.key() + " undecided: " + key.explanation());
+    }
+    if (!foreign.isEmpty()) {
+      problems.add(foreign.size() + " values read under another key, e.g. " + quote(foreign));
+    }
+    if (!torn.isEmpty()) {
+      problems.add(torn.size() + " torn values read, e.g. " + quote(torn));
+    }
+    if (unexpectedDrops != 0) {
+      problems.add(
+          unexpectedDrops
+              + " segments dropped that no fault meant to (missed heartbeats?): the run is void");
+    }
+    long known = operations() - unknown();
+    if (known < minimumKnownShare * plan.ops()) {
+      problems.add(
+          "only "
+              + known
+              + " operations with a known outcome of "
+              + plan.ops()
+              + " planned: too few to check; failures e.g. "
+              + quote(failures));
+    }
+    return problems;
+  }
+
+  /** Keys of which an operation read another key's value. */
+  Set<String> keysWithForeignReads() {
+    Set<String> keys = new TreeSet<>();
+    for (Operation op : history) {
+      if (!op.kind().isLoss()
+          && HistoryRun.returnsValue(op.kind())
+          && !op.outcomeUnknown()
+          && !op.result().equals(Operation.ABSENT)
+          && !op.key().equals(Values.ownerOf(op.result()))) {
+        keys.add(op.key());
+      }
+    }
+    return keys;
+  }
+
+  /** Keys the checker found not linearizable that read no other key's value: other findings. */
+  List<String> otherViolations() {
+    Set<String> withForeign = keysWithForeignReads();
+    return report.notLinearizable().stream()
+        .map(KeyResult::key)
+        .filter(k -> !withForeign.contains(k))
+        .toList();
+  }
+
+  private static String quote(List<String> lines) {
+    return lines.stream().limit(QUOTED).collect(Collectors.joining(" | "));
+  }
+
+  /** One line: sizes, verdicts, counts, durations, faults. */
+  String summary() {
+    return String.format(
+        Locale.ROOT,
+        "%s: %d ops (%d unknown outcome), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
+            + " failed calls%s; run %.1f s, check %.1f s; %s",
+        plan.scenario(),
+        operations(),
+        unknown(),
+        report.keys().size(),
+        verdicts(),
+        foreign.isEmpty() || otherViolations().isEmpty()
+            ? ""
+            : " (without a foreign read: " + otherViolations() + ")",
+        foreign.size(),
+        foreign.isEmpty() ? "" : " (" + quote(foreign) + ")",
+        torn.size(),
+        failures.size(),
+        failures.isEmpty() ? "" : " (" + failureKinds() + ")",
+        runNanos / 1e9,
+        checkNanos / 1e9,
+        timeline.isEmpty() ? "no fault" : String.join("; ", timeline));
+  }
+
+  /** Failed calls grouped by exception class and the start of the message. */
+  String failureKinds() {
+    Map<String, Long> kinds =
+        failures.stream()
+            .map(RunResult::kind)
+            .collect(Collectors.groupingBy(k -> k, TreeMap::new, Collectors.counting()));
+    return kinds.entrySet().stream()
+        .map(e -> e.getValue() + "× " + e.getKey())
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String kind(String failure) {
+    int colon = failure.indexOf(": ");
+    String rest = colon < 0 ? failure : failure.substring(colon + 2);
+    return rest.length() <= 160 ? rest : rest.substring(0, 160) + "…";
+  }
+}

@@ -1,0 +1,159 @@
+package dev.mooncake.jcache.real;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.mooncake.jcache.history.HistoryCluster;
+import dev.mooncake.jcache.history.PeerProcess;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real Mooncake for one history run: a master of the run's own on 127.0.0.1:{@value #PORT}
+ * (inside the test's network namespace, default {@code --client_ttl} of 10 s), so that a run starts
+ * empty and may kill and restart it. Mounted segments are the master's {@code
+ * master_total_capacity_bytes} metric (segments mounted). The shared segment of the tenant test is
+ * the JVM whose {@code local_hostname} carries a fixed port: Mooncake then names its segment
+ * exactly that.
+ */
+final class RealHistoryCluster implements HistoryCluster {
+  private static final int PORT = 50071;
+  private static final int METRICS_PORT = PORT + 1000;
+  private static final String SHARED_SEGMENT = "127.0.0.1:17071";
+  private static final long CLIENT_TTL_MS = 10_000;
+  private static final Pattern CAPACITY =
+      Pattern.compile("(?m)^master_total_capacity_bytes (\\d+)");
+
+  private final Path dir;
+  private final HttpClient http = HttpClient.newHttpClient();
+  private Process master;
+  private int masters;
+
+  RealHistoryCluster(Path dir) throws Exception {
+    this.dir = dir;
+    startMaster();
+  }
+
+  @Override
+  public String config(String consistency, String localHostname, String extra) {
+    return """
+        {
+          "backend": "mooncake",
+          "mode": "embedded",
+          "master_server_address": "127.0.0.1:%d",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "%s",
+          "global_segment_size": "64MB",
+          "local_buffer_size": "16MB",
+          "operation_timeout_ms": 20000,
+          "consistency": "%s"%s
+        }
+        """
+        .formatted(PORT, localHostname, consistency, extra);
+  }
+
+  @Override
+  public String defaultHostname() {
+    return "127.0.0.1";
+  }
+
+  @Override
+  public Map<String, String> environment() {
+    return Map.of("MC_LOG_LEVEL", "WARNING");
+  }
+
+  @Override
+  public List<String> peerArguments() {
+    return List.of();
+  }
+
+  /**
+   * The master's {@code master_total_capacity_bytes}: its client monitor counts an expired client
+   * out of {@code master_active_clients} first, then clears the objects in its segments, then
+   * commits the unmount, which takes the segment's capacity off this metric.
+   */
+  @Override
+  public long mounted(PeerProcess live) throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + METRICS_PORT + "/metrics"))
+            .timeout(Duration.ofSeconds(5))
+            .build();
+    String metrics = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+    Matcher m = CAPACITY.matcher(metrics);
+    if (!m.find()) {
+      throw new AssertionError("the master's metrics have no master_total_capacity_bytes");
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  @Override
+  public Duration dropBound() {
+    return Duration.ofMillis(CLIENT_TTL_MS + 20_000);
+  }
+
+  @Override
+  public String sharedSegmentHostname() {
+    return SHARED_SEGMENT;
+  }
+
+  @Override
+  public String sharedSegmentName(PeerProcess owner) {
+    return SHARED_SEGMENT;
+  }
+
+  @Override
+  public boolean canRestartMaster() {
+    return true;
+  }
+
+  @Override
+  public void killMaster() throws InterruptedException {
+    master.destroyForcibly(); // SIGKILL
+    master.waitFor();
+  }
+
+  /** A master on {@link #PORT}, up once it accepts connections. */
+  @Override
+  public void startMaster() throws Exception {
+    Path log = dir.resolve("master-" + ++masters + ".log");
+    master =
+        new ProcessBuilder(
+                System.getenv("MOONCAKE_MASTER"),
+                "--rpc_address=127.0.0.1",
+                "--rpc_port=" + PORT,
+                "--metrics_host=127.0.0.1",
+                "--metrics_port=" + METRICS_PORT,
+                "--default_kv_lease_ttl=500")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", PORT), 1_000);
+        return;
+      } catch (IOException notYet) {
+        assertTrue(master.isAlive(), "the master exited; see " + log);
+        assertTrue(System.nanoTime() < deadline, "the master did not listen within 30 s");
+        Thread.sleep(20); // polling another process's socket
+      }
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    master.destroyForcibly().waitFor();
+  }
+}
