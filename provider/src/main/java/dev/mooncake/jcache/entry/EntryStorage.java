@@ -164,6 +164,7 @@ public final class EntryStorage {
     int size = readBufferSize;
     int mismatches = 0;
     int unreachableTries = 0;
+    int leaseTries = 0;
     long deadline = ticker.nanos() + timeoutNanos;
     for (int attempt = 0; ; attempt++) {
       ByteBuffer buffer = buffers.acquire(size);
@@ -189,6 +190,12 @@ public final class EntryStorage {
             return null; // a put still in flight is not yet visible
           }
           Thread.onSpinWait();
+          continue;
+        }
+        if (result == StoreStatus.LEASE_EXPIRED.code() && ticker.nanos() - deadline < 0) {
+          // The read's lease ran out before its transfer finished (seen on a real Mooncake after
+          // the reading JVM was paused, and under load): a new read takes a new lease.
+          backOff(leaseTries++);
           continue;
         }
         if (result == StoreStatus.TRANSFER_FAIL.code()) {

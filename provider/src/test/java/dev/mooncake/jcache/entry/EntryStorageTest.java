@@ -456,6 +456,15 @@ class EntryStorageTest {
   }
 
   @Test
+  void aReadWhoseLeaseRanOutIsReadAgainWithinTheDeadline() {
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    long expired = StoreStatus.LEASE_EXPIRED.code();
+    store.script("getInto", expired, expired);
+    assertEquals("v", read("k"));
+    assertEquals(3, store.count("getInto"), "-707 was not read again: " + store.calls());
+  }
+
+  @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
     storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK);
