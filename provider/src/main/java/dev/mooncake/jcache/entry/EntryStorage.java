@@ -831,7 +831,7 @@ public final class EntryStorage {
     if (logged == 0 || now - logged >= MISMATCH_LOG_NANOS) {
       lastMismatchLog = now == 0 ? 1 : now;
       LOG.warn(
-          "cache '{}': a read of store key '{}' returned bytes that {}; read again, never returned"
+          "cache '{}': a read of store key '{}' got an object that {}; read again, never returned"
               + " ({} such reads so far; more are not logged for {} s) ({})",
           cacheName,
           key,
