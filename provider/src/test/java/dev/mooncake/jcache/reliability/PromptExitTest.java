@@ -16,13 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
  * not at {@code client_ttl}), and never need the KILL. Over the fake library, with the provider's
  * default shutdown settings; {@code real.RealPromptExitTest} does the same on a real Mooncake.
  */
-class PromptExitTest {
+public class PromptExitTest {
   /**
    * The contract's bound. The hook's own work here is a few ms, a JVM's teardown ~100 ms; the rest
    * is slack for this loaded 2-core machine. The wait the hook had before (10 s, for the managers
    * nobody closes) fails it by far, as does docker stop's KILL.
    */
-  static final long EXIT_WITHIN_MILLIS = 2_000;
+  public static final long EXIT_WITHIN_MILLIS = 2_000;
 
   @TempDir Path dir;
 
@@ -46,8 +46,9 @@ class PromptExitTest {
     assertPromptExit(signal, exitCode, stopped);
   }
 
-  /** The assertions every prompt-exit test makes, on the fake and on a real Mooncake. */
-  static void assertPromptExit(String signal, int exitCode, DockerStop.Stopped stopped) {
+  /** A docker stop that needed no KILL, with every hook run and the client closed by ours. */
+  public static void assertStoppedWithHooks(
+      String signal, int exitCode, DockerStop.Stopped stopped) {
     assertFalse(
         stopped.killed(),
         "the JVM still ran "
@@ -56,6 +57,16 @@ class PromptExitTest {
             + signal
             + ": docker stop would have killed it: "
             + stopped.output());
+    assertEquals(exitCode, stopped.exitCode(), stopped.output().toString());
+    assertTrue(
+        stopped.printed("HOOK-RAN"), "the child's own hook did not run: " + stopped.output());
+    assertTrue(
+        stopped.logged("JVM shutdown: closed the client"),
+        "the provider's hook did not close the client: " + stopped.output());
+  }
+
+  private static void assertPromptExit(String signal, int exitCode, DockerStop.Stopped stopped) {
+    assertStoppedWithHooks(signal, exitCode, stopped);
     assertTrue(
         stopped.millis() <= EXIT_WITHIN_MILLIS,
         "the JVM exited "
@@ -68,11 +79,5 @@ class PromptExitTest {
             + " rest is slack for a loaded machine, and a hook waiting for managers nobody"
             + " closes takes 10 s): "
             + stopped.output());
-    assertEquals(exitCode, stopped.exitCode(), stopped.output().toString());
-    assertTrue(
-        stopped.printed("HOOK-RAN"), "the child's own hook did not run: " + stopped.output());
-    assertTrue(
-        stopped.logged("JVM shutdown: closed the client"),
-        "the provider's hook did not close the client: " + stopped.output());
   }
 }
