@@ -34,7 +34,7 @@ class RealPromptExitTest {
    * dummy-client monitor (real_client.cpp), then the task poll and the ping heartbeat
    * (client_service.cpp; these two sleep side by side), unmounts the segment, then the handshake
    * listener, whose accept() wakes once a second (SO_RCVTIMEO, transfer_metadata_plugin.cpp).
-   * Measured 0.2-3.0 s over 30 stops; 4 s is four steps in a row.
+   * Measured 0.2-3.0 s over 39 stops; 4 s is four steps in a row.
    */
   static final long MOONCAKE_DESTROY_MILLIS = 4_000;
 
