@@ -404,6 +404,7 @@ public final class MooncakeCacheManager implements CacheManager {
       }
       closed = true;
     }
+    connection.closing(); // a JVM shutdown hook now waits for this close to end
     for (MooncakeCache<?, ?> cache : new ArrayList<>(caches.values())) {
       try {
         cache.close();

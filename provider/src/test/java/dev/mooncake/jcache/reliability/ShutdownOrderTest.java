@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -14,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The provider's shutdown hook must not close the shared Mooncake client while another hook still
- * uses the cache: it waits for the last cache manager to close (bounded by
- * mooncake.jcache.shutdownGraceMillis). Run in a child JVM over the fake library.
+ * The provider's shutdown hook closes the shared Mooncake client only after the managers that are
+ * being closed: by a hook it is told of (mooncake.jcache.shutdownAwaitThreads; Spring's by default,
+ * see the Spring sample's GracefulShutdownTest), or by a close already running. It never waits for
+ * a hook it is not told of. Run in child JVMs over the fake library ({@link ShutdownOrderChild}).
  */
 class ShutdownOrderTest {
   /**
@@ -27,23 +29,25 @@ class ShutdownOrderTest {
 
   private static final String GRACE_MILLIS = "600000";
 
+  private static final String CLOSED = "JVM shutdown: closed the client";
+
   @TempDir Path dir;
 
   /** A finished child JVM: its output and exit code. */
   private record Child(String output, int exit, long millis) {}
 
-  private Child run(String grace) throws Exception {
-    List<String> command =
+  private Child run(String mode, String... options) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(options));
+    command.addAll(
         List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Dmooncake.jcache.shutdownGraceMillis=" + grace,
             "--add-opens=java.base/java.lang=ALL-UNNAMED", // the child finds the provider's hook
-            "-Dmooncake.fixture.library=" + Configs.fakeLibrary(),
-            "-Dmooncake.jcache.clientLingerMillis=0",
             "-cp",
             System.getProperty("java.class.path"),
             ShutdownOrderChild.class.getName(),
-            Configs.fake(dir, "shutdown", "").toString());
+            Configs.fake(dir, "shutdown", "").toString(),
+            mode));
     long start = System.nanoTime();
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output;
@@ -57,22 +61,66 @@ class ShutdownOrderTest {
   }
 
   @Test
-  void withoutTheGraceTheHookClosesTheClientUnderTheLateRequests() throws Exception {
-    // The behaviour before the fix, kept reachable by the property: proves the test below can fail.
-    Child child = run("0");
-    assertTrue(
-        child.output().contains("LATE FAILED after 0") && child.output().contains("closed"),
-        child.output());
-  }
-
-  @Test
-  void lateRequestsDuringShutdownSucceedAndTheClientClosesAfterTheLastManager() throws Exception {
-    Child child = run(GRACE_MILLIS);
+  void lateRequestsInAnAwaitedHookSucceedAndTheClientClosesAfterItsManager() throws Exception {
+    Child child =
+        run(
+            "hook",
+            "-Dmooncake.jcache.shutdownGraceMillis=" + GRACE_MILLIS,
+            "-Dmooncake.jcache.shutdownAwaitThreads=" + ShutdownOrderChild.APP_HOOK);
     System.out.println(child.output());
     System.out.printf("shutdown order: child exited %d in %d ms%n", child.exit(), child.millis());
     assertTrue(child.output().contains("LATE OK 50"), child.output());
     assertTrue(
-        child.output().contains("waiting up to"), "the hook did not wait: " + child.output());
+        child
+            .output()
+            .contains("waiting up to 600000 ms while thread " + ShutdownOrderChild.APP_HOOK),
+        "the hook did not wait: " + child.output());
+    assertTrue(child.output().contains(CLOSED), child.output());
     assertEquals(0, child.exit()); // within EXIT_WITHIN_SECONDS: not at the grace's end
+  }
+
+  @Test
+  void aHookTheProviderIsNotToldOfIsNotWaitedFor() throws Exception {
+    // Its manager is one the provider cannot know will be closed: the client closes at once.
+    Child child = run("hook", "-Dmooncake.jcache.shutdownGraceMillis=" + GRACE_MILLIS);
+    assertTrue(
+        child.output().contains("LATE FAILED after 0") && child.output().contains(CLOSED),
+        child.output());
+    assertEquals(0, child.exit());
+  }
+
+  @Test
+  void withoutTheGraceTheHookClosesTheClientUnderAnAwaitedHook() throws Exception {
+    // grace 0: the hook never waits; proves the first test can fail.
+    Child child =
+        run(
+            "hook",
+            "-Dmooncake.jcache.shutdownGraceMillis=0",
+            "-Dmooncake.jcache.shutdownAwaitThreads=" + ShutdownOrderChild.APP_HOOK);
+    assertTrue(
+        child.output().contains("LATE FAILED after 0") && child.output().contains(CLOSED),
+        child.output());
+  }
+
+  @Test
+  void aManagerBeingClosedAtExitClosesBeforeTheClient() throws Exception {
+    Child child = run("closing", "-Dmooncake.jcache.shutdownGraceMillis=" + GRACE_MILLIS);
+    System.out.println(child.output());
+    System.out.printf("closing at exit: child exited %d in %d ms%n", child.exit(), child.millis());
+    assertTrue(
+        child.output().contains("waiting up to 600000 ms while a cache manager is closing")
+            && child.output().contains("HOOK WAITS FOR THE CLOSE"),
+        "the hook did not wait for the close: " + child.output());
+    assertTrue(child.output().contains(CLOSED), child.output());
+    assertTrue(
+        !child.output().contains("WARN") && !child.output().contains("ERROR"), child.output());
+    assertEquals(0, child.exit()); // within EXIT_WITHIN_SECONDS: not at the grace's end
+  }
+
+  @Test
+  void withoutTheGraceTheClientClosesUnderAManagerBeingClosed() throws Exception {
+    // proves the test above can fail
+    Child child = run("closing", "-Dmooncake.jcache.shutdownGraceMillis=0");
+    assertTrue(child.output().contains("HOOK CLOSED THE CLIENT UNDER THE CLOSE"), child.output());
   }
 }

@@ -33,7 +33,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,10 +125,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private static final byte[] PROBE_KEY =
       "mooncake-jcache/master-probe".getBytes(StandardCharsets.UTF_8);
 
-  /** While true at JVM shutdown, the hook waits (bounded) before closing: managers still serve. */
-  private volatile BooleanSupplier inUse = () -> false;
-
-  static final String SHUTDOWN_GRACE_PROPERTY = "mooncake.jcache.shutdownGraceMillis";
+  /** What holds the store, read by the JVM shutdown hook ({@link ShutdownGrace}). */
+  private volatile Supplier<ShutdownGrace.Use> use = () -> ShutdownGrace.Use.IDLE;
 
   private MooncakeStore(
       MooncakeConfig config,
@@ -1196,35 +1194,27 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   /** Set by whoever hands out uses of this store (SharedMooncakeStores: its leases). */
-  void deferShutdownWhile(BooleanSupplier inUse) {
-    this.inUse = inUse;
+  void deferShutdownWhile(Supplier<ShutdownGrace.Use> use) {
+    this.use = use;
   }
 
   /**
-   * Other shutdown hooks run at the same time as this one, Spring's among them, and its graceful
-   * shutdown still serves requests that use the cache; closing the client at once failed them. So
-   * the hook waits until no cache manager holds the store (Spring closes its cache manager last) or
-   * {@code mooncake.jcache.shutdownGraceMillis} (default 10 s) passed, then closes.
+   * Closes the store at JVM exit, promptly: it waits only while a manager on it is being closed (by
+   * Spring's shutdown hook, say, which still serves requests first), never for managers that nobody
+   * closes ({@link ShutdownGrace}). Calls in flight finish first (the client's close).
    */
   private void closeFromHook() {
-    long grace = Long.getLong(SHUTDOWN_GRACE_PROPERTY, 10_000L);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grace);
-    if (!closed.get() && inUse.getAsBoolean() && grace > 0) {
-      LOG.info(
-          "JVM shutdown: waiting up to {} ms for the cache managers on {} to close",
-          grace,
-          description);
-      try {
-        while (!closed.get() && inUse.getAsBoolean() && System.nanoTime() < deadline) {
-          Thread.sleep(10); // polls the leases; the other hooks are not ours to wait on
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    long start = System.nanoTime();
+    ShutdownGrace.await(() -> closed.get() ? ShutdownGrace.Use.IDLE : use.get(), description);
     if (!closed.get()) {
       LOG.info("JVM shutdown: closing {}", description);
-      closeResources();
+      long destroyNanos = closeResources();
+      LOG.info(
+          "JVM shutdown: closed the client of segment {}, {} ms after the hook started"
+              + " (Mooncake's destroy of the client took {} ms)",
+          segment,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+          TimeUnit.NANOSECONDS.toMillis(destroyNanos));
     }
   }
 
@@ -1241,15 +1231,19 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     closeResources();
   }
 
-  private void closeResources() {
+  /** Closes everything once; answers how long Mooncake's destroy of the client took (ns), or 0. */
+  private long closeResources() {
     if (!closed.compareAndSet(false, true)) {
-      return;
+      return 0;
     }
     pool.close();
     bounded.close(); // idle threads end; calls given up on finish first (client.close waits)
+    long destroyStart = System.nanoTime();
+    long destroyNanos;
     try {
       client.close(); // waits for calls in flight, unregisters the region, destroys the client
     } finally {
+      destroyNanos = System.nanoTime() - destroyStart;
       replica.close();
       if (pinnedHere != null) {
         pinnedHere.close();
@@ -1258,6 +1252,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       NativeLogs.drain(); // Mooncake's last lines (its teardown's) reach SLF4J before close returns
       LOG.debug("closed {}", description);
     }
+    return destroyNanos;
   }
 
   MooncakeConfig config() {

@@ -7,7 +7,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * been seen to crash after many clients were created and destroyed in one process. A manager holds
  * a lease; when the last lease is closed the client lingers for {@code
  * mooncake.jcache.clientLingerMillis} (default 30 s, 0 = close at once) so that a manager re-opened
- * soon after (tests, context refreshes) finds it; a JVM shutdown hook closes what is left.
+ * soon after (tests, context refreshes) finds it; a JVM shutdown hook closes what is left (at once
+ * when no manager holds it or is being closed, see {@link ShutdownGrace}).
  */
 public final class SharedMooncakeStores {
   private static final Logger LOG = LoggerFactory.getLogger(SharedMooncakeStores.class);
@@ -58,6 +58,7 @@ public final class SharedMooncakeStores {
   private static final class Shared {
     final MooncakeStore store;
     int leases;
+    int closing; // leases whose manager is closing right now
     ScheduledFuture<?> pendingClose;
 
     Shared(MooncakeStore store) {
@@ -90,7 +91,10 @@ public final class SharedMooncakeStores {
         opened.store.deferShutdownWhile(
             () -> {
               synchronized (STORES) {
-                return opened.leases > 0;
+                if (opened.leases == 0) {
+                  return ShutdownGrace.Use.IDLE;
+                }
+                return opened.closing > 0 ? ShutdownGrace.Use.CLOSING : ShutdownGrace.Use.OPEN;
               }
             });
         shared = opened;
@@ -105,11 +109,26 @@ public final class SharedMooncakeStores {
     }
   }
 
-  private static void release(Connection connection, MooncakeStore store) {
+  private static void closing(Connection connection, MooncakeStore store) {
+    synchronized (STORES) {
+      Shared shared = STORES.get(connection);
+      if (shared != null && shared.store == store) {
+        shared.closing++;
+      }
+    }
+  }
+
+  private static void release(Connection connection, MooncakeStore store, boolean wasClosing) {
     long linger = Long.getLong(LINGER_PROPERTY, 30_000L);
     synchronized (STORES) {
       Shared shared = STORES.get(connection);
-      if (shared == null || shared.store != store || --shared.leases > 0) {
+      if (shared == null || shared.store != store) {
+        return;
+      }
+      if (wasClosing) {
+        shared.closing--;
+      }
+      if (--shared.leases > 0) {
         return;
       }
       if (linger <= 0) {
@@ -141,7 +160,8 @@ public final class SharedMooncakeStores {
   public static final class Lease implements AutoCloseable {
     private final Connection connection;
     private final MooncakeStore store;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private boolean closing; // guarded by this
+    private boolean closed; // guarded by this
 
     Lease(Connection connection, MooncakeStore store) {
       this.connection = connection;
@@ -153,11 +173,28 @@ public final class SharedMooncakeStores {
       return store;
     }
 
+    /**
+     * Says that the manager holding this lease began to close: a JVM shutdown hook then waits for
+     * {@link #close} before it closes the client (bounded, see {@link ShutdownGrace}).
+     */
+    public synchronized void closing() {
+      if (!closed && !closing) {
+        closing = true;
+        SharedMooncakeStores.closing(connection, store);
+      }
+    }
+
     @Override
     public void close() {
-      if (closed.compareAndSet(false, true)) {
-        release(connection, store);
+      boolean wasClosing;
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        wasClosing = closing;
       }
+      release(connection, store, wasClosing);
     }
   }
 }

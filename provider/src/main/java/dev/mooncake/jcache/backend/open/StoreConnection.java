@@ -114,6 +114,16 @@ public final class StoreConnection implements AutoCloseable {
     return locks.locks();
   }
 
+  /**
+   * Says that the manager began to close, before it closes its caches: the shared client's JVM
+   * shutdown hook waits for such a close to end instead of closing the client under it.
+   */
+  public void closing() {
+    if (release instanceof SharedMooncakeStores.Lease lease) {
+      lease.closing();
+    }
+  }
+
   /** Gives the locks and the store (or the lease on it) back; idempotent. */
   @Override
   public void close() {
