@@ -98,11 +98,9 @@ public final class EntryStorage {
   private final long timeoutNanos;
   private volatile int readBufferSize = MIN_READ_BUFFER;
   private final LongAdder copiedBytes = new LongAdder();
-  private final LongAdder unreachableReads = new LongAdder();
-  private final LongAdder integrityMismatches = new LongAdder();
-  private volatile long lastMismatchLog;
+  private final CountedWarning unreachableReads = new CountedWarning(UNREACHABLE_LOG_NANOS);
+  private final CountedWarning integrityMismatches = new CountedWarning(MISMATCH_LOG_NANOS);
   private volatile long lastUnreachableRead; // ticker nanos; 0: never
-  private volatile long lastUnreachableLog;
 
   /**
    * @param ticker the clock of retry deadlines
@@ -795,12 +793,9 @@ public final class EntryStorage {
    * #DISTRUST_ABSENT_NANOS}).
    */
   private StoredEntry unreachable(String key) {
-    unreachableReads.increment();
     long now = ticker.nanos();
     lastUnreachableRead = now == 0 ? 1 : now;
-    long logged = lastUnreachableLog;
-    if (logged == 0 || now - logged >= UNREACHABLE_LOG_NANOS) {
-      lastUnreachableLog = now == 0 ? 1 : now;
+    if (unreachableReads.count(now)) {
       LOG.warn(
           "cache '{}': store key '{}' is listed but its segment cannot be reached ({}); read as"
               + " absent ({} such reads so far; more are not logged for {} s) ({})",
@@ -808,7 +803,7 @@ public final class EntryStorage {
           key,
           StoreStatus.describe(StoreStatus.TRANSFER_FAIL.code()),
           unreachableReads.sum(),
-          TimeUnit.NANOSECONDS.toSeconds(UNREACHABLE_LOG_NANOS),
+          unreachableReads.intervalSeconds(),
           store.describe());
     }
     return null;
@@ -825,11 +820,7 @@ public final class EntryStorage {
    * {@link #MISMATCH_LOG_NANOS} per cache.
    */
   private void mismatch(String key, ValueHeader.Defect defect) {
-    integrityMismatches.increment();
-    long now = ticker.nanos();
-    long logged = lastMismatchLog;
-    if (logged == 0 || now - logged >= MISMATCH_LOG_NANOS) {
-      lastMismatchLog = now == 0 ? 1 : now;
+    if (integrityMismatches.count(ticker.nanos())) {
       LOG.warn(
           "cache '{}': a read of store key '{}' got an object that {}; read again, never returned"
               + " ({} such reads so far; more are not logged for {} s) ({})",
@@ -837,7 +828,7 @@ public final class EntryStorage {
           key,
           defect.phrase(),
           integrityMismatches.sum(),
-          TimeUnit.NANOSECONDS.toSeconds(MISMATCH_LOG_NANOS),
+          integrityMismatches.intervalSeconds(),
           store.describe());
     }
   }

@@ -58,6 +58,20 @@ public final class Peer implements AutoCloseable {
   public static Peer start(
       String id, String mainClass, List<String> arguments, Map<String, String> environment)
       throws IOException {
+    List<String> command = childJvm(mainClass, List.of(), arguments);
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    builder.environment().putAll(environment);
+    return new Peer(id, builder.start());
+  }
+
+  /**
+   * The command line of a child JVM running {@code mainClass} with the test's class path, quick to
+   * start (C1 only), logging warnings only, releasing its Mooncake client at once; {@code
+   * jvmOptions} come before the class.
+   */
+  public static List<String> childJvm(
+      String mainClass, List<String> jvmOptions, List<String> arguments) {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command =
@@ -69,13 +83,11 @@ public final class Peer implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1",
                 "-Xshare:auto",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dmooncake.jcache.clientLingerMillis=0",
-                mainClass));
+                "-Dmooncake.jcache.clientLingerMillis=0"));
+    command.addAll(jvmOptions);
+    command.add(mainClass);
     command.addAll(arguments);
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-    builder.environment().putAll(environment);
-    return new Peer(id, builder.start());
+    return command;
   }
 
   public void ready() throws InterruptedException {

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.history;
 
+import dev.mooncake.jcache.cluster.Peer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -48,22 +49,11 @@ public final class PeerProcess implements AutoCloseable {
   static PeerProcess start(
       String id, Class<?> mainClass, List<String> arguments, Map<String, String> environment)
       throws IOException {
-    String classPath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                classPath,
-                "-XX:TieredStopAtLevel=1",
-                "-Xshare:auto",
-                "-Xmx256m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dmooncake.jcache.clientLingerMillis=0",
-                "-Dmooncake.jcache.shutdownGraceMillis=0",
-                mainClass.getName()));
-    command.addAll(arguments);
+        Peer.childJvm(
+            mainClass.getName(),
+            List.of("-Xmx256m", "-Dmooncake.jcache.shutdownGraceMillis=0"),
+            arguments);
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
