@@ -386,6 +386,40 @@ class RealMooncakeFaultsTest {
     }
   }
 
+  /**
+   * Waits until the wrapper's master counts {@code segmentBytes} of mounted capacity (ours alone),
+   * for at most {@code boundMillis} (client_ttl and slack); says so and goes on when it does not.
+   */
+  private static void awaitOnlyOurSegment(long segmentBytes, long boundMillis) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+    long capacity = totalCapacity();
+    while (capacity > segmentBytes && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(100); // polling the master's metrics: no event to wait on
+      capacity = totalCapacity();
+    }
+    if (capacity > segmentBytes) {
+      System.out.printf(
+          "other segments still mounted after %d ms (%d bytes in all)%n", boundMillis, capacity);
+    }
+  }
+
+  /** The master's master_total_capacity_bytes (its metrics on 127.0.0.1:9003). */
+  private static long totalCapacity() throws Exception {
+    String body =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:9003/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    return body.lines()
+        .filter(line -> line.startsWith("master_total_capacity_bytes "))
+        .mapToLong(line -> (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1)))
+        .findFirst()
+        .orElse(Long.MAX_VALUE);
+  }
+
   @Test
   void poolFullOfHardPinnedObjectsThenSpaceReturns() throws Exception {
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
@@ -401,6 +435,10 @@ class RealMooncakeFaultsTest {
           manager.createCache(
               "pinned",
               new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
+      // "Full" means every segment full: a segment of a JVM an earlier test ended can still be
+      // mounted (until client_ttl, 10 s), and a hard-pinned put that no longer fits ours may be
+      // placed there and fail -800. Wait, bounded, until the master counts our 64 MB alone.
+      awaitOnlyOurSegment(64L << 20, 20_000);
       byte[] value = new byte[1 << 20];
       int stored = 0;
       CacheException full = null;
