@@ -158,7 +158,14 @@ public abstract class ClusterEventsScenarios {
   /** B reads key into its near cache and shows that the second read is served from there. */
   private void nearCopyIn(String cache, String key, String value) throws InterruptedException {
     assertEquals(value + " near=0", ask(b, "get " + cache + " " + key), "B's first read");
-    assertEquals(value + " near=1", ask(b, "get " + cache + " " + key), "B's near-cache read");
+    String second = ask(b, "get " + cache + " " + key);
+    for (int retry = 0; retry < 3 && !second.equals(value + " near=1"); retry++) {
+      // A late invalidation of an earlier step (the bulk-removal marker's events, seen once in
+      // CI) emptied B's near cache between the two reads: the copy must come back and serve.
+      assertEquals(value + " near=0", second, "B's read after an invalidation");
+      second = ask(b, "get " + cache + " " + key);
+    }
+    assertEquals(value + " near=1", second, "B's near-cache read");
   }
 
   @Test
