@@ -726,8 +726,10 @@ public final class EntryStorage {
     int start = destination.position();
     long deadline = ticker.nanos() + timeoutNanos;
     long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    // -800 (a segment not reachable now) and -707 (the read's lease ran out before its transfer
+    // finished, as in readNow) are read again within the deadline.
     for (int retry = 0;
-        length == StoreStatus.TRANSFER_FAIL.code()
+        (length == StoreStatus.TRANSFER_FAIL.code() || length == StoreStatus.LEASE_EXPIRED.code())
             && retry < UNREACHABLE_READ_RETRIES
             && ticker.nanos() - deadline < 0;
         retry++) {

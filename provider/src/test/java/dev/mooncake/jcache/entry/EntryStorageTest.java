@@ -465,6 +465,21 @@ class EntryStorageTest {
   }
 
   @Test
+  void aZeroCopyReadWhoseLeaseRanOutIsReadAgainWithinTheDeadline() {
+    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
+    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
+    value.put(ValueHeader.SIZE, new byte[] {7, 8, 9});
+    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    store.clearCalls();
+    long expired = StoreStatus.LEASE_EXPIRED.code();
+    store.script("getInto", expired, expired);
+    ByteBuffer destination = ByteBuffer.allocateDirect(64);
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z", destination));
+    assertEquals(7, destination.get(destination.position()));
+    assertEquals(3, store.count("getInto"), "-707 was not read again: " + store.calls());
+  }
+
+  @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
     storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK);
