@@ -54,7 +54,13 @@ import javax.cache.event.CacheEntryUpdatedListener;
  * across the JVMs, and no pipe latency of the test is part of their difference.
  */
 public final class EventsPeer {
+  /**
+   * How long {@code await} waits for a near-cache condition: an event arrives in milliseconds, a
+   * reconnect after the 3 s heartbeat timeout in a few seconds; the rest is slack for a loaded
+   * machine.
+   */
   private static final long WAIT_SECONDS = 15;
+
   private static final long POLL_NANOS = 10_000;
 
   /**
@@ -190,6 +196,7 @@ public final class EventsPeer {
 
   private static String events(int n) throws InterruptedException {
     List<String> taken = new ArrayList<>();
+    // as STALE_LIMIT_NANOS: events take milliseconds, 10 s only catches a lost one
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (taken.size() < n) {
       String event = EVENTS.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);

@@ -36,6 +36,9 @@ public abstract class ClusterEventsScenarios {
   private Peer a;
   private Peer b;
 
+  /** Ends this run's tenant names, so that no key of another run is in their caches. */
+  private final String run = "-" + Long.toHexString(System.nanoTime());
+
   /** Skips (with the reason) when this cluster is not available here. */
   protected abstract void assumeAvailable();
 
@@ -67,7 +70,8 @@ public abstract class ClusterEventsScenarios {
     } catch (TestAbortedException unavailable) {
       return; // each test reports the reason (below)
     }
-    List<String> configs = List.of(config(dir, "t").toString(), config(dir, "u").toString());
+    List<String> configs =
+        List.of(config(dir, "t" + run).toString(), config(dir, "u" + run).toString());
     String main = "dev.mooncake.jcache.EventsPeer";
     a = Peer.start("A", main, configs, environment());
     b = Peer.start("B", main, configs, environment());
@@ -335,7 +339,7 @@ public abstract class ClusterEventsScenarios {
         assertEquals("v1 near=0", ask(b, "get 0/bulk r"), "served while not live");
         ask(a, "put 0/bulk r v2"); // its events are lost to B (sent before B is back)
       } else {
-        // past the 3 s heartbeat timeout; a bounded wait for the drop, which may not come
+        // the 3 s heartbeat timeout + 3 s slack: a bounded wait for the drop, which may not come
         noticed = ask(b, "within 6 0/bulk notLive").startsWith("yes");
       }
     } finally {

@@ -257,6 +257,7 @@ public final class ClusterPeer {
   /** Two threads read the key until they see "final" (another JVM's last overwrite). */
   private String read(String key) throws Exception {
     Counts counts = new Counts();
+    // the writer's 300 overwrites take a few seconds; 60 s tells "never saw final" from slow
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     twoThreads(
         thread -> {

@@ -59,6 +59,7 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
         Long.toString(CLIENT_TTL_MS));
   }
 
+  /** The fake's client TTL + 2 s slack for a loaded machine. */
   @Override
   protected Duration deathBound() {
     return Duration.ofMillis(CLIENT_TTL_MS + 2000);

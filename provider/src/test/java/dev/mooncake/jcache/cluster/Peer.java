@@ -16,7 +16,13 @@ import java.util.function.Predicate;
 
 /** A {@link ClusterPeer} child JVM, spoken to over its stdin and stdout. */
 public final class Peer implements AutoCloseable {
+  /**
+   * The longest a peer may print nothing while the test waits for it: its longest command is a few
+   * operation timeouts (20 s in the multi-JVM configs); the rest tells a hung peer from a slow one
+   * on a loaded machine.
+   */
   private static final long REPLY_TIMEOUT_SECONDS = 90;
+
   private static final String EOF = "\0eof";
 
   final String id;
@@ -176,6 +182,7 @@ public final class Peer implements AutoCloseable {
   public void close() throws InterruptedException {
     if (process.isAlive()) {
       send("exit");
+      // its manager's close and Mooncake's destroy (4 s); the rest is slack
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor();
       }

@@ -16,7 +16,10 @@ import java.util.concurrent.TimeUnit;
 /** A main class of the test classpath run to its end in a fresh JVM, its output kept. */
 record ChildJvm(int exitCode, String out, String err) {
 
-  /** Runs {@code main} with the JVM options, then the arguments; fails the test after 120 s. */
+  /**
+   * Runs {@code main} with the JVM options, then the arguments; fails the test after 120 s (the
+   * children here start, open a store and move a few MiB in seconds: a hang guard).
+   */
   static ChildJvm run(Class<?> main, List<String> options, String... args) throws Exception {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));

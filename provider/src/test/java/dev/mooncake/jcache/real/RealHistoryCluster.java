@@ -98,6 +98,7 @@ final class RealHistoryCluster implements HistoryCluster {
     return Long.parseLong(m.group(1));
   }
 
+  /** client_ttl + 20 s: the master's ~1 s sweep, and slack for runs beside a CPU hog. */
   @Override
   public Duration dropBound() {
     return Duration.ofMillis(CLIENT_TTL_MS + 20_000);

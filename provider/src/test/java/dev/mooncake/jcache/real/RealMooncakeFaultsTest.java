@@ -49,9 +49,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RealMooncakeFaultsTest {
   private static final long OPERATION_TIMEOUT_MS = 3_000;
-  private static final long CLIENT_TTL_MS = 10_000; // mooncake_master --client_ttl default
+  private static final long CLIENT_TTL_MS = RealMooncake.CLIENT_TTL_MS;
+  private static final long SEGMENT_BYTES = 64L << 20; // config(...)'s segment
 
-  /** The kill test's own master, so the wrapper's (every other test's) lives on. */
+  /**
+   * The kill test's own master, so the wrapper's (every other test's) lives on. A fixed port is
+   * safe: the test JVM has a network namespace of its own, and the master is killed by the end.
+   */
   private static final int KILL_PORT = 50061;
 
   private static final int THREADS = 4;
@@ -67,7 +71,8 @@ class RealMooncakeFaultsTest {
   }
 
   private Path config(String tenant, String extra) throws Exception {
-    return RealMooncake.config(dir, tenant, "64MB", OPERATION_TIMEOUT_MS, extra);
+    return RealMooncake.config(
+        dir, tenant, SEGMENT_BYTES / (1 << 20) + "MB", OPERATION_TIMEOUT_MS, extra);
   }
 
   /** The config file, naming the master on {@code port} instead of the wrapper's. */
@@ -90,6 +95,7 @@ class RealMooncakeFaultsTest {
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve(log).toFile())
             .start();
+    // 30 s: a master listens within ~100 ms; the rest guards against a master that hangs.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       try (Socket socket = new Socket()) {
@@ -198,18 +204,24 @@ class RealMooncakeFaultsTest {
         thread.start();
         threads.add(thread);
       }
+      // 200 calls on a healthy master take well under a second; 60 s only guards against a hang.
       assertTrue(load.warm.await(60, TimeUnit.SECONDS), "no load before the kill");
       master.destroyForcibly(); // SIGKILL
       master.waitFor();
       load.killedAt.set(System.nanoTime());
+      // Each thread's next call fails: a call inside Mooncake at the kill within one operation
+      // timeout, the one after it within another; + 10 s slack for a loaded machine.
       boolean allFailed =
           load.everyThreadFailed.await(2 * OPERATION_TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
       long downMillis = (System.nanoTime() - load.killedAt.get()) / 1_000_000;
       newMaster = startMaster(KILL_PORT, "master-restarted.log");
       load.restartedAt.set(System.nanoTime());
+      // Measured 0.2-1.1 s to the first success; 60 s only guards against a client that never
+      // reconnects (then the assertion below fails, saying so).
       boolean allRecovered = load.everyThreadRecovered.await(60, TimeUnit.SECONDS);
       load.stop.set(true);
       for (Thread thread : threads) {
+        // the call in flight: at most two operation timeouts (as above) + 5 s slack
         thread.join(2 * OPERATION_TIMEOUT_MS + 5_000);
         assertFalse(thread.isAlive(), "a call hung: " + thread.getName());
       }
@@ -302,9 +314,28 @@ class RealMooncakeFaultsTest {
     BufferedReader out =
         new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
     PrintWriter in = new PrintWriter(peer.getOutputStream(), true, StandardCharsets.UTF_8);
+    // The peer's output until READY (its log before it); a peer that neither prints it nor ends
+    // is killed after 120 s (a JVM start and a store open take a few s, the rest is slack).
+    java.util.concurrent.CompletableFuture<String> ready =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                String line;
+                while ((line = out.readLine()) != null && !line.equals("READY")) {
+                  // the peer's log
+                }
+                return line;
+              } catch (IOException e) {
+                return "reading the peer: " + e;
+              }
+            },
+            runnable -> daemon(runnable, "peer-ready"));
     String line;
-    while ((line = out.readLine()) != null && !line.equals("READY")) {
-      // the peer's log
+    try {
+      line = ready.get(120, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      peer.destroyForcibly();
+      line = "nothing within 120 s";
     }
     assertEquals("READY", line, "the peer did not start");
     int keys = 20;
@@ -325,13 +356,18 @@ class RealMooncakeFaultsTest {
       for (int i = 0; i < keys; i++) {
         assertEquals("from-peer-" + i, shared.get("p" + i), "the peer's object before it left");
       }
+      long mountedBefore = RealMooncake.mountedBytes(); // the peer's segment and ours
       long left = System.nanoTime();
       if (kill) {
         peer.destroyForcibly(); // SIGKILL
       } else {
         in.close(); // the peer's serve loop ends; main returns; the JVM exits normally
       }
-      assertTrue(peer.waitFor(30, TimeUnit.SECONDS));
+      // An exit takes at most 2 s + Mooncake's destroy, 4 s (RealPromptExitTest's bounds); 30 s
+      // leaves the rest as slack for a loaded machine.
+      assertTrue(peer.waitFor(30, TimeUnit.SECONDS), "the peer did not end within 30 s");
+      // Reads answer absent at once since the -800 fix (1.3-1.5 s measured); the bound is what
+      // it was before the fix, the master's client_ttl, + 10 s slack for a loaded machine.
       long deadline = left + TimeUnit.MILLISECONDS.toNanos(CLIENT_TTL_MS + 10_000);
       int errors = 0;
       int transferFailures = 0;
@@ -380,44 +416,27 @@ class RealMooncakeFaultsTest {
       assertEquals(
           0, transferFailures, "reads failed with -800 instead of missing: " + errorMessages);
       assertEquals(0, errors, "reads failed instead of missing: " + errorMessages);
+      // The departed peer's segment leaves the master: at once on a normal exit (its hook
+      // unmounts it), at client_ttl after a kill. Waiting for it here also leaves the master as
+      // the next test expects it: a dead segment still mounted takes puts that then fail -800.
+      long dropBound = CLIENT_TTL_MS + RealMooncake.DROP_SLACK_MS;
+      boolean dropped =
+          RealMooncake.awaitMountedAtMost(
+              mountedBefore - SEGMENT_BYTES,
+              Math.max(0, dropBound - (System.nanoTime() - left) / 1_000_000));
+      assertTrue(
+          dropped,
+          "the departed peer's segment was still mounted "
+              + dropBound
+              + " ms after it left (client_ttl "
+              + CLIENT_TTL_MS
+              + " ms + "
+              + RealMooncake.DROP_SLACK_MS
+              + " ms for the master's sweep and a loaded machine)");
     } finally {
       manager.close();
       peer.destroyForcibly();
     }
-  }
-
-  /**
-   * Waits until the wrapper's master counts {@code segmentBytes} of mounted capacity (ours alone),
-   * for at most {@code boundMillis} (client_ttl and slack); says so and goes on when it does not.
-   */
-  private static void awaitOnlyOurSegment(long segmentBytes, long boundMillis) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
-    long capacity = totalCapacity();
-    while (capacity > segmentBytes && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(100); // polling the master's metrics: no event to wait on
-      capacity = totalCapacity();
-    }
-    if (capacity > segmentBytes) {
-      System.out.printf(
-          "other segments still mounted after %d ms (%d bytes in all)%n", boundMillis, capacity);
-    }
-  }
-
-  /** The master's master_total_capacity_bytes (its metrics on 127.0.0.1:9003). */
-  private static long totalCapacity() throws Exception {
-    String body =
-        java.net.http.HttpClient.newHttpClient()
-            .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create("http://127.0.0.1:9003/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString())
-            .body();
-    return body.lines()
-        .filter(line -> line.startsWith("master_total_capacity_bytes "))
-        .mapToLong(line -> (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1)))
-        .findFirst()
-        .orElse(Long.MAX_VALUE);
   }
 
   @Test
@@ -435,10 +454,10 @@ class RealMooncakeFaultsTest {
           manager.createCache(
               "pinned",
               new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
-      // "Full" means every segment full: a segment of a JVM an earlier test ended can still be
+      // "Full" means every segment full: a segment of a JVM an earlier test killed can still be
       // mounted (until client_ttl, 10 s), and a hard-pinned put that no longer fits ours may be
       // placed there and fail -800. Wait, bounded, until the master counts our 64 MB alone.
-      awaitOnlyOurSegment(64L << 20, 20_000);
+      RealMooncake.awaitNoDepartedSegments(SEGMENT_BYTES);
       byte[] value = new byte[1 << 20];
       int stored = 0;
       CacheException full = null;
@@ -469,5 +488,12 @@ class RealMooncakeFaultsTest {
     } finally {
       manager.close();
     }
+  }
+
+  /** Runs {@code task} on a daemon thread of its own: a blocking read, not for a shared pool. */
+  private static void daemon(Runnable task, String name) {
+    Thread thread = new Thread(task, name);
+    thread.setDaemon(true);
+    thread.start();
   }
 }

@@ -201,7 +201,6 @@ class RealRoundTripsTest {
     }
   }
 
-  /** Each operation's calls at least as expected per op, and no more than 1 % extra in all. */
   /** Puts the {@link #KEYS} keys, then forgets the calls that took. */
   private static void fill(StoreCallTally tally, Consumer<String> put) {
     for (int i = 0; i < KEYS; i++) {
@@ -220,6 +219,7 @@ class RealRoundTripsTest {
     assertPerOp(op, perOp, tally.takeCalls(), tally.takeErrors());
   }
 
+  /** Each operation's calls at least as expected per op, and no more than 1 % extra in all. */
   private static void assertPerOp(
       String op,
       Map<String, Integer> perOp,

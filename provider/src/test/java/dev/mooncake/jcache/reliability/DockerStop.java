@@ -74,6 +74,7 @@ public final class DockerStop {
     command.addAll(List.of(args));
     DockerStop child =
         new DockerStop(new ProcessBuilder(command).redirectErrorStream(true).start());
+    // a JVM start and a store open take a few seconds; 120 s tells a hung child from a slow one
     if (!child.ready.await(120, TimeUnit.SECONDS) || !child.output.contains("READY")) {
       child.process.destroyForcibly();
       throw new AssertionError("the child did not get ready: " + child.output);
