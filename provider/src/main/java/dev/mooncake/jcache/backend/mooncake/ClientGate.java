@@ -34,9 +34,9 @@ final class ClientGate {
   }
 
   /**
-   * The one place where a call is made on the client outside the call runner's bounded path:
-   * refused once closed, a close racing with it named as this store's. Anything else the bridge
-   * throws (a bad argument, a released region, a full handle table) goes up as it is.
+   * A call on the client: refused once closed, a close racing with it named as this store's.
+   * Anything else the bridge throws (a bad argument, a released region, a full handle table) goes
+   * up as it is.
    */
   <T> T call(ClientCall<T> call) {
     ensureOpen();

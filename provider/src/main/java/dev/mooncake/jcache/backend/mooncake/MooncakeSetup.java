@@ -345,7 +345,7 @@ final class MooncakeSetup {
    * Chooses the config's {@code native_log} for the process; it takes effect when the library is
    * first loaded (see {@link NativeLogs}), later configs are ignored with a warning if they differ.
    */
-  public static void configureNativeLog(MooncakeConfig config) {
+  static void configureNativeLog(MooncakeConfig config) {
     MooncakeConfig.NativeLog log = config.nativeLog();
     NativeLogs.configure(NativeLogs.Settings.of(log.level(), log.destination()));
   }

@@ -75,10 +75,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     return store;
   }
 
-  /**
-   * Chooses the config's {@code native_log} for the process; it takes effect when the library is
-   * first loaded (see {@link NativeLogs}), later configs are ignored with a warning if they differ.
-   */
+  /** {@link MooncakeSetup#configureNativeLog}, for a caller that loads the library itself. */
   public static void configureNativeLog(MooncakeConfig config) {
     MooncakeSetup.configureNativeLog(config);
   }
