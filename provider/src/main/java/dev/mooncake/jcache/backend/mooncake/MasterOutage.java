@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * unless one is out, and waits for its answer at most the operation timeout; calls arriving while a
  * probe is out answer the last unreachable code at once, without calling Mooncake. A probe that the
  * master answers closes the breaker, and the waiting call goes on. Calls already inside Mooncake
- * when the master died are not shortened here (nothing can interrupt a C call); {@code
- * MooncakeStore} bounds the caller's wait for them on threads of their own while {@link #troubled}
- * says so.
+ * when the master died are not shortened here (nothing can interrupt a C call); {@link
+ * StoreCallRunner} bounds the caller's wait for them on threads of their own while {@link
+ * #troubled} says so.
  */
 final class MasterOutage {
   private static final Logger LOG = LoggerFactory.getLogger(MasterOutage.class);
@@ -44,7 +44,7 @@ final class MasterOutage {
   /**
    * When trouble was last seen (an unreachable answer, a call given up on, a slow call); 0 for
    * never. While it is recent, {@link #troubled} says so and the store bounds its calls on threads
-   * of their own (see {@code MooncakeStore#bounded}).
+   * of their own (see {@link StoreCallRunner}).
    */
   private volatile long troubleAt;
 

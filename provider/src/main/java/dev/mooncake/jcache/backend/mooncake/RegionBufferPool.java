@@ -198,9 +198,9 @@ final class RegionBufferPool implements BufferPool {
   /**
    * Keeps the block that {@code view} lies in from being handed out again until the answered
    * runnable runs, even if its owner releases it before: a Mooncake call given up on may still read
-   * or write it (see {@code MooncakeStore}'s bounded calls). Answers null when {@code view} is not
-   * inside a block of this pool that its owner gives back after a failed call (outside the region,
-   * or a {@linkplain #acquireKept kept} buffer): the call must then work on a copy.
+   * or write it (see {@link BufferStaging}). Answers null when {@code view} is not inside a block
+   * of this pool that its owner gives back after a failed call (outside the region, or a
+   * {@linkplain #acquireKept kept} buffer): the call must then work on a copy.
    */
   Runnable hold(ByteBuffer view) {
     if (!view.isDirect() || view.capacity() == 0 || !region.contains(view)) {

@@ -270,7 +270,7 @@ class BoundedStoreCallsTest {
 
   @Test
   void aHealthyStoreWithALongTimeoutCallsOnTheCallersThread() {
-    open(MooncakeStore.DIRECT_CALLS_FROM_MS);
+    open(StoreCallRunner.DIRECT_CALLS_FROM_MS);
     AtomicReference<Thread> ranOn = recordCallThreads();
     assertEquals(0, store.put("k", bytes("v")));
     assertSame(Thread.currentThread(), ranOn.get(), "a hop on the fast path");

@@ -114,10 +114,10 @@ class MasterOutageTest {
 
   @Test
   void thePerRpcTimeoutIsAThirdOfTheOperationTimeout() {
-    assertEquals(1_000, MooncakeStore.rpcTimeoutMillis(3_000));
-    assertEquals(1_666, MooncakeStore.rpcTimeoutMillis(5_000));
-    assertEquals(1, MooncakeStore.rpcTimeoutMillis(2));
-    assertEquals(3, MooncakeStore.MAX_RPCS_PER_CALL);
+    assertEquals(1_000, MooncakeSetup.rpcTimeoutMillis(3_000));
+    assertEquals(1_666, MooncakeSetup.rpcTimeoutMillis(5_000));
+    assertEquals(1, MooncakeSetup.rpcTimeoutMillis(2));
+    assertEquals(3, MooncakeSetup.MAX_RPCS_PER_CALL);
   }
 
   @Test

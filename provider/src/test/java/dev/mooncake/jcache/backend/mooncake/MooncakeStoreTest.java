@@ -298,8 +298,8 @@ class MooncakeStoreTest {
   void rpcTimeoutsComeFromTheOperationTimeout() {
     org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("MC_RPC_TIMEOUT_MS") == null);
     // The first store of this JVM (whichever test opened it) set both to a third of its operation
-    // timeout (MooncakeStore.rpcTimeoutMillis: a put makes up to three master RPCs).
-    long first = MooncakeStore.rpcTimeoutSetByUsMillis();
+    // timeout (MooncakeSetup.rpcTimeoutMillis: a put makes up to three master RPCs).
+    long first = MooncakeSetup.rpcTimeoutSetByUsMillis();
     assertTrue(first > 0, "some store of this JVM set MC_RPC_TIMEOUT_MS");
     assertEquals(first, Fake.environment("MC_RPC_TIMEOUT_MS"));
     assertEquals(first, Fake.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
@@ -308,6 +308,6 @@ class MooncakeStoreTest {
     other.operationTimeout = java.time.Duration.ofMillis(first + 1234);
     other.open().close();
     assertEquals(first, Fake.environment("MC_RPC_TIMEOUT_MS"));
-    assertEquals(first, MooncakeStore.rpcTimeoutSetByUsMillis());
+    assertEquals(first, MooncakeSetup.rpcTimeoutSetByUsMillis());
   }
 }
