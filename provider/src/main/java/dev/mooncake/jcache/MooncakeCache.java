@@ -1,5 +1,6 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.async.AsyncCalls;
 import dev.mooncake.jcache.config.CacheDefinition;
 import dev.mooncake.jcache.entry.Decision;
 import dev.mooncake.jcache.entry.EntryMap;
@@ -90,6 +91,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final Lanes lanes;
   private final List<Object> closeables = new ArrayList<>();
   private final PendingLoads pendingLoads;
+  private final AsyncCalls.Scope asyncCalls;
   private volatile boolean closed;
 
   /** Set by {@link #joinCluster}: this cache's share of the event stream, and its near cache. */
@@ -117,6 +119,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     statistics.observeReads(storage::integrityMismatches, storage::unreachableReads);
     this.lanes = lanes;
     this.pendingLoads = new PendingLoads(name);
+    this.asyncCalls = manager.asyncCalls().scope(name);
     this.expiry = new ExpiryTimes(configuration.getExpiryPolicyFactory().create());
     closeables.add(expiry.policy());
     if (configuration.getCacheLoaderFactory() == null) {
@@ -1249,9 +1252,18 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * none writes an entry after the clear.
    */
   void destroy() {
+    endAsyncCalls();
     endPendingLoads();
     clear();
     close();
+  }
+
+  /**
+   * Queued asynchronous operations fail, running ones are awaited (up to the operation timeout):
+   * they may call the writer or loader, which close after them.
+   */
+  private void endAsyncCalls() {
+    asyncCalls.end(entries.storage().operationTimeout());
   }
 
   /** Queued loads fail their listeners, running ones are awaited (up to the operation timeout). */
@@ -1278,6 +1290,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     // Outside the monitor (a running loader or listener may read the configuration), and before
     // the loader and listeners close: a load or delivery after that would reopen what they held.
+    endAsyncCalls();
     endPendingLoads();
     dispatcher.retire(entries.storage().operationTimeout());
     for (Object closeable : closeables) {
@@ -1305,6 +1318,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     }
     if (clazz == ZeroCopyCache.class) {
       return clazz.cast(zeroCopy());
+    }
+    if (clazz == MooncakeCacheAsync.class) {
+      requireOpen();
+      return clazz.cast(new AsyncCacheView<>(this, asyncCalls, null));
     }
     throw new IllegalArgumentException("cannot unwrap cache '" + name + "' to " + clazz.getName());
   }

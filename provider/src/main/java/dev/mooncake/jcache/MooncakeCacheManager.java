@@ -1,5 +1,6 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.async.AsyncCalls;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.codec.Codec;
@@ -64,6 +65,10 @@ public final class MooncakeCacheManager implements CacheManager {
   private final StoreGate store;
   private final Ticker ticker;
   private final Lanes lanes;
+
+  /** The asynchronous API's operations: their bound, order per key, threads (docs/async.md). */
+  private final AsyncCalls async;
+
   private final KeyLocks locks;
 
   /** Keys, and the values of caches without a codec setting. */
@@ -163,7 +168,15 @@ public final class MooncakeCacheManager implements CacheManager {
             Lanes.perOpWorkers(config),
             config.singleCallsOnLanes(),
             !store.inProcess() || config.singleCallsOnLanes(),
+            config.asyncWorkers(),
             id);
+    this.async =
+        new AsyncCalls(
+            config.asyncMaxInFlight(),
+            config.operationTimeout(),
+            lanes::executeAsync,
+            lanes::onAsyncThread,
+            "cache manager " + uri);
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }
@@ -422,6 +435,11 @@ public final class MooncakeCacheManager implements CacheManager {
     events.shutdown();
     lanes.close();
     connection.close();
+  }
+
+  /** The manager's asynchronous operations (its caches' views share their bound). */
+  AsyncCalls asyncCalls() {
+    return async;
   }
 
   /** Runs one expiry sweep now (tests that advance a fake ticker). */

@@ -26,6 +26,9 @@ import java.util.Map;
  * @param perOpWorkers lanes with a dedicated pool, and its size, by the lane's key in {@code
  *     per_op_workers} (one of {@link #LANES})
  * @param singleCallsOnLanes whether single synchronous calls hop onto the lanes too
+ * @param asyncWorkers threads that run the asynchronous API's operations ({@code async_workers})
+ * @param asyncMaxInFlight the most asynchronous operations one cache manager holds issued and not
+ *     yet completed ({@code async_max_in_flight}); beyond it callers wait, then are refused
  * @param replica Mooncake's replicate_config for every put
  * @param operationTimeout the longest a store call may take before it fails
  * @param eviction the in-process store's eviction thresholds
@@ -57,6 +60,8 @@ public record MooncakeConfig(
     int numWorkers,
     Map<String, Integer> perOpWorkers,
     boolean singleCallsOnLanes,
+    int asyncWorkers,
+    int asyncMaxInFlight,
     ReplicaSettings replica,
     Duration operationTimeout,
     EvictionSettings eviction,
@@ -99,6 +104,8 @@ public record MooncakeConfig(
     private int numWorkers;
     private Map<String, Integer> perOpWorkers;
     private boolean singleCallsOnLanes;
+    private int asyncWorkers;
+    private int asyncMaxInFlight;
     private ReplicaSettings replica;
     private Duration operationTimeout;
     private EvictionSettings eviction;
@@ -129,6 +136,8 @@ public record MooncakeConfig(
       numWorkers = from.numWorkers;
       perOpWorkers = from.perOpWorkers;
       singleCallsOnLanes = from.singleCallsOnLanes;
+      asyncWorkers = from.asyncWorkers;
+      asyncMaxInFlight = from.asyncMaxInFlight;
       replica = from.replica;
       operationTimeout = from.operationTimeout;
       eviction = from.eviction;
@@ -220,6 +229,16 @@ public record MooncakeConfig(
       return this;
     }
 
+    public Builder asyncWorkers(int asyncWorkers) {
+      this.asyncWorkers = asyncWorkers;
+      return this;
+    }
+
+    public Builder asyncMaxInFlight(int asyncMaxInFlight) {
+      this.asyncMaxInFlight = asyncMaxInFlight;
+      return this;
+    }
+
     public Builder replica(ReplicaSettings replica) {
       this.replica = replica;
       return this;
@@ -283,6 +302,8 @@ public record MooncakeConfig(
           numWorkers,
           perOpWorkers,
           singleCallsOnLanes,
+          asyncWorkers,
+          asyncMaxInFlight,
           replica,
           operationTimeout,
           eviction,

@@ -31,6 +31,12 @@ import java.util.function.Supplier;
  *
  * <p>Work already running on a lane's pool that calls back into the same lane runs inline, so a
  * pool can never deadlock waiting for itself.
+ *
+ * <p>Beside the store lanes, an {@code async} pool of {@code async_workers} threads runs the
+ * operations of the asynchronous API ({@link #executeAsync}; docs/async.md). It is no store lane:
+ * one such operation is a whole cache call (it may read and write, call a writer, wait for a key's
+ * lock), and its batches still split across the store lanes, which it would block if it ran on
+ * them.
  */
 public final class Lanes implements AutoCloseable {
   private static final long CLOSE_WAIT_MILLIS = 2_000;
@@ -40,6 +46,7 @@ public final class Lanes implements AutoCloseable {
   private final boolean batchesOnLanes;
   private final Map<Lane, Pool> pools = new EnumMap<>(Lane.class);
   private final List<Pool> distinctPools = new ArrayList<>();
+  private final Pool async;
   private volatile boolean closed;
 
   /**
@@ -53,18 +60,33 @@ public final class Lanes implements AutoCloseable {
     this(numWorkers, perOpWorkers, singleCallsOnLanes, true, name);
   }
 
-  /**
-   * @param batchesOnLanes whether {@link #runChunked} splits batches across the lane's threads (for
-   *     a store with round trips to overlap) or runs them on the caller's thread
-   */
+  /** Lanes with as many asynchronous-API threads as shared workers. */
   public Lanes(
       int numWorkers,
       Map<Lane, Integer> perOpWorkers,
       boolean singleCallsOnLanes,
       boolean batchesOnLanes,
       String name) {
+    this(numWorkers, perOpWorkers, singleCallsOnLanes, batchesOnLanes, numWorkers, name);
+  }
+
+  /**
+   * @param batchesOnLanes whether {@link #runChunked} splits batches across the lane's threads (for
+   *     a store with round trips to overlap) or runs them on the caller's thread
+   * @param asyncWorkers threads of the pool that runs asynchronous-API operations
+   */
+  public Lanes(
+      int numWorkers,
+      Map<Lane, Integer> perOpWorkers,
+      boolean singleCallsOnLanes,
+      boolean batchesOnLanes,
+      int asyncWorkers,
+      String name) {
     if (numWorkers <= 0) {
       throw new IllegalArgumentException("num_workers must be > 0, got " + numWorkers);
+    }
+    if (asyncWorkers <= 0) {
+      throw new IllegalArgumentException("async_workers must be > 0, got " + asyncWorkers);
     }
     this.name = name;
     this.singleCallsOnLanes = singleCallsOnLanes;
@@ -89,6 +111,8 @@ public final class Lanes implements AutoCloseable {
       }
       pools.put(lane, pool);
     }
+    this.async = new Pool("mooncake-" + name + "-async-", asyncWorkers);
+    distinctPools.add(async);
   }
 
   /**
@@ -154,6 +178,29 @@ public final class Lanes implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       throw closedException(); // closed between the check and the submit
     }
+  }
+
+  /**
+   * Queues one asynchronous-API operation on the {@code async} pool. Throws an {@link
+   * IllegalStateException} naming the lanes once they are closed.
+   */
+  public void executeAsync(Runnable operation) {
+    ensureOpen();
+    try {
+      async.executor.execute(operation);
+    } catch (RejectedExecutionException e) {
+      throw closedException(); // closed between the check and the execute
+    }
+  }
+
+  /** Whether the current thread is one of the {@code async} pool's. */
+  public boolean onAsyncThread() {
+    return async.ownsCurrentThread();
+  }
+
+  /** The prefix of the {@code async} pool's thread names, e.g. {@code mooncake-m1-async-}. */
+  public String asyncThreadNamePrefix() {
+    return async.prefix;
   }
 
   /**

@@ -45,6 +45,11 @@ class BadConfigTest {
         bad("{'per_op_workers':{'retrieve':-3}}", "per_op_workers.retrieve", "must be > 0"),
         bad("{'per_op_workers':{'delete':2.5}}", "per_op_workers.delete", "must be an integer"),
         bad("{'per_op_workers':[1,2]}", "per_op_workers", "must be a JSON object"),
+        // the asynchronous API's threads and bound
+        bad("{'async_workers':0}", "async_workers", "must be > 0"),
+        bad("{'async_max_in_flight':0}", "async_max_in_flight", "must be > 0"),
+        bad("{'async_max_in_flight':-1}", "async_max_in_flight", "must be > 0"),
+        bad("{'async_max_in_flight':'64'}", "async_max_in_flight", "must be an integer"),
         bad("{" + MOONCAKE + ",'protocol':'rdma'}", "protocol", "needs an RDMA device"),
         // metadata server and master
         bad(

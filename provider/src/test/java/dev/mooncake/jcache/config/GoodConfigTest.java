@@ -47,6 +47,8 @@ class GoodConfigTest {
     assertEquals(4, config.numWorkers());
     assertEquals(Map.of(), config.perOpWorkers());
     assertFalse(config.singleCallsOnLanes());
+    assertEquals(8, config.asyncWorkers());
+    assertEquals(1024, config.asyncMaxInFlight());
     assertEquals(ReplicaSettings.DEFAULT, config.replica());
     assertEquals(Duration.ofSeconds(30), config.operationTimeout());
     assertEquals(EvictionSettings.DEFAULT, config.eviction());
@@ -176,7 +178,7 @@ class GoodConfigTest {
                 + "'enable_offload':false,'abi':' V3 ','soft_pin_ttl':'90s',"
                 + "'etcd_tls':{'ca_file':'/tls/ca.pem','cert_file':'/tls/c.pem','key_file':'/tls/c.key'},"
                 + "'tenant_id':'  team-a  ','library':'/opt/mooncake/lib/libmooncake_store.so',"
-                + "'single_calls_on_lanes':true,'replica_num':2,'with_soft_pin':true,'with_hard_pin':false,"
+                + "'single_calls_on_lanes':true,'async_workers':3,'async_max_in_flight':64,'replica_num':2,'with_soft_pin':true,'with_hard_pin':false,"
                 + "'preferred_segments':['node01:12345'],'operation_timeout_ms':'5s',"
                 + "'eviction':{'high_watermark_ratio':0.8,'eviction_ratio':0.1},"
                 + "'deserialization_allow_list':['com.acme.Foo','com.acme.model.*','org.example.**'],'device_name':null}");
@@ -188,6 +190,8 @@ class GoodConfigTest {
     assertEquals("team-a", config.tenantId(), "tenant ids are trimmed");
     assertEquals("/opt/mooncake/lib/libmooncake_store.so", config.library());
     assertTrue(config.singleCallsOnLanes());
+    assertEquals(3, config.asyncWorkers());
+    assertEquals(64, config.asyncMaxInFlight());
     assertEquals(
         new ReplicaSettings(2, true, false, List.of("node01:12345"), Duration.ofSeconds(90)),
         config.replica());

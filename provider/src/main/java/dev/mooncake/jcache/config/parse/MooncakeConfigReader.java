@@ -36,6 +36,8 @@ public final class MooncakeConfigReader {
 
   static final long IN_PROCESS_DEFAULT_BUFFER = 64L << 20;
   static final int DEFAULT_NUM_WORKERS = 4;
+  static final int DEFAULT_ASYNC_WORKERS = 8;
+  static final int DEFAULT_ASYNC_MAX_IN_FLIGHT = 1024;
   static final long DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
 
   private MooncakeConfigReader() {}
@@ -82,6 +84,14 @@ public final class MooncakeConfigReader {
     Map<String, Integer> perOpWorkers =
         config.object("per_op_workers").map(MooncakeConfigReader::perOpWorkers).orElse(Map.of());
     boolean singleCallsOnLanes = config.bool("single_calls_on_lanes", false);
+    int asyncWorkers =
+        positive(
+            config, "async_workers", config.integer("async_workers").orElse(DEFAULT_ASYNC_WORKERS));
+    int asyncMaxInFlight =
+        positive(
+            config,
+            "async_max_in_flight",
+            config.integer("async_max_in_flight").orElse(DEFAULT_ASYNC_MAX_IN_FLIGHT));
     ReplicaSettings replica = replica(config);
     long timeoutMillis =
         config.durationMillis("operation_timeout_ms").orElse(DEFAULT_OPERATION_TIMEOUT_MS);
@@ -137,6 +147,8 @@ public final class MooncakeConfigReader {
             .numWorkers(numWorkers)
             .perOpWorkers(perOpWorkers)
             .singleCallsOnLanes(singleCallsOnLanes)
+            .asyncWorkers(asyncWorkers)
+            .asyncMaxInFlight(asyncMaxInFlight)
             .replica(replica)
             .operationTimeout(Duration.ofMillis(timeoutMillis))
             .eviction(eviction)

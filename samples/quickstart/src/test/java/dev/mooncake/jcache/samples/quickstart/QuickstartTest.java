@@ -27,6 +27,8 @@ class QuickstartTest {
     assertTrue(out.contains("cached:        containsKey(12) = true"), out);
     assertTrue(out.contains("expired:       containsKey(12) after 300 ms = false"), out);
     assertTrue(out.contains("statistics:    hits=9 misses=1 puts=6"), out);
+    assertTrue(out.contains("listener:      created es = Hola"), out);
+    assertTrue(out.contains("async:         getAsync(es) after putAsync = Hola"), out);
     assertTrue(out.contains("done."), out);
   }
 }
