@@ -347,13 +347,9 @@ class EntryStorageTest {
 
   @Test
   void aZeroCopyReadTornAtTheSameLengthIsRepeatedThenFails() {
-    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
-    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
-    value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    writeZeroCopy("k", true, 1, 2, 3);
     byte[] old = raw("k");
-    value.put(ValueHeader.SIZE, new byte[] {4, 5, 6}); // the same length, other bytes
-    storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, false, NO_LOCK);
+    writeZeroCopy("k", false, 4, 5, 6); // the same length, other bytes
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
 
@@ -424,12 +420,8 @@ class EntryStorageTest {
     }
     assertEquals(List.of("getInto"), store.calls(), "the ride's foreign object was not re-read");
 
-    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
-    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
-    value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("z1", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
-    value.put(ValueHeader.SIZE, new byte[] {4, 5, 6});
-    storage.writeInPlace("z2", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    writeZeroCopy("z1", true, 1, 2, 3);
+    writeZeroCopy("z2", true, 4, 5, 6);
     byte[] z2 = raw("z2");
     store.clearCalls();
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
@@ -466,10 +458,7 @@ class EntryStorageTest {
 
   @Test
   void aZeroCopyReadWhoseLeaseRanOutIsReadAgainWithinTheDeadline() {
-    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
-    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
-    value.put(ValueHeader.SIZE, new byte[] {7, 8, 9});
-    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    writeZeroCopy("z", true, 7, 8, 9);
     store.clearCalls();
     long expired = StoreStatus.LEASE_EXPIRED.code();
     store.script("getInto", expired, expired);
@@ -499,5 +488,15 @@ class EntryStorageTest {
     java.util.Arrays.fill(forever, NOT_READY);
     store.script("getInto", forever);
     assertNull(read("k"), "a put in flight reads as absent (the read protocol then waits)");
+  }
+
+  /** A zero-copy write of {@code payload} under {@code key}, as ZeroCopyCache makes one. */
+  private void writeZeroCopy(String key, boolean absent, int... payload) {
+    ByteBuffer value = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + payload.length);
+    value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + payload.length);
+    for (int i = 0; i < payload.length; i++) {
+      value.put(ValueHeader.SIZE + i, (byte) payload[i]);
+    }
+    storage.writeInPlace(key, value, ExpiryTimes.ETERNAL, absent, NO_LOCK);
   }
 }
