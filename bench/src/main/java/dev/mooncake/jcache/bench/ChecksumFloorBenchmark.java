@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * leaves it, the copy a {@code byte[]} read does anyway, and the check fused into that copy in
  * L1-sized chunks (CRC of each chunk while it is hot) against copy then CRC. If the fused form cost
  * about the copy alone, one pass over the bytes would hide the check; it does not, the CRC is
- * compute-bound. Run (no Mooncake needed): {@code bench/run-integrity.sh} builds, then {@code java -cp
- * "bench/target/classes:$(cat bench/target/classpath.txt)" org.openjdk.jmh.Main ChecksumFloor}.
+ * compute-bound. Run (no Mooncake needed): {@code bench/run-integrity.sh} builds, then {@code java
+ * -cp "bench/target/classes:$(cat bench/target/classpath.txt)" org.openjdk.jmh.Main ChecksumFloor}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
