@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * get_hostname} answers, {@code host:port}), so what this JVM writes lives in the memory this JVM
  * contributes. The price: when this JVM closes the store or exits, every object in its segment is
  * gone for every client, and objects of other clients written here too. In {@code standalone-store}
- * mode this JVM contributes nothing and Mooncake places objects.
+ * mode this JVM contributes nothing (under {@code cluster} only its lock segment, for lock
+ * objects), and values go where {@code preferred_segments} says: the pool's segments.
  *
  * <p>Buffers: values and destinations inside the region go to Mooncake as they are. Heap buffers
  * are copied through a region buffer. A direct buffer outside the region goes as it is over TCP
@@ -274,7 +275,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
-    long contributed = standalone ? 0 : config.globalSegmentSize();
+    long contributed = config.contributedSegmentSize(); // standalone: its lock segment, or 0
     boolean rdma = "rdma".equalsIgnoreCase(config.protocol());
     String where =
         "master "
@@ -379,7 +380,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
       ReplicaConfig pinnedHere = null;
-      if (!standalone && contributed > 0) {
+      if (contributed > 0) {
         // lock objects (lock.cluster) must never be evicted, whether or not abi is named
         pinnedHere = ReplicaConfig.pinnedAsStronglyAsPossible(client, List.of(segment));
         opened.add(pinnedHere);
