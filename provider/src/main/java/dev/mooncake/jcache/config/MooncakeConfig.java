@@ -42,6 +42,9 @@ import java.util.Map;
  * @param lockSegmentSize bytes of the lock-only segment a {@code standalone-store} client with
  *     {@code consistency: cluster} contributes (its cluster locks live there, its values in the
  *     pool's segments); 0 everywhere else
+ * @param masterMetricsAddress {@code host:port} of the master's metrics and admin HTTP server,
+ *     where a {@code standalone-store} client with a lock segment and no {@code preferred_segments}
+ *     finds the pool's segments; {@code null} otherwise
  */
 public record MooncakeConfig(
     String source,
@@ -69,7 +72,8 @@ public record MooncakeConfig(
     Consistency consistency,
     NativeLog nativeLog,
     String eventsEndpoint,
-    long lockSegmentSize) {
+    long lockSegmentSize,
+    String masterMetricsAddress) {
 
   /**
    * The smallest segment Mooncake 3b5a594 mounts: setup answers -600 for 4, 8 and 12 MiB and 0 for
@@ -128,6 +132,7 @@ public record MooncakeConfig(
     private NativeLog nativeLog;
     private String eventsEndpoint;
     private long lockSegmentSize;
+    private String masterMetricsAddress;
 
     private Builder(MooncakeConfig from) {
       if (from == null) {
@@ -159,6 +164,7 @@ public record MooncakeConfig(
       nativeLog = from.nativeLog;
       eventsEndpoint = from.eventsEndpoint;
       lockSegmentSize = from.lockSegmentSize;
+      masterMetricsAddress = from.masterMetricsAddress;
     }
 
     public Builder source(String source) {
@@ -291,6 +297,11 @@ public record MooncakeConfig(
       return this;
     }
 
+    public Builder masterMetricsAddress(String masterMetricsAddress) {
+      this.masterMetricsAddress = masterMetricsAddress;
+      return this;
+    }
+
     public MooncakeConfig build() {
       return new MooncakeConfig(
           source,
@@ -318,7 +329,8 @@ public record MooncakeConfig(
           consistency,
           nativeLog,
           eventsEndpoint,
-          lockSegmentSize);
+          lockSegmentSize,
+          masterMetricsAddress);
     }
   }
 

@@ -68,8 +68,27 @@ class LockSegmentConfigTest {
   }
 
   @Test
+  void thePoolCanBeFoundThroughTheMastersMetricsPortInstead() {
+    MooncakeConfig config =
+        parse(
+            "{"
+                + MOONCAKE
+                + ",'mode':'standalone-store','master_metrics_address':' 127.0.0.1:9003 '}");
+    assertEquals("127.0.0.1:9003", config.masterMetricsAddress());
+    assertEquals(List.of(), config.replica().preferredSegments());
+    String message =
+        failure("{" + MOONCAKE + ",'mode':'standalone-store','master_metrics_address':'nohost'}");
+    assertTrue(message.contains("master_metrics_address"), message);
+    assertTrue(message.contains("has no port"), message);
+    message = failure("{" + MOONCAKE + ",'master_metrics_address':'127.0.0.1:9003'}");
+    assertTrue(message.contains("is used only in mode \"standalone-store\""), message);
+    assertEquals(null, parse("{" + STANDALONE + "}").masterMetricsAddress());
+  }
+
+  @Test
   void theKeyIsDocumented() throws IOException {
     String guide = Files.readString(ProjectFiles.find("docs/configuration.md"));
     assertTrue(guide.contains("`lock_segment_size`"), "docs/configuration.md");
+    assertTrue(guide.contains("`master_metrics_address`"), "docs/configuration.md");
   }
 }

@@ -37,6 +37,14 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
   /** Starts the pool on first use: the peers' config names its segment. */
   @Override
   protected String configJson() {
+    return configJson(false);
+  }
+
+  /**
+   * {@code discover}: no preferred_segments; the store reads the pool's segment off the master's
+   * metrics port ({@code master_metrics_address}) when it opens.
+   */
+  private String configJson(boolean discover) {
     try {
       if (pool == null) {
         pool = StandalonePool.start("256MB", Files.createTempFile("mooncake-pool-", ".log"));
@@ -50,7 +58,7 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
           "mode": "standalone-store",
           "consistency": "cluster",
           "lock_segment_size": "16MB",
-          "preferred_segments": ["%s"],
+          %s,
           "master_server_address": "127.0.0.1:50051",
           "metadata_server": "P2PHANDSHAKE",
           "protocol": "tcp",
@@ -61,7 +69,11 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
           "tenant_id": "%s"
         }
         """
-        .formatted(pool.segment(), tenant);
+        .formatted(
+            discover
+                ? "\"master_metrics_address\": \"127.0.0.1:9003\""
+                : "\"preferred_segments\": [\"" + pool.segment() + "\"]",
+            tenant);
   }
 
   @Override
@@ -82,10 +94,11 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
     }
   }
 
+  /** The writer and the reader find the pool through the master's metrics port. */
   @Test
   void valuesLandInThePoolAndOutliveTheJvmThatWroteThem(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("standalone.json");
-    Files.writeString(config, configJson());
+    Files.writeString(config, configJson(true));
     int values = 50;
     long inPoolBefore = StandalonePool.allocatedIn(pool.segment());
     Set<String> segmentsBefore = StandalonePool.segments();

@@ -373,7 +373,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       }
       RegionBufferPool pool = new RegionBufferPool(region, config.operationTimeout());
 
-      List<String> preferred = config.replica().preferredSegments();
+      List<String> preferred = PoolSegments.forValues(config, segment); // standalone: the pool
       if (preferred.isEmpty() && !standalone && contributed > 0) {
         preferred = List.of(segment);
       }

@@ -56,21 +56,43 @@ final class LockSegmentRules {
   }
 
   /**
-   * Standalone-store with cluster locks needs the pool's segment names: without them Mooncake
-   * places values at random among all segments, the lock segments of the app JVMs included, where
-   * they would go when those JVMs restart.
+   * {@code master_metrics_address}: where the pool's segments are listed; only with a lock segment,
+   * and a valid {@code host:port}.
    */
-  static void checkPoolNamed(ConfigObject config, long lockSegmentSize, List<String> preferred) {
-    if (lockSegmentSize > 0 && preferred.isEmpty()) {
+  static String metricsAddress(ConfigObject config, Optional<String> given, long lockSegmentSize) {
+    if (given.isEmpty()) {
+      return null;
+    }
+    if (lockSegmentSize == 0) {
+      throw config.error(
+          "master_metrics_address",
+          "is used only in mode \"standalone-store\" with \"consistency\": \"cluster\" (there it"
+              + " finds the pool's segments); remove it");
+    }
+    String address = given.get().strip();
+    MooncakeConfigReader.check(config, "master_metrics_address", HostPort::parse, address);
+    return address;
+  }
+
+  /**
+   * Standalone-store with cluster locks needs the pool's segment names, or where to read them:
+   * without them Mooncake places values at random among all segments, the lock segments of the app
+   * JVMs included, where they would go when those JVMs restart.
+   */
+  static void checkPoolNamed(
+      ConfigObject config, long lockSegmentSize, List<String> preferred, String metricsAddress) {
+    if (lockSegmentSize > 0 && preferred.isEmpty() && metricsAddress == null) {
       throw config.error(
           "preferred_segments",
           "must name the pool's segment(s) in mode \"standalone-store\" with \"consistency\":"
-              + " \"cluster\": this client contributes a lock segment of "
+              + " \"cluster\", or master_metrics_address must say where the master lists them:"
+              + " this client contributes a lock segment of "
               + lockSegmentSize
               + " bytes, and without a preference Mooncake places values at random, in that"
               + " segment too, which goes when this JVM stops. Name the segments of the"
               + " mooncake_client pool (as GET /get_all_segments on the master's metrics port"
-              + " lists them), or set \"consistency\": \"local\"");
+              + " lists them), set master_metrics_address (host:port of that port), or set"
+              + " \"consistency\": \"local\"");
     }
   }
 }

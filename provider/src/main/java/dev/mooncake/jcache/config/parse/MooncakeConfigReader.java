@@ -98,6 +98,9 @@ public final class MooncakeConfigReader {
     long lockSegmentSize =
         LockSegmentRules.size(
             config, config.size("lock_segment_size"), backend, mode, consistency.level());
+    String masterMetrics =
+        LockSegmentRules.metricsAddress(
+            config, config.string("master_metrics_address"), lockSegmentSize);
     Map<String, CacheDefinition> caches =
         config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     String eventsEndpoint =
@@ -150,10 +153,12 @@ public final class MooncakeConfigReader {
             .nativeLog(nativeLog)
             .eventsEndpoint(eventsEndpoint)
             .lockSegmentSize(lockSegmentSize)
+            .masterMetricsAddress(masterMetrics)
             .build();
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
-    LockSegmentRules.checkPoolNamed(config, lockSegmentSize, replica.preferredSegments());
+    LockSegmentRules.checkPoolNamed(
+        config, lockSegmentSize, replica.preferredSegments(), masterMetrics);
     return settings;
   }
 
