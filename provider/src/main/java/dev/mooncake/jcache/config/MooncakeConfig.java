@@ -42,6 +42,12 @@ import java.util.Map;
  *     first Mooncake store of the process applies it)
  * @param eventsEndpoint the master's KV event publisher ({@code tcp://host:port}), or {@code null}:
  *     no cluster events, no near caches
+ * @param lockSegmentSize bytes of the lock-only segment a {@code standalone-store} client with
+ *     {@code consistency: cluster} contributes (its cluster locks live there, its values in the
+ *     pool's segments); 0 everywhere else
+ * @param masterMetricsAddress {@code host:port} of the master's metrics and admin HTTP server,
+ *     where a {@code standalone-store} client with a lock segment and no {@code preferred_segments}
+ *     finds the pool's segments; {@code null} otherwise
  */
 public record MooncakeConfig(
     String source,
@@ -70,7 +76,24 @@ public record MooncakeConfig(
     boolean strict,
     Consistency consistency,
     NativeLog nativeLog,
-    String eventsEndpoint) {
+    String eventsEndpoint,
+    long lockSegmentSize,
+    String masterMetricsAddress) {
+
+  /**
+   * The smallest segment Mooncake 3b5a594 mounts: setup answers -600 for 4, 8 and 12 MiB and 0 for
+   * 16 MiB (measured on a real master, 2026-12-03).
+   */
+  public static final long MIN_SEGMENT_SIZE = 16L << 20;
+
+  /**
+   * The bytes this client contributes to the cluster: {@code global_segment_size} in {@code
+   * embedded} mode, the lock-only segment in {@code standalone-store} mode (0 without {@code
+   * cluster}).
+   */
+  public long contributedSegmentSize() {
+    return mode == Mode.STANDALONE_STORE ? lockSegmentSize : globalSegmentSize;
+  }
 
   /** A builder holding every setting of this config: change a few, {@link Builder#build}. */
   public Builder toBuilder() {
@@ -115,6 +138,8 @@ public record MooncakeConfig(
     private Consistency consistency;
     private NativeLog nativeLog;
     private String eventsEndpoint;
+    private long lockSegmentSize;
+    private String masterMetricsAddress;
 
     private Builder(MooncakeConfig from) {
       if (from == null) {
@@ -147,6 +172,8 @@ public record MooncakeConfig(
       consistency = from.consistency;
       nativeLog = from.nativeLog;
       eventsEndpoint = from.eventsEndpoint;
+      lockSegmentSize = from.lockSegmentSize;
+      masterMetricsAddress = from.masterMetricsAddress;
     }
 
     public Builder source(String source) {
@@ -284,6 +311,16 @@ public record MooncakeConfig(
       return this;
     }
 
+    public Builder lockSegmentSize(long lockSegmentSize) {
+      this.lockSegmentSize = lockSegmentSize;
+      return this;
+    }
+
+    public Builder masterMetricsAddress(String masterMetricsAddress) {
+      this.masterMetricsAddress = masterMetricsAddress;
+      return this;
+    }
+
     public MooncakeConfig build() {
       return new MooncakeConfig(
           source,
@@ -312,7 +349,9 @@ public record MooncakeConfig(
           strict,
           consistency,
           nativeLog,
-          eventsEndpoint);
+          eventsEndpoint,
+          lockSegmentSize,
+          masterMetricsAddress);
     }
   }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterAll;
  * MCJ_FAKE_CLIENT_TTL_MS} (3 s here, so the pause test is short).
  */
 class MultiJvmOnFakeTest extends MultiJvmScenarios {
-  private static final long CLIENT_TTL_MS = 3000;
+  static final long CLIENT_TTL_MS = 3000;
   private final Path table =
       Path.of("/dev/shm", "mcj-cluster-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
 

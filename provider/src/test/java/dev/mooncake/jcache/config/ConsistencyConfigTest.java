@@ -49,10 +49,10 @@ class ConsistencyConfigTest {
   }
 
   @Test
-  void clusterWithoutASegmentOfItsOwnIsRefusedNamingTheWayOut() {
+  void standaloneClusterWithoutThePoolNamedIsRefusedNamingTheWayOut() {
     String message = failure("{" + MOONCAKE + ",'mode':'standalone-store'}");
-    assertTrue(message.contains("consistency"), message);
-    assertTrue(message.contains("segment of its own"), message);
+    assertTrue(message.contains("preferred_segments"), message);
+    assertTrue(message.contains("lock segment"), message);
     assertTrue(message.contains("\"consistency\": \"local\""), message);
     assertEquals(
         Level.LOCAL,

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * get_hostname} answers, {@code host:port}), so what this JVM writes lives in the memory this JVM
  * contributes. The price: when this JVM closes the store or exits, every object in its segment is
  * gone for every client, and objects of other clients written here too. In {@code standalone-store}
- * mode this JVM contributes nothing and Mooncake places objects.
+ * mode this JVM contributes nothing (under {@code cluster} only its lock segment, for lock
+ * objects), and values go where {@code preferred_segments} says: the pool's segments.
  */
 final class MooncakeSetup {
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeSetup.class);
@@ -143,7 +144,7 @@ final class MooncakeSetup {
     LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
-    long contributed = standalone ? 0 : config.globalSegmentSize();
+    long contributed = config.contributedSegmentSize(); // standalone: its lock segment, or 0
     boolean rdma = "rdma".equalsIgnoreCase(config.protocol());
     String where =
         "master "
@@ -241,14 +242,14 @@ final class MooncakeSetup {
       }
       RegionBufferPool pool = new RegionBufferPool(region, config.operationTimeout());
 
-      List<String> preferred = config.replica().preferredSegments();
+      List<String> preferred = PoolSegments.forValues(config, segment); // standalone: the pool
       if (preferred.isEmpty() && !standalone && contributed > 0) {
         preferred = List.of(segment);
       }
       ReplicaConfig replica = replicaConfig(client, config, preferred);
       opened.add(replica);
       ReplicaConfig pinnedHere = null;
-      if (!standalone && contributed > 0) {
+      if (contributed > 0) {
         // lock objects (lock.cluster) must never be evicted, whether or not abi is named
         pinnedHere = ReplicaConfig.pinnedAsStronglyAsPossible(client, List.of(segment));
         opened.add(pinnedHere);

@@ -47,7 +47,7 @@ public final class SharedMooncakeStores {
           c.deviceName(),
           c.localHostname(),
           c.mode(),
-          c.globalSegmentSize(),
+          c.contributedSegmentSize(),
           c.localBufferSize(),
           c.replica(),
           c.operationTimeout().toMillis(),

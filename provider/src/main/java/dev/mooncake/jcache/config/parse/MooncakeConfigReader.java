@@ -105,6 +105,12 @@ public final class MooncakeConfigReader {
             .orElse(EvictionSettings.DEFAULT);
     List<String> allowList = allowList(config);
     Consistency consistency = consistency(config, backend);
+    long lockSegmentSize =
+        LockSegmentRules.size(
+            config, config.size("lock_segment_size"), backend, mode, consistency.level());
+    String masterMetrics =
+        LockSegmentRules.metricsAddress(
+            config, config.string("master_metrics_address"), lockSegmentSize);
     Map<String, CacheDefinition> caches =
         config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     String eventsEndpoint =
@@ -158,9 +164,13 @@ public final class MooncakeConfigReader {
             .consistency(consistency)
             .nativeLog(nativeLog)
             .eventsEndpoint(eventsEndpoint)
+            .lockSegmentSize(lockSegmentSize)
+            .masterMetricsAddress(masterMetrics)
             .build();
     ConfigRules.check(config, settings, explicitProtocol.isPresent(), localHostname.isPresent());
     checkConsistency(config, settings);
+    LockSegmentRules.checkPoolNamed(
+        config, lockSegmentSize, replica.preferredSegments(), masterMetrics);
     return settings;
   }
 
@@ -422,21 +432,24 @@ public final class MooncakeConfigReader {
     return new Consistency(level, Duration.ofMillis(lease), Duration.ofMillis(ttl));
   }
 
-  /** After the mode rules: {@code cluster} on a client without a segment of its own is refused. */
+  /**
+   * After the mode rules: {@code cluster} on a client without a segment of its own is refused. A
+   * {@code standalone-store} client has one: its lock segment ({@code lock_segment_size}).
+   */
   private static void checkConsistency(ConfigObject config, MooncakeConfig settings) {
-    Mode mode = settings.mode();
-    long segment = settings.globalSegmentSize();
+    long segment = settings.contributedSegmentSize();
     Consistency.Level level = settings.consistency().level();
-    if (level == Consistency.Level.CLUSTER && (mode == Mode.STANDALONE_STORE || segment == 0)) {
+    if (level == Consistency.Level.CLUSTER && segment == 0) {
       throw config.error(
           "consistency",
           "\"cluster\" (the default for backend mooncake) needs a"
               + " client that contributes a segment of its own (mode \"embedded\","
-              + " global_segment_size > 0): cluster locks live there, so that they go with a holder"
-              + " that dies. This client contributes none (mode "
-              + mode.configValue()
+              + " global_segment_size > 0, or mode \"standalone-store\" with its lock segment):"
+              + " cluster locks live there, so that they go with a holder that dies. This client"
+              + " contributes none (mode "
+              + settings.mode().configValue()
               + ", global_segment_size "
-              + segment
+              + settings.globalSegmentSize()
               + "). Set \"consistency\": \"local\" to accept"
               + " per-key atomicity within one JVM only (docs/cluster-consistency.md)");
     }

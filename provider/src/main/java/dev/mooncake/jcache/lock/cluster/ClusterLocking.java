@@ -19,7 +19,8 @@ public final class ClusterLocking {
     if (segment == null) {
       throw new CacheException(
           "consistency \"cluster\" needs a Mooncake client that contributes"
-              + " a segment of its own (mode \"embedded\", global_segment_size > 0), where its locks"
+              + " a segment of its own (mode \"embedded\", global_segment_size > 0, or"
+              + " \"standalone-store\" with its lock_segment_size), where its locks"
               + " live and die with it; "
               + store.describe()
               + " contributes none. Give it a segment,"

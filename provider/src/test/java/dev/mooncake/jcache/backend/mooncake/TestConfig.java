@@ -23,6 +23,7 @@ final class TestConfig {
   Duration operationTimeout = Duration.ofSeconds(2);
   MooncakeConfig.NativeSettings nativeSettings = MooncakeConfig.NativeSettings.DEFAULT;
   MooncakeConfig.Consistency consistency = ConfigLoader.defaults().consistency();
+  long lockSegmentSize = 0;
 
   MooncakeConfig build() {
     return ConfigLoader.defaults().toBuilder()
@@ -42,6 +43,7 @@ final class TestConfig {
         .replica(replica)
         .operationTimeout(operationTimeout)
         .consistency(consistency)
+        .lockSegmentSize(lockSegmentSize)
         .build();
   }
 

@@ -1,0 +1,117 @@
+package dev.mooncake.jcache.real;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A {@code mooncake_client} process ({@code $MOONCAKE_CLIENT}): Mooncake's standalone pool, which
+ * owns the memory that {@code standalone-store} clients put their values into. Started against the
+ * loopback master of test-support/netns/bin/java; its segment name (host:port, the port chosen at
+ * its start under P2PHANDSHAKE) is read off the master's {@code /get_all_segments}.
+ */
+final class StandalonePool implements AutoCloseable {
+  private static final String ADMIN = "http://127.0.0.1:9003";
+
+  /** How long the pool may take to mount its segment: a few hundred ms measured, plus slack. */
+  private static final long MOUNT_BOUND_MS = 30_000;
+
+  private final Process process;
+  private final String segment;
+
+  private StandalonePool(Process process, String segment) {
+    this.process = process;
+    this.segment = segment;
+  }
+
+  /** Skips the calling test, saying why, unless {@code MOONCAKE_CLIENT} names the binary. */
+  static void assumeAvailable() {
+    assumeTrue(
+        System.getenv("MOONCAKE_CLIENT") != null,
+        "skipped: standalone-store tests need MOONCAKE_CLIENT (the mooncake_client binary,"
+            + " Mooncake's standalone pool process)");
+  }
+
+  /** Starts a pool of {@code size} (e.g. "256MB") and waits until its segment is mounted. */
+  static StandalonePool start(String size, Path log) throws Exception {
+    Set<String> before = segments();
+    Process process =
+        new ProcessBuilder(
+                System.getenv("MOONCAKE_CLIENT"),
+                "--host=127.0.0.1",
+                "--global_segment_size=" + size,
+                "--local_buffer_size=64MB",
+                "--master_server_address=127.0.0.1:50051",
+                "--metadata_server=P2PHANDSHAKE",
+                "--protocol=tcp")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_BOUND_MS);
+    while (System.nanoTime() < deadline && process.isAlive()) {
+      Set<String> added = new HashSet<>(segments());
+      added.removeAll(before);
+      if (added.size() == 1) {
+        return new StandalonePool(process, added.iterator().next());
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // another process's state: nothing to wait on
+    }
+    process.destroyForcibly().waitFor();
+    throw new AssertionError(
+        "mooncake_client mounted no segment within "
+            + MOUNT_BOUND_MS
+            + " ms; its log: "
+            + Files.readString(log));
+  }
+
+  /** The pool's segment name, as preferred_segments takes it. */
+  String segment() {
+    return segment;
+  }
+
+  /** The segments the master has mounted now. */
+  static Set<String> segments() throws IOException, InterruptedException {
+    return admin("/get_all_segments")
+        .lines()
+        .map(String::strip)
+        .filter(line -> !line.isEmpty())
+        .collect(Collectors.toSet());
+  }
+
+  /** Bytes allocated in {@code segment}, from the master's metrics (0 when it has none yet). */
+  static long allocatedIn(String segment) throws IOException, InterruptedException {
+    String prefix = "segment_allocated_bytes{segment=\"" + segment + "\"} ";
+    List<String> lines = admin("/metrics").lines().filter(l -> l.startsWith(prefix)).toList();
+    return lines.isEmpty()
+        ? 0
+        : (long) Double.parseDouble(lines.get(0).substring(prefix.length()).strip());
+  }
+
+  private static String admin(String path) throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(ADMIN + path)).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+}
