@@ -49,8 +49,8 @@ class VirtualThreadPinningTest {
 
   @Test
   void virtualThreadsDoNotPinTheirCarriersInStoreCalls() throws Exception {
-    long[] handedOff = run(true);
-    long[] inline = run(false);
+    long[] handedOff = run(true, 30_000);
+    long[] inline = run(false, 30_000);
     String both =
         "handed off: "
             + handedOff[1]
@@ -62,6 +62,19 @@ class VirtualThreadPinningTest {
     assertEquals(0, handedOff[2], "pinned events with a provider frame; " + both);
     assertTrue(inline[1] >= PINNED_FLOOR_MS * 9 / 10, "the control did not pin: " + both);
     assertTrue(handedOff[1] < PINNED_FLOOR_MS / 2, "the reads did not overlap: " + both);
+  }
+
+  /**
+   * Below {@code DIRECT_CALLS_FROM_MS} every call runs on {@code BoundedCalls} already, its caller
+   * waiting in {@code Object.wait}, which no longer pins on Java 24 and later (JEP 491).
+   */
+  @Test
+  void boundedCallsDoNotPinEither() throws Exception {
+    long[] bounded = run(true, 2_000);
+    assertEquals(0, bounded[2], "pinned events with a provider frame");
+    assertTrue(
+        bounded[1] < PINNED_FLOOR_MS / 2,
+        "the reads did not overlap: " + bounded[1] + " ms, floor " + PINNED_FLOOR_MS + " ms");
   }
 
   private static Path java25() {
@@ -76,16 +89,18 @@ class VirtualThreadPinningTest {
   }
 
   /** Answers gets, millis, pinnedOurs, pinnedControl of one child run. */
-  private long[] run(boolean handOff) throws Exception {
+  private long[] run(boolean handOff, long timeoutMs) throws Exception {
     Path java = java25();
-    Path config = dir.resolve("vthreads-" + handOff + ".json");
+    Path config = dir.resolve("vthreads-" + handOff + "-" + timeoutMs + ".json");
     Files.writeString(
         config,
         "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
             + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
             + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"16MB\","
-            // a timeout at which calls are direct (StoreCallRunner.DIRECT_CALLS_FROM_MS)
-            + " \"local_buffer_size\": \"16MB\", \"operation_timeout_ms\": 30000,"
+            // from 10 s (StoreCallRunner.DIRECT_CALLS_FROM_MS) calls are direct, below bounded
+            + " \"local_buffer_size\": \"16MB\", \"operation_timeout_ms\": "
+            + timeoutMs
+            + ","
             + " \"library\": \""
             + Fake.library()
             + "\", \"tenant_id\": \"vthreads\"}");
@@ -117,7 +132,7 @@ class VirtualThreadPinningTest {
     for (int i = 0; i < answer.length; i++) {
       answer[i] = Long.parseLong(result.group(i + 1));
     }
-    System.out.println("hand-off " + handOff + ": " + result.group());
+    System.out.println("hand-off " + handOff + ", timeout " + timeoutMs + " ms: " + result.group());
     assertEquals(THREADS * GETS_EACH, answer[0], output);
     assertTrue(answer[3] > 0, "the recording saw no pinning at all: " + output);
     return answer;
