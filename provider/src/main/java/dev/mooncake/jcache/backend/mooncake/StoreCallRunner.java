@@ -72,7 +72,7 @@ final class StoreCallRunner {
   private final BoundedCalls bounded;
 
   /** Where a virtual thread's direct call runs, so that it does not pin its carrier. */
-  private final VirtualThreadCalls virtualThreads = new VirtualThreadCalls();
+  private final VirtualThreadCalls virtualThreads = VirtualThreadCalls.shared();
 
   private final boolean alwaysBounded;
   private final long timeoutNanos;
@@ -115,7 +115,6 @@ final class StoreCallRunner {
   /** Refuses new bounded calls; idle threads end, calls given up on finish first. */
   void close() {
     bounded.close();
-    virtualThreads.close();
   }
 
   /**

@@ -22,6 +22,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The call is still direct: the virtual thread waits for its end however long it takes, as it
  * would inline (an interrupt is kept for after), so buffers staged for a direct call stay valid.
+ *
+ * <p>One pool per JVM ({@link #shared}), never closed: it has no thread while no virtual thread
+ * calls (idle ones end), and one cap bounds the platform threads of every client.
  */
 final class VirtualThreadCalls {
   /**
@@ -41,6 +44,11 @@ final class VirtualThreadCalls {
 
   /** {@code Thread.isVirtual()}, looked up once; null before Java 21 (no virtual threads). */
   private static final MethodHandle IS_VIRTUAL = lookUpIsVirtual();
+
+  /** Made on first use (a class of its own): a JVM without Mooncake clients never makes it. */
+  private static final class Shared {
+    static final VirtualThreadCalls CALLS = new VirtualThreadCalls();
+  }
 
   private final BooleanSupplier onVirtualThread;
   private final ThreadPoolExecutor pool;
@@ -71,6 +79,11 @@ final class VirtualThreadCalls {
               return thread;
             });
     pool.allowCoreThreadTimeOut(true); // no thread while no virtual thread calls
+  }
+
+  /** The pool of the JVM's Mooncake calls. */
+  static VirtualThreadCalls shared() {
+    return Shared.CALLS;
   }
 
   /** Whether the current thread is a virtual one (always false before Java 21). */
@@ -126,7 +139,10 @@ final class VirtualThreadCalls {
     }
   }
 
-  /** Refuses new hand-offs (later calls run inline); calls handed off finish; idle threads end. */
+  /**
+   * Tests: refuses new hand-offs (later calls run inline); calls handed off finish; idle threads
+   * end.
+   */
   void close() {
     pool.shutdown();
   }

@@ -25,7 +25,7 @@ class VirtualThreadCallsTest {
     Thread thread = new Thread(() -> other.complete(VirtualThreadCalls.currentIsVirtual()));
     thread.start();
     assertFalse(other.get(10, TimeUnit.SECONDS));
-    assertFalse(new VirtualThreadCalls().handsOff());
+    assertFalse(VirtualThreadCalls.shared().handsOff());
   }
 
   @Test
