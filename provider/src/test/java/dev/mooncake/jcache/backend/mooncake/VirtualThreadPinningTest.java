@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * On a Java 25 JDK ({@code -Dmooncake.java25.home}, default {@code
  * /usr/lib/jvm/temurin-25-jdk-amd64}; skipped, saying so, when it is absent): 200 virtual threads
- * on 2 carriers get values from the fake store, each read taking 1 ms ({@code
+ * on 2 carriers get values from the fake store, each read taking 2 ms ({@code
  * MCJ_FAKE_READ_DELAY_US}), in a child JVM ({@link VirtualThreadPinningChild}) under JFR, after a
  * first round that loads the classes of the path.
  *
@@ -36,7 +36,7 @@ class VirtualThreadPinningTest {
   private static final int CARRIERS = 2;
   private static final int THREADS = 200;
   private static final int GETS_EACH = 10;
-  private static final int READ_DELAY_US = 1000;
+  private static final int READ_DELAY_US = 2000;
 
   /** What the reads alone take when at most {@link #CARRIERS} are in flight. */
   private static final long PINNED_FLOOR_MS =
