@@ -57,7 +57,11 @@ final class CallerRegistrations implements CallerMemory {
     synchronized (counts) {
       int[] count = counts.get(address);
       if (count == null) {
-        int code = gate.call(() -> client.registerBuffer(buffer, 0, buffer.capacity()));
+        int code =
+            (int)
+                VirtualThreadCalls.shared() // a virtual thread does not pin its carrier
+                    .call(
+                        () -> gate.call(() -> client.registerBuffer(buffer, 0, buffer.capacity())));
         if (code != 0) {
           throw new StoreException(
               "registering a caller buffer of "
@@ -91,7 +95,7 @@ final class CallerRegistrations implements CallerMemory {
         return; // destroying the client dropped every registration
       }
       try {
-        int code = client.unregisterBuffer(buffer, 0);
+        int code = (int) VirtualThreadCalls.shared().call(() -> client.unregisterBuffer(buffer, 0));
         if (code != 0) {
           LOG.warn(
               "unregistering a caller buffer at 0x{} answered {}",

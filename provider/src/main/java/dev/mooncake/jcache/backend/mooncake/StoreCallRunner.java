@@ -71,6 +71,9 @@ final class StoreCallRunner {
   /** Where calls run when the caller's wait must be bounded (see {@link #bounded()}). */
   private final BoundedCalls bounded;
 
+  /** Where a virtual thread's direct call runs, so that it does not pin its carrier. */
+  private final VirtualThreadCalls virtualThreads = VirtualThreadCalls.shared();
+
   private final boolean alwaysBounded;
   private final long timeoutNanos;
 
@@ -218,8 +221,9 @@ final class StoreCallRunner {
 
   /**
    * Makes one ABI call. Direct: on the caller's thread (the fast path; a call slower than one RPC
-   * timeout notes trouble, so the calls after it are bounded). Bounded: on {@link #bounded}, the
-   * caller waiting until {@code deadline}; a call given up on goes on, {@code held} is released
+   * timeout notes trouble, so the calls after it are bounded), or for a virtual thread on {@link
+   * VirtualThreadCalls}, the virtual thread parked until it returns. Bounded: on {@link #bounded},
+   * the caller waiting until {@code deadline}; a call given up on goes on, {@code held} is released
    * when it returns, and the caller gets a {@link CallTimeoutException} naming the status.
    */
   private long run(
@@ -235,7 +239,7 @@ final class StoreCallRunner {
     try {
       if (!bound) {
         long start = System.nanoTime();
-        long result = made.call();
+        long result = virtualThreads.call(made); // a virtual thread's on a platform thread
         outage.answered(result);
         if (System.nanoTime() - start > timeoutNanos / MooncakeSetup.MAX_RPCS_PER_CALL) {
           outage.noteTrouble();
