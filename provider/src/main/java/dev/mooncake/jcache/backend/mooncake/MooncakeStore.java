@@ -11,6 +11,7 @@ import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -87,17 +88,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
-    return putFrom(key, value, opened.replica());
+  public int put(String key, ByteBuffer value, Deadline deadline) {
+    return putFrom(key, value, opened.replica(), deadline);
   }
 
-  private int putFrom(String key, ByteBuffer value, ReplicaConfig where) {
+  private int putFrom(String key, ByteBuffer value, ReplicaConfig where, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
     return (int)
         runner.transfer(
+            deadline,
             "put",
             key,
             true,
@@ -112,14 +114,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
-    return putFrom(key, value, pinnedHere());
+  public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
+    return putFrom(key, value, pinnedHere(), deadline);
   }
 
   /** One batch_put_from with the pinned-here replica config (the cluster lock's batch). */
   @Override
-  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
-    return batchPut(keys, values, pinnedHere());
+  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return batchPut(keys, values, pinnedHere(), deadline);
   }
 
   private ReplicaConfig pinnedHere() {
@@ -138,12 +140,13 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
     return runner.transfer(
+        deadline,
         "get",
         key,
         false,
@@ -152,14 +155,16 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    return batchPut(keys, values, opened.replica());
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return batchPut(keys, values, opened.replica(), deadline);
   }
 
-  private int[] batchPut(String[] keys, ByteBuffer[] values, ReplicaConfig where) {
+  private int[] batchPut(
+      String[] keys, ByteBuffer[] values, ReplicaConfig where, Deadline deadline) {
     Objects.requireNonNull(values, "values");
     return ints(
         batch(
+            deadline,
             "batch_put",
             true,
             keys,
@@ -173,9 +178,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     Objects.requireNonNull(destinations, "destinations");
     return batch(
+        deadline,
         "batch_get",
         false,
         keys,
@@ -185,17 +191,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int isExist(String key) {
+  public int isExist(String key, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call("is_exist", key, false, () -> client.isExist(k));
+        : (int) runner.call(deadline, "is_exist", key, false, () -> client.isExist(k));
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
     return ints(
         batch(
+            deadline,
             "batch_is_exist",
             false,
             keys,
@@ -208,6 +215,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
    * INVALID_PARAMS. {@code buffers} (null: none) are read by a {@code write}, else filled.
    */
   private long[] batch(
+      Deadline deadline,
       String call,
       boolean write,
       String[] keys,
@@ -220,7 +228,8 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       answers = new long[0];
     } else {
       answers =
-          runner.batch(batch.describe(call, keys), write, batch.keys, batch.select(buffers), made);
+          runner.batch(
+              deadline, batch.describe(call, keys), write, batch.keys, batch.select(buffers), made);
     }
     return batch.spread(answers, keys.length, INVALID);
   }
@@ -250,25 +259,28 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long getSize(String key) {
-    byte[] k = MooncakeKeys.encode(key);
-    return k == null ? invalid() : runner.call("get_size", key, false, () -> client.getSize(k));
-  }
-
-  @Override
-  public int remove(String key, boolean force) {
+  public long getSize(String key, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call("remove", key, true, () -> client.remove(k, force));
+        : runner.call(deadline, "get_size", key, false, () -> client.getSize(k));
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
+  public int remove(String key, boolean force, Deadline deadline) {
+    byte[] k = MooncakeKeys.encode(key);
+    return k == null
+        ? invalid()
+        : (int) runner.call(deadline, "remove", key, true, () -> client.remove(k, force));
+  }
+
+  @Override
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     byte[] p = MooncakeKeys.encode(pattern);
     return p == null
         ? invalid()
-        : runner.call("remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
+        : runner.call(
+            deadline, "remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
   }
 
   @Override

@@ -8,9 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -259,8 +260,11 @@ class BoundedStoreCallsTest {
         assertThrows(
             CallTimeoutException.class,
             () ->
-                CallDeadline.within(
-                    TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS), () -> store.put("k", bytes("v"))));
+                store.put(
+                    "k",
+                    bytes("v"),
+                    Deadline.afterNanos(
+                        TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS), Ticker.system())));
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertTrue(waited < timeoutMs - SCHEDULING_MARGIN_MS, "waited " + waited + " ms");
     assertTrue(e.getMessage().contains("put of 'k'"), e.getMessage());
