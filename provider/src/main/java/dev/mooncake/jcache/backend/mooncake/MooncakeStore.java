@@ -7,6 +7,7 @@ import dev.mooncake.jcache.backend.OwnSegment;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
@@ -97,14 +98,46 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int)
-        runner.transfer(
-            deadline,
-            "put",
-            key,
-            true,
-            value,
-            (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where));
+    try {
+      return (int)
+          runner.transfer(
+              deadline,
+              "put",
+              key,
+              true,
+              value,
+              (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where));
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
+  }
+
+  /**
+   * A call given up on names its operation's deadline too: the bound and what was spent of it, so
+   * that a message tells whether the lock or earlier calls had used the time (see docs/lanes.md).
+   */
+  private static CallTimeoutException spent(CallTimeoutException e, Deadline deadline) {
+    if (deadline.isNone()) {
+      return e;
+    }
+    CallTimeoutException named =
+        new CallTimeoutException(e.getMessage() + "; the operation's deadline: " + deadline);
+    named.setStackTrace(e.getStackTrace());
+    return named;
+  }
+
+  /** One call answering a status or a length, named as {@link #spent} says on time-out. */
+  private long call(
+      Deadline deadline,
+      String op,
+      String key,
+      boolean write,
+      StoreCallRunner.LongClientCall call) {
+    try {
+      return runner.call(deadline, op, key, write, call);
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
   }
 
   /** This client's segment, or null when it contributes none (standalone-store, size 0). */
@@ -145,13 +178,17 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
-    return runner.transfer(
-        deadline,
-        "get",
-        key,
-        false,
-        destination,
-        (buffer, offset, length) -> client.getInto(k, buffer, offset, length));
+    try {
+      return runner.transfer(
+          deadline,
+          "get",
+          key,
+          false,
+          destination,
+          (buffer, offset, length) -> client.getInto(k, buffer, offset, length));
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
   }
 
   @Override
@@ -195,7 +232,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call(deadline, "is_exist", key, false, () -> client.isExist(k));
+        : (int) call(deadline, "is_exist", key, false, () -> client.isExist(k));
   }
 
   @Override
@@ -227,9 +264,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       gate.ensureOpen(); // still refused when closed
       answers = new long[0];
     } else {
-      answers =
-          runner.batch(
-              deadline, batch.describe(call, keys), write, batch.keys, batch.select(buffers), made);
+      try {
+        answers =
+            runner.batch(
+                deadline,
+                batch.describe(call, keys),
+                write,
+                batch.keys,
+                batch.select(buffers),
+                made);
+      } catch (CallTimeoutException e) {
+        throw spent(e, deadline);
+      }
     }
     return batch.spread(answers, keys.length, INVALID);
   }
@@ -261,9 +307,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   @Override
   public long getSize(String key, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
-    return k == null
-        ? invalid()
-        : runner.call(deadline, "get_size", key, false, () -> client.getSize(k));
+    return k == null ? invalid() : call(deadline, "get_size", key, false, () -> client.getSize(k));
   }
 
   @Override
@@ -271,7 +315,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call(deadline, "remove", key, true, () -> client.remove(k, force));
+        : (int) call(deadline, "remove", key, true, () -> client.remove(k, force));
   }
 
   @Override
@@ -279,8 +323,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     byte[] p = MooncakeKeys.encode(pattern);
     return p == null
         ? invalid()
-        : runner.call(
-            deadline, "remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
+        : call(deadline, "remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
   }
 
   @Override

@@ -251,7 +251,7 @@ class BoundedStoreCallsTest {
   }
 
   @Test
-  void aCallInsideAnOperationsDeadlineEndsByItNotByItsOwnTimeout() throws Exception {
+  void aCallOfAnOperationEndsByTheOperationsDeadlineNotByItsOwnTimeout() throws Exception {
     long timeoutMs = 6_000; // bounded (below DIRECT_CALLS_FROM_MS), and far above the scope's
     open(timeoutMs);
     holdNextCall();
@@ -268,6 +268,9 @@ class BoundedStoreCallsTest {
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertTrue(waited < timeoutMs - SCHEDULING_MARGIN_MS, "waited " + waited + " ms");
     assertTrue(e.getMessage().contains("put of 'k'"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("the operation's deadline: operation_timeout_ms " + TIMEOUT_MS),
+        "the message names the operation's bound and what was spent: " + e.getMessage());
     mayAnswer.countDown();
     awaitBuffersBack(0);
   }
