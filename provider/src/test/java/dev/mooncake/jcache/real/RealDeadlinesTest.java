@@ -39,7 +39,7 @@ class RealDeadlinesTest {
   /** The slack docs/lanes.md states for a timeout below 10,000 ms (every call bounded). */
   private static final long SLACK_MS = 100;
 
-  private static final int PORT = 50071;
+  private static final int PORT = 50081; // not RealHistoryCluster's 50071 nor the kill test's 50061
   private static final int THREADS = 3;
 
   @TempDir Path dir;
