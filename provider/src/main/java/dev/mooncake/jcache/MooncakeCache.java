@@ -24,6 +24,7 @@ import dev.mooncake.jcache.management.CacheStatistics;
 import dev.mooncake.jcache.management.JmxRegistration;
 import dev.mooncake.jcache.near.NearCache;
 import dev.mooncake.jcache.processor.ProcessorEntry;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -164,7 +165,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
             new RemoteListenerEvents<>(
                 this,
                 dispatcher,
-                storeKey -> entries.get(cacheKey(storeKey), storeKey),
+                storeKey -> entries.get(cacheKey(storeKey), storeKey, deadline()),
                 this::cacheKey,
                 ticker::epochMillis));
   }
@@ -185,11 +186,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public V get(K key) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
     V value;
     try {
-      value = getOrLoad(key, storeKey);
+      value = getOrLoad(key, storeKey, deadline);
     } catch (RuntimeException e) {
       dispatcher.ignoreSynchronous();
       throw e;
@@ -199,11 +201,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return value;
   }
 
-  private V getOrLoad(K key, String storeKey) {
-    StoredEntry entry = near == null ? entries.get(key, storeKey) : readNear(key, storeKey);
+  private V getOrLoad(K key, String storeKey, Deadline deadline) {
+    StoredEntry entry =
+        near == null ? entries.get(key, storeKey, deadline) : readNear(key, storeKey, deadline);
     if (entry != null) {
       statistics.hits(1);
-      return accessed(key, storeKey, entry);
+      return accessed(key, storeKey, entry, deadline);
     }
     statistics.misses(1);
     if (!readThrough()) {
@@ -224,7 +227,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
               checkValue(value);
               return writeDecision(value, null)
                   .returning(value); // no writer call: loads are not puts
-            });
+            },
+            deadline);
     return loaded.found() ? value(loaded.previous()) : typed(loaded.result());
   }
 
@@ -233,13 +237,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * applies); otherwise the store is read and what it found kept, unless an invalidation of the key
    * arrived while the read was in flight (the token).
    */
-  private StoredEntry readNear(K key, String storeKey) {
+  private StoredEntry readNear(K key, String storeKey, Deadline deadline) {
     StoredEntry held = near.get(storeKey, now());
     if (held != null) {
       return held.forAnotherReader();
     }
     long token = near.token(storeKey);
-    StoredEntry entry = entries.get(key, storeKey);
+    StoredEntry entry = entries.get(key, storeKey, deadline);
     if (entry != null) {
       near.install(storeKey, entry.forAnotherReader(), entry.expireAt(), token);
     }
@@ -247,7 +251,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   /** Applies access expiry to an entry just read and returns its value. */
-  private V accessed(K key, String storeKey, StoredEntry entry) {
+  private V accessed(K key, String storeKey, StoredEntry entry, Deadline deadline) {
     long accessExpiry = expiry.forAccess(now());
     if (accessExpiry != ExpiryTimes.UNCHANGED && accessExpiry != entry.expireAt()) {
       entries.compute(
@@ -256,7 +260,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
           current ->
               current != null && current.expireAt() == entry.expireAt()
                   ? Decision.touch(accessExpiry)
-                  : Decision.KEEP);
+                  : Decision.KEEP,
+          deadline);
     }
     return value(entry);
   }
@@ -264,6 +269,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public Map<K, V> getAll(Set<? extends K> keySet) {
     requireOpen();
+    Deadline deadline = deadline();
     Objects.requireNonNull(keySet, "keys");
     // Parallel arrays, not maps: a set's keys are distinct, and so are their store keys.
     int count = keySet.size();
@@ -276,19 +282,19 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     long start = statistics.start();
     Map<K, V> result = new HashMap<>(Math.max(16, count * 4 / 3 + 1));
     try {
-      StoredEntry[] found = entries.getAll(keys, storeKeys);
+      StoredEntry[] found = entries.getAll(keys, storeKeys, deadline);
       List<K> missing = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         if (found[i] == null) {
           missing.add(keys.get(i));
         } else {
-          result.put(keys.get(i), accessed(keys.get(i), storeKeys[i], found[i]));
+          result.put(keys.get(i), accessed(keys.get(i), storeKeys[i], found[i], deadline));
         }
       }
       statistics.hits(result.size());
       statistics.misses(missing.size());
       if (readThrough() && !missing.isEmpty()) {
-        loadMissing(missing, result);
+        loadMissing(missing, result, deadline);
       }
     } catch (RuntimeException e) {
       dispatcher.ignoreSynchronous();
@@ -299,7 +305,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return result;
   }
 
-  private void loadMissing(List<K> missing, Map<K, V> result) {
+  private void loadMissing(List<K> missing, Map<K, V> result, Deadline deadline) {
     Map<K, V> loaded = loader.loadAll(missing);
     for (Map.Entry<K, V> e : loaded.entrySet()) {
       if (e.getKey() == null || e.getValue() == null) {
@@ -310,7 +316,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
           entries.compute(
               e.getKey(),
               storeKey(e.getKey()),
-              current -> current == null ? writeDecision(value, null) : Decision.KEEP);
+              current -> current == null ? writeDecision(value, null) : Decision.KEEP,
+              deadline);
       result.put(e.getKey(), stored.found() ? value(stored.previous()) : value);
     }
   }
@@ -318,8 +325,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean containsKey(K key) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
-    boolean present = entries.get(key, storeKey) != null;
+    boolean present = entries.get(key, storeKey, deadline) != null;
     dispatcher.awaitSynchronous();
     return present;
   }
@@ -373,7 +381,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
     for (K key : candidates) {
-      if (entries.get(key, storeKey(key)) == null) {
+      if (entries.get(key, storeKey(key), deadline()) == null) { // a step each: not a caller's
         absent.add(key);
       }
     }
@@ -386,7 +394,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     entries.compute(
         key,
         storeKey(key),
-        current -> current == null || replace ? writeDecision(value, current) : Decision.KEEP);
+        current -> current == null || replace ? writeDecision(value, current) : Decision.KEEP,
+        deadline()); // loadAll runs in the background: a deadline per stored value
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -395,6 +404,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void put(K key, V value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -407,9 +417,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
               absent -> {
                 writer.write(new CacheEntry<>(key, value));
                 return Decision.write(value, ExpiryTimes.ETERNAL);
-              });
+              },
+              deadline);
     } else {
-      outcome = atomically(key, storeKey, writing(key, value));
+      outcome = atomically(key, storeKey, writing(key, value), deadline);
     }
     if (outcome.changed()) {
       statistics.put(start);
@@ -429,10 +440,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public V getAndPut(K key, V value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, writing(key, value));
+    Outcome outcome = atomically(key, storeKey, writing(key, value), deadline);
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -444,6 +456,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void putAll(Map<? extends K, ? extends V> map) {
     requireOpen();
+    Deadline deadline = deadline();
     Objects.requireNonNull(map, "map");
     // Sorted by store key: the batch takes the keys' locks in that order (see EntryMap.putAll).
     Map<String, Map.Entry<? extends K, ? extends V>> byStoreKey = new TreeMap<>();
@@ -480,7 +493,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         }
       }
       long now = now();
-      puts = entries.putAll(toWrite, blindWritesAllowed(), current -> expiryForWrite(current, now));
+      puts =
+          entries.putAll(
+              toWrite, blindWritesAllowed(), current -> expiryForWrite(current, now), deadline);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -498,6 +513,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean putIfAbsent(K key, V value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -505,7 +521,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         atomically(
             key,
             storeKey,
-            current -> current != null ? Decision.KEEP : writing(key, value).remap(null));
+            current -> current != null ? Decision.KEEP : writing(key, value).remap(null),
+            deadline);
     statistics.lookup(outcome.found());
     if (outcome.changed()) {
       statistics.put(start);
@@ -516,9 +533,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean remove(K key) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, removing(key));
+    Outcome outcome = atomically(key, storeKey, removing(key), deadline);
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -528,10 +546,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean remove(K key, V oldValue) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
-    Outcome outcome = ifHolding(key, storeKey, oldValue, removing(key));
+    Outcome outcome = ifHolding(key, storeKey, oldValue, removing(key), deadline);
     if (outcome.changed()) {
       statistics.removal(start);
     }
@@ -541,9 +560,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public V getAndRemove(K key) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, removing(key));
+    Outcome outcome = atomically(key, storeKey, removing(key), deadline);
     if (outcome.found()) {
       statistics.hits(1);
       statistics.removal(start);
@@ -557,11 +577,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean replace(K key, V oldValue, V newValue) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(oldValue);
     checkValue(newValue);
     long start = statistics.start();
-    Outcome outcome = ifHolding(key, storeKey, oldValue, writing(key, newValue));
+    Outcome outcome = ifHolding(key, storeKey, oldValue, writing(key, newValue), deadline);
     if (outcome.changed()) {
       statistics.put(start);
     }
@@ -572,10 +593,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public boolean replace(K key, V value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)), deadline);
     statistics.lookup(outcome.changed());
     if (outcome.changed()) {
       statistics.put(start);
@@ -587,10 +609,11 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public V getAndReplace(K key, V value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
-    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)));
+    Outcome outcome = atomically(key, storeKey, ifPresent(writing(key, value)), deadline);
     if (outcome.found()) {
       statistics.hits(1);
       statistics.put(start);
@@ -615,12 +638,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void removeAll() {
     requireOpen();
+    Deadline deadline = deadline();
     if (!writer.enabled()
         && !dispatcher.hasListenerFor(EventType.REMOVED)
         && !dispatcher.hasListenerFor(EventType.EXPIRED)) {
       // Nobody to tell key by key: one anchored regex removes every JVM's entries of this cache.
       long start = statistics.start();
-      long removed = entries.clear(keys.prefixPattern());
+      long removed = entries.clear(keys.prefixPattern(), deadline);
       if (removed > 0) {
         statistics.removals(removed);
         statistics.removeTime(start);
@@ -652,7 +676,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     try {
       for (Map.Entry<String, K> e : byStoreKey.entrySet()) {
         if (!notDeleted.contains(e.getValue())
-            && entries.compute(e.getValue(), e.getKey(), current -> Decision.REMOVE).changed()) {
+            && entries
+                .compute(e.getValue(), e.getKey(), current -> Decision.REMOVE, deadline())
+                .changed()) { // a deadline per key: see docs/lanes.md, Deadlines
           removed++;
         }
       }
@@ -673,9 +699,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public void clear() {
     requireOpen();
+    Deadline deadline = deadline();
     // No writer, no listeners, no statistics (the spec's clear); one regex call removes this
     // cache's objects written by any JVM.
-    entries.clear(keys.prefixPattern());
+    entries.clear(keys.prefixPattern(), deadline);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -684,6 +711,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   @Override
   public <T> T invoke(K key, EntryProcessor<K, V, T> processor, Object... arguments) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
@@ -710,7 +738,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
               } catch (Exception e) {
                 throw new EntryProcessorException(e);
               }
-            });
+            },
+            deadline);
     return typed(outcome.result());
   }
 
@@ -859,6 +888,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private void zeroCopyPut(K key, ByteBuffer value) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     Objects.requireNonNull(value, "value buffer");
     requireNoWriterOrListeners();
@@ -866,17 +896,21 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     // Eternal or modified expiry: the new expiry time does not depend on the old entry.
     long expireAt = expiry.forUpdate(now());
     entries.writeInPlace(
-        storeKey, value, expireAt == ExpiryTimes.UNCHANGED ? ExpiryTimes.ETERNAL : expireAt);
+        storeKey,
+        value,
+        expireAt == ExpiryTimes.UNCHANGED ? ExpiryTimes.ETERNAL : expireAt,
+        deadline);
     statistics.put(start);
   }
 
   private int zeroCopyGet(K key, ByteBuffer destination) {
     requireOpen();
+    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     Objects.requireNonNull(destination, "destination buffer");
     requireNoWriterOrListeners();
     long start = statistics.start();
-    int length = entries.readInPlace(key, storeKey, destination);
+    int length = entries.readInPlace(key, storeKey, destination, deadline);
     statistics.lookup(length >= 0);
     statistics.getTime(start);
     return length;
@@ -924,12 +958,13 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
         requireOpen();
         String storeKey = storeKeys.next();
         K key = cacheKey(storeKey);
-        StoredEntry entry = entries.get(key, storeKey);
+        Deadline deadline = deadline(); // each entry read is a step of its own
+        StoredEntry entry = entries.get(key, storeKey, deadline);
         if (entry == null) {
           entries.forget(storeKey); // evicted, expired or removed elsewhere
           continue;
         }
-        next = new CacheEntry<>(key, accessed(key, storeKey, entry));
+        next = new CacheEntry<>(key, accessed(key, storeKey, entry, deadline));
       }
       dispatcher.awaitSynchronous();
       return next != null;
@@ -961,8 +996,9 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   // The atomic step: decisions, events, listeners
 
   /** One step on the key, then a wait for synchronous listeners (the key's lock released). */
-  private Outcome atomically(K key, String storeKey, EntryMap.Remapping remapping) {
-    return awaitingListeners(key, storeKey, remapping, false);
+  private Outcome atomically(
+      K key, String storeKey, EntryMap.Remapping remapping, Deadline deadline) {
+    return awaitingListeners(key, storeKey, remapping, false, deadline);
   }
 
   /**
@@ -971,7 +1007,8 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * read it, so it is an access (the policy may give it a new expiry time). The lookup is counted
    * either way (a hit when an entry was there).
    */
-  private Outcome ifHolding(K key, String storeKey, V expected, EntryMap.Remapping act) {
+  private Outcome ifHolding(
+      K key, String storeKey, V expected, EntryMap.Remapping act, Deadline deadline) {
     Outcome outcome =
         atomically(
             key,
@@ -984,24 +1021,26 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
                 return Decision.touch(expiry.forAccess(now()));
               }
               return act.remap(current);
-            });
+            },
+            deadline);
     statistics.lookup(outcome.found());
     return outcome;
   }
 
   /** {@link #atomically} without reading the old entry ({@link EntryMap#computeUnread}). */
-  private Outcome atomicallyUnread(K key, String storeKey, EntryMap.Remapping remapping) {
-    return awaitingListeners(key, storeKey, remapping, true);
+  private Outcome atomicallyUnread(
+      K key, String storeKey, EntryMap.Remapping remapping, Deadline deadline) {
+    return awaitingListeners(key, storeKey, remapping, true, deadline);
   }
 
   private Outcome awaitingListeners(
-      K key, String storeKey, EntryMap.Remapping remapping, boolean unread) {
+      K key, String storeKey, EntryMap.Remapping remapping, boolean unread, Deadline deadline) {
     Outcome outcome;
     try {
       outcome =
           unread
-              ? entries.computeUnread(key, storeKey, remapping)
-              : entries.compute(key, storeKey, remapping);
+              ? entries.computeUnread(key, storeKey, remapping, deadline)
+              : entries.compute(key, storeKey, remapping, deadline);
     } catch (RuntimeException e) {
       awaitSuppressing(e);
       throw e;
@@ -1143,6 +1182,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private boolean readThrough() {
     return loader != null && configuration.isReadThrough();
+  }
+
+  /**
+   * The deadline of a JCache operation starting now: {@code operation_timeout_ms} on the cache's
+   * ticker, passed to every lock, entry and store call the operation makes.
+   */
+  private Deadline deadline() {
+    return entries.storage().deadline();
   }
 
   private long now() {

@@ -3,6 +3,7 @@ package dev.mooncake.jcache;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,19 +106,19 @@ final class StoreGate implements ObjectStore {
   KeyLocks locks(KeyLocks locks) {
     return new KeyLocks() {
       @Override
-      public Held lock(String key) {
-        return gated(() -> locks.lock(key));
+      public Held lock(String key, Deadline deadline) {
+        return gated(() -> locks.lock(key, deadline));
       }
 
       // Forwarded as such: the default would drop the ride, and cost the caller its read.
       @Override
-      public Held lock(String key, Ride ride) {
-        return gated(() -> locks.lock(key, ride));
+      public Held lock(String key, Ride ride, Deadline deadline) {
+        return gated(() -> locks.lock(key, ride, deadline));
       }
 
       // Forwarded as such: the default would take the keys one at a time, not in batches.
       @Override
-      public List<Held> lockAll(String[] orderedKeys) {
+      public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
         if (orderedKeys.length == 0) {
           return List.of();
         }
@@ -127,7 +128,7 @@ final class StoreGate implements ObjectStore {
         }
         List<Held> held;
         try {
-          held = locks.lockAll(orderedKeys);
+          held = locks.lockAll(orderedKeys, deadline);
         } catch (RuntimeException | Error e) {
           for (int i = 0; i < orderedKeys.length; i++) {
             leave(s);
@@ -238,90 +239,90 @@ final class StoreGate implements ObjectStore {
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
+  public int put(String key, ByteBuffer value, Deadline deadline) {
     int s = enter();
     try {
-      return store.put(key, value);
+      return store.put(key, value, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchPut(keys, values);
+      return store.batchPut(keys, values, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     int s = enter();
     try {
-      return store.getInto(key, destination);
+      return store.getInto(key, destination, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchGetInto(keys, destinations);
+      return store.batchGetInto(keys, destinations, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public int isExist(String key) {
+  public int isExist(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.isExist(key);
+      return store.isExist(key, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchIsExist(keys);
+      return store.batchIsExist(keys, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public long getSize(String key) {
+  public long getSize(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.getSize(key);
+      return store.getSize(key, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public int remove(String key, boolean force) {
+  public int remove(String key, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.remove(key, force);
+      return store.remove(key, force, deadline);
     } finally {
       leave(s);
     }
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.removeByRegex(pattern, force);
+      return store.removeByRegex(pattern, force, deadline);
     } finally {
       leave(s);
     }

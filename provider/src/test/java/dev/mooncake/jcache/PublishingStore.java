@@ -4,6 +4,7 @@ import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.event.remote.EventedStore;
 import dev.mooncake.jcache.event.remote.KvEvent;
 import dev.mooncake.jcache.event.remote.TestPublisher;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,23 +84,23 @@ final class PublishingStore extends EventedStore {
 
   // The existence check, the call and the announcement as one step, as the master orders them.
   @Override
-  public synchronized int put(String key, ByteBuffer value) {
-    return super.put(key, value);
+  public synchronized int put(String key, ByteBuffer value, Deadline deadline) {
+    return super.put(key, value, deadline);
   }
 
   @Override
-  public synchronized int[] batchPut(String[] keys, ByteBuffer[] values) {
-    return super.batchPut(keys, values);
+  public synchronized int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return super.batchPut(keys, values, deadline);
   }
 
   @Override
-  public synchronized int remove(String key, boolean force) {
-    return super.remove(key, force);
+  public synchronized int remove(String key, boolean force, Deadline deadline) {
+    return super.remove(key, force, deadline);
   }
 
   /** Like mooncake_master (measured): a {@code remove_by_regex} publishes no event at all. */
   @Override
-  public synchronized long removeByRegex(String pattern, boolean force) {
+  public synchronized long removeByRegex(String pattern, boolean force, Deadline deadline) {
     Pattern regex = Pattern.compile(pattern);
     List<String> matching = new ArrayList<>();
     for (String key : keys) {
@@ -107,7 +108,7 @@ final class PublishingStore extends EventedStore {
         matching.add(key);
       }
     }
-    long count = store.removeByRegex(pattern, force);
+    long count = store.removeByRegex(pattern, force, deadline);
     for (String key : matching) {
       if (store.isExist(key) != 1) {
         keys.remove(key);

@@ -3,6 +3,7 @@ package dev.mooncake.jcache;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.OwnSegment;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * its own (its pinned puts are plain puts of the delegate), so that cluster locks can run on it.
  */
 final class RecordingStore implements ObjectStore, OwnSegment {
-  record Call(String operation, String thread, String key) {}
+  record Call(String operation, String thread, String key, Deadline deadline) {}
 
   private final ObjectStore delegate;
   private final boolean inProcess;
@@ -33,12 +34,12 @@ final class RecordingStore implements ObjectStore, OwnSegment {
     return inProcess;
   }
 
-  private void record(String operation) {
-    record(operation, null);
+  private void record(String operation, Deadline deadline) {
+    record(operation, null, deadline);
   }
 
-  private void record(String operation, String key) {
-    calls.add(new Call(operation, Thread.currentThread().getName(), key));
+  private void record(String operation, String key, Deadline deadline) {
+    calls.add(new Call(operation, Thread.currentThread().getName(), key, deadline));
   }
 
   /** The keys of every single put so far, in order. */
@@ -57,9 +58,9 @@ final class RecordingStore implements ObjectStore, OwnSegment {
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
-    record("put", key);
-    return delegate.put(key, value);
+  public int put(String key, ByteBuffer value, Deadline deadline) {
+    record("put", key, deadline);
+    return delegate.put(key, value, deadline);
   }
 
   @Override
@@ -68,63 +69,63 @@ final class RecordingStore implements ObjectStore, OwnSegment {
   }
 
   @Override
-  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
-    record("putPinned", key);
-    return delegate.put(key, value);
+  public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
+    record("putPinned", key, deadline);
+    return delegate.put(key, value, deadline);
   }
 
   @Override
-  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
-    record("batchPutPinned", keys[0]);
-    return delegate.batchPut(keys, values);
+  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    record("batchPutPinned", keys[0], deadline);
+    return delegate.batchPut(keys, values, deadline);
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    record("batchPut");
-    return delegate.batchPut(keys, values);
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    record("batchPut", deadline);
+    return delegate.batchPut(keys, values, deadline);
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
-    record("getInto", key);
-    return delegate.getInto(key, destination);
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
+    record("getInto", key, deadline);
+    return delegate.getInto(key, destination, deadline);
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    record("batchGetInto", keys.length == 0 ? null : keys[0]);
-    return delegate.batchGetInto(keys, destinations);
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
+    record("batchGetInto", keys.length == 0 ? null : keys[0], deadline);
+    return delegate.batchGetInto(keys, destinations, deadline);
   }
 
   @Override
-  public int isExist(String key) {
-    record("isExist");
-    return delegate.isExist(key);
+  public int isExist(String key, Deadline deadline) {
+    record("isExist", deadline);
+    return delegate.isExist(key, deadline);
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
-    record("batchIsExist");
-    return delegate.batchIsExist(keys);
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
+    record("batchIsExist", deadline);
+    return delegate.batchIsExist(keys, deadline);
   }
 
   @Override
-  public long getSize(String key) {
-    record("getSize", key);
-    return delegate.getSize(key);
+  public long getSize(String key, Deadline deadline) {
+    record("getSize", key, deadline);
+    return delegate.getSize(key, deadline);
   }
 
   @Override
-  public int remove(String key, boolean force) {
-    record("remove", key);
-    return delegate.remove(key, force);
+  public int remove(String key, boolean force, Deadline deadline) {
+    record("remove", key, deadline);
+    return delegate.remove(key, force, deadline);
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
-    record("removeByRegex");
-    return delegate.removeByRegex(pattern, force);
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
+    record("removeByRegex", deadline);
+    return delegate.removeByRegex(pattern, force, deadline);
   }
 
   @Override

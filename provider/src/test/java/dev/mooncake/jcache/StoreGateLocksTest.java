@@ -9,6 +9,7 @@ import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,17 +25,17 @@ class StoreGateLocksTest {
     RuntimeException failure;
 
     @Override
-    public Held lock(String key) {
-      return local.lock(key);
+    public Held lock(String key, Deadline deadline) {
+      return local.lock(key, deadline);
     }
 
     @Override
-    public List<Held> lockAll(String[] orderedKeys) {
+    public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
       batches.add(orderedKeys.length);
       if (failure != null) {
         throw failure;
       }
-      return KeyLocks.super.lockAll(orderedKeys);
+      return KeyLocks.super.lockAll(orderedKeys, deadline);
     }
 
     @Override

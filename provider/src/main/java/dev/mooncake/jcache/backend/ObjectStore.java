@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /**
@@ -31,41 +32,102 @@ import java.nio.ByteBuffer;
  * only memory inside the registered region can be transferred. Keys are non-empty strings without
  * NUL characters.
  *
+ * <p>Deadlines: every call takes the {@link Deadline} of the JCache operation it is part of, and a
+ * store that waits (a remote one) returns by it: the call's time is what is left of the operation's
+ * budget, never a fresh {@code operation_timeout_ms}. The forms without one are for callers outside
+ * any operation. Wrappers forward the deadline.
+ *
  * <p>Implementations are thread-safe: one store is shared by every cache of a manager.
  */
 public interface ObjectStore extends AutoCloseable {
 
   /** Create-only put of {@code value[position, limit)} under {@code key}. */
-  int put(String key, ByteBuffer value);
+  int put(String key, ByteBuffer value, Deadline deadline);
+
+  /** {@link #put(String,ByteBuffer, Deadline)} outside any operation: {@link Deadline#none()}. */
+  default int put(String key, ByteBuffer value) {
+    return put(key, value, Deadline.none());
+  }
 
   /** Create-only put of many objects; one code per key, in order. */
-  int[] batchPut(String[] keys, ByteBuffer[] values);
+  int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline);
+
+  /**
+   * {@link #batchPut(String[],ByteBuffer[], Deadline)} outside any operation: {@link
+   * Deadline#none()}.
+   */
+  default int[] batchPut(String[] keys, ByteBuffer[] values) {
+    return batchPut(keys, values, Deadline.none());
+  }
 
   /**
    * Copies the object into {@code destination[position, limit)}; the byte count or a negative code.
    */
-  long getInto(String key, ByteBuffer destination);
+  long getInto(String key, ByteBuffer destination, Deadline deadline);
+
+  /**
+   * {@link #getInto(String,ByteBuffer, Deadline)} outside any operation: {@link Deadline#none()}.
+   */
+  default long getInto(String key, ByteBuffer destination) {
+    return getInto(key, destination, Deadline.none());
+  }
 
   /** Batch form of {@link #getInto}; one byte count or negative code per key, in order. */
-  long[] batchGetInto(String[] keys, ByteBuffer[] destinations);
+  long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline);
+
+  /**
+   * {@link #batchGetInto(String[],ByteBuffer[], Deadline)} outside any operation: {@link
+   * Deadline#none()}.
+   */
+  default long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+    return batchGetInto(keys, destinations, Deadline.none());
+  }
 
   /** 1 when present, 0 when absent, a negative code on error. */
-  int isExist(String key);
+  int isExist(String key, Deadline deadline);
+
+  /** {@link #isExist(String, Deadline)} outside any operation: {@link Deadline#none()}. */
+  default int isExist(String key) {
+    return isExist(key, Deadline.none());
+  }
 
   /** Batch form of {@link #isExist}. */
-  int[] batchIsExist(String[] keys);
+  int[] batchIsExist(String[] keys, Deadline deadline);
+
+  /** {@link #batchIsExist(String[], Deadline)} outside any operation: {@link Deadline#none()}. */
+  default int[] batchIsExist(String[] keys) {
+    return batchIsExist(keys, Deadline.none());
+  }
 
   /** The object's size in bytes, or a negative code. */
-  long getSize(String key);
+  long getSize(String key, Deadline deadline);
+
+  /** {@link #getSize(String, Deadline)} outside any operation: {@link Deadline#none()}. */
+  default long getSize(String key) {
+    return getSize(key, Deadline.none());
+  }
 
   /** Removes one object; {@code force} skips the read-lease check. 0 or a negative code. */
-  int remove(String key, boolean force);
+  int remove(String key, boolean force, Deadline deadline);
+
+  /** {@link #remove(String,boolean, Deadline)} outside any operation: {@link Deadline#none()}. */
+  default int remove(String key, boolean force) {
+    return remove(key, force, Deadline.none());
+  }
 
   /**
    * Removes every object whose key matches the ECMAScript {@code pattern} (substring match: anchor
    * with {@code ^}); objects still being written are skipped. The count removed or a negative code.
    */
-  long removeByRegex(String pattern, boolean force);
+  long removeByRegex(String pattern, boolean force, Deadline deadline);
+
+  /**
+   * {@link #removeByRegex(String,boolean, Deadline)} outside any operation: {@link
+   * Deadline#none()}.
+   */
+  default long removeByRegex(String pattern, boolean force) {
+    return removeByRegex(pattern, force, Deadline.none());
+  }
 
   /** Where buffers handed to {@link #put} and {@link #getInto} should come from. */
   BufferPool buffers();

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /**
@@ -17,16 +18,16 @@ public interface OwnSegment {
    * Create-only put of {@code value[position, limit)}: one replica, hard-pinned (never evicted),
    * placed in {@link #ownSegment()}. Codes as {@link ObjectStore#put}.
    */
-  int putPinnedInOwnSegment(String key, ByteBuffer value);
+  int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline);
 
   /**
    * {@link #putPinnedInOwnSegment} of many keys, in one store call where the client can batch: the
    * answers in the keys' order. This default puts them one at a time.
    */
-  default int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
+  default int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values, Deadline deadline) {
     int[] answers = new int[keys.length];
     for (int i = 0; i < keys.length; i++) {
-      answers[i] = putPinnedInOwnSegment(keys[i], values[i]);
+      answers[i] = putPinnedInOwnSegment(keys[i], values[i], deadline);
     }
     return answers;
   }

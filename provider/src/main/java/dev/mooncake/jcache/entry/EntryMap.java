@@ -3,6 +3,7 @@ package dev.mooncake.jcache.entry;
 import dev.mooncake.jcache.expiry.ExpiryQueue;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -101,38 +102,41 @@ public final class EntryMap<K> {
   // Reads
 
   /** The live entry under the key, or null; takes the lock only when the protocol says so. */
-  public StoredEntry get(K key, String storeKey) {
+  public StoredEntry get(K key, String storeKey, Deadline deadline) {
     long stamp = locks.readStamp(storeKey);
-    StoredEntry entry = storage.read(storeKey);
+    StoredEntry entry = storage.read(storeKey, deadline);
     if (entry == null
         ? locks.mayHaveChanged(storeKey, stamp)
         : entry.isExpired(ticker.epochMillis())) {
-      return getLocked(key, storeKey); // waits out a writer, or expires the entry
+      return getLocked(key, storeKey, deadline); // waits out a writer, or expires the entry
     }
     return entry;
   }
 
-  /** The live entries of many keys in one batch read: index i for key i, null when absent. */
-  public StoredEntry[] getAll(List<K> keys, String[] storeKeys) {
+  /**
+   * The live entries of many keys in one batch read: index i for key i, null when absent. The batch
+   * read and the locked re-reads after it share {@code deadline}.
+   */
+  public StoredEntry[] getAll(List<K> keys, String[] storeKeys, Deadline deadline) {
     long[] stamps = new long[storeKeys.length];
     for (int i = 0; i < storeKeys.length; i++) {
       stamps[i] = locks.readStamp(storeKeys[i]);
     }
-    StoredEntry[] found = storage.readAll(storeKeys);
+    StoredEntry[] found = storage.readAll(storeKeys, deadline);
     long now = ticker.epochMillis();
     for (int i = 0; i < storeKeys.length; i++) {
       StoredEntry entry = found[i];
       if (entry == null ? locks.mayHaveChanged(storeKeys[i], stamps[i]) : entry.isExpired(now)) {
-        found[i] = getLocked(keys.get(i), storeKeys[i]);
+        found[i] = getLocked(keys.get(i), storeKeys[i], deadline);
       }
     }
     return found;
   }
 
-  private StoredEntry getLocked(K key, String storeKey) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
-        KeyLocks.Held held = locks.lock(storeKey, read)) {
-      return live(key, storeKey, held, read.entry());
+  private StoredEntry getLocked(K key, String storeKey, Deadline deadline) {
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
+        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
+      return live(key, storeKey, held, read.entry(), deadline);
     }
   }
 
@@ -141,9 +145,10 @@ public final class EntryMap<K> {
    * KeyLocks#lock(String, KeyLocks.Ride)}); an expired entry is removed, reported, and read as
    * absent.
    */
-  private StoredEntry live(K key, String storeKey, KeyLocks.Held held, StoredEntry entry) {
+  private StoredEntry live(
+      K key, String storeKey, KeyLocks.Held held, StoredEntry entry, Deadline deadline) {
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
-      if (storage.delete(storeKey, held)) {
+      if (storage.delete(storeKey, held, deadline)) {
         index.remove(storeKey);
         listener.expired(key, entry);
       }
@@ -156,13 +161,15 @@ public final class EntryMap<K> {
   // The atomic step
 
   /** One atomic step on the key: read the live entry, decide, apply, report. */
-  public Outcome compute(K key, String storeKey, Remapping remapping) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
-        KeyLocks.Held held = locks.lock(storeKey, read)) {
-      StoredEntry current = live(key, storeKey, held, read.entry());
+  public Outcome compute(K key, String storeKey, Remapping remapping, Deadline deadline) {
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
+        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
+      StoredEntry current = live(key, storeKey, held, read.entry(), deadline);
       Decision decision = remapping.remap(current);
       return new Outcome(
-          current, decision, apply(key, storeKey, current, decision, read.provedExclusive(), held));
+          current,
+          decision,
+          apply(key, storeKey, current, decision, read.provedExclusive(), held, deadline));
     }
   }
 
@@ -173,15 +180,18 @@ public final class EntryMap<K> {
    * {@link #compute}. A lock that reads the key with its owner token tells whether it is absent,
    * and then the remove is skipped.
    */
-  public Outcome computeUnread(K key, String storeKey, Remapping remapping) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
-        KeyLocks.Held held = locks.lock(storeKey, read)) {
+  public Outcome computeUnread(K key, String storeKey, Remapping remapping, Deadline deadline) {
+    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
+        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
       Decision decision = remapping.remap(null);
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(
-            null, decision, apply(key, storeKey, null, decision, read.provedExclusive(), held));
+            null,
+            decision,
+            apply(key, storeKey, null, decision, read.provedExclusive(), held, deadline));
       }
-      boolean existed = storage.replace(storeKey, decision.value, decision.expireAt, read, held);
+      boolean existed =
+          storage.replace(storeKey, decision.value, decision.expireAt, read, held, deadline);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -198,26 +208,33 @@ public final class EntryMap<K> {
       StoredEntry current,
       Decision decision,
       boolean exclusive,
-      KeyLocks.Held held) {
+      KeyLocks.Held held,
+      Deadline deadline) {
     switch (decision.kind) {
       case KEEP:
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          storage.rewrite(storeKey, current, decision.expireAt, exclusive, held);
+          storage.rewrite(storeKey, current, decision.expireAt, exclusive, held, deadline);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
         storage.write(
-            storeKey, decision.value, decision.expireAt, current == null, exclusive, held);
+            storeKey,
+            decision.value,
+            decision.expireAt,
+            current == null,
+            exclusive,
+            held,
+            deadline);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
         if (current == null) {
           return false;
         }
-        boolean removed = storage.delete(storeKey, held);
+        boolean removed = storage.delete(storeKey, held, deadline);
         index.remove(storeKey);
         if (removed) {
           listener.removed(key, current);
@@ -239,9 +256,10 @@ public final class EntryMap<K> {
    * Writes many entries with one batch read and one batch put: the keys' locks are taken in the
    * order given, which must be store-key order, so two batches never deadlock (single-key steps
    * hold one lock at a time). With {@code unread} the live entries are not read (as {@link
-   * #computeUnread}). Answers how many entries were stored.
+   * #computeUnread}). Answers how many entries were stored. The locks, the read, the removes and
+   * the batch put all share {@code deadline}.
    */
-  public int putAll(List<Put<K>> sorted, boolean unread, WriteExpiry expiry) {
+  public int putAll(List<Put<K>> sorted, boolean unread, WriteExpiry expiry, Deadline deadline) {
     if (sorted.isEmpty()) {
       return 0;
     }
@@ -249,17 +267,17 @@ public final class EntryMap<K> {
     for (int i = 0; i < storeKeys.length; i++) {
       storeKeys[i] = sorted.get(i).storeKey();
     }
-    List<KeyLocks.Held> held = locks.lockAll(storeKeys);
+    List<KeyLocks.Held> held = locks.lockAll(storeKeys, deadline);
     try {
       StoredEntry[] current =
-          unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys);
+          unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys, deadline);
       long now = ticker.epochMillis();
       List<EntryStorage.Write> writes = new ArrayList<>(storeKeys.length);
       List<Integer> positions = new ArrayList<>(storeKeys.length);
       for (int i = 0; i < storeKeys.length; i++) {
         StoredEntry entry = current[i];
         if (entry != null && entry.isExpired(now)) {
-          if (storage.delete(storeKeys[i], held.get(i))) {
+          if (storage.delete(storeKeys[i], held.get(i), deadline)) {
             index.remove(storeKeys[i]);
             listener.expired(sorted.get(i).key(), entry);
           }
@@ -278,7 +296,7 @@ public final class EntryMap<K> {
                 held.get(i)));
         positions.add(i);
       }
-      boolean[] replaced = storage.writeAll(writes);
+      boolean[] replaced = storage.writeAll(writes, deadline);
       for (int w = 0; w < writes.size(); w++) {
         int i = positions.get(w);
         EntryStorage.Write write = writes.get(w);
@@ -299,9 +317,9 @@ public final class EntryMap<K> {
    * Stores the caller's buffer as the key's {@code byte[]} value (see {@link
    * EntryStorage#writeInPlace}) under the key's lock, without reading the old entry.
    */
-  public void writeInPlace(String storeKey, ByteBuffer value, long expireAt) {
-    try (KeyLocks.Held held = locks.lock(storeKey)) {
-      storage.writeInPlace(storeKey, value, expireAt, false, held);
+  public void writeInPlace(String storeKey, ByteBuffer value, long expireAt, Deadline deadline) {
+    try (KeyLocks.Held held = locks.lock(storeKey, deadline)) {
+      storage.writeInPlace(storeKey, value, expireAt, false, held, deadline);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }
@@ -311,14 +329,14 @@ public final class EntryMap<K> {
    * Reads the key's value into the caller's buffer (see {@link EntryStorage#readInPlace}) with the
    * read protocol. Answers the byte count, or -1 for a miss (the destination then is as it was).
    */
-  public int readInPlace(K key, String storeKey, ByteBuffer destination) {
+  public int readInPlace(K key, String storeKey, ByteBuffer destination, Deadline deadline) {
     int position = destination.position();
     int limit = destination.limit();
     long stamp = locks.readStamp(storeKey);
-    long expireAt = storage.readInPlace(storeKey, destination);
+    long expireAt = storage.readInPlace(storeKey, destination, deadline);
     if (expireAt == ExpiryTimes.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
-      try (KeyLocks.Held held = locks.lock(storeKey)) {
-        expireAt = storage.readInPlace(storeKey, destination);
+      try (KeyLocks.Held held = locks.lock(storeKey, deadline)) {
+        expireAt = storage.readInPlace(storeKey, destination, deadline);
       }
     }
     if (expireAt == ExpiryTimes.ABSENT) {
@@ -326,7 +344,7 @@ public final class EntryMap<K> {
     }
     if (expireAt != ExpiryTimes.ETERNAL && ticker.epochMillis() >= expireAt) {
       destination.limit(limit).position(position);
-      getLocked(key, storeKey); // removes it and reports the expiry
+      getLocked(key, storeKey, deadline); // removes it and reports the expiry
       return -1;
     }
     return destination.remaining();
@@ -347,15 +365,17 @@ public final class EntryMap<K> {
 
   /**
    * Removes entries whose queued deadline has passed by {@code nowMillis}, at most {@code max}; an
-   * entry extended meanwhile is queued again. Answers how many keys were examined.
+   * entry extended meanwhile is queued again. Answers how many keys were examined. Not a JCache
+   * operation: each key's step gets a deadline of its own.
    */
   public int sweep(long nowMillis, int max) {
     List<String> due = expiring.pollDue(nowMillis, max);
     for (String storeKey : due) {
       K key = cacheKeys.apply(storeKey);
-      try (EntryStorage.EntryRead read = storage.entryRead(storeKey);
-          KeyLocks.Held held = locks.lock(storeKey, read)) {
-        StoredEntry live = live(key, storeKey, held, read.entry());
+      Deadline deadline = Deadline.after(storage.operationTimeout(), ticker);
+      try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
+          KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
+        StoredEntry live = live(key, storeKey, held, read.entry(), deadline);
         if (live != null) {
           expiring.add(storeKey, live.expireAt());
         }
@@ -368,8 +388,8 @@ public final class EntryMap<K> {
    * Removes every object whose key matches the anchored {@code prefixPattern}, written by any JVM,
    * with one store call; no events (the spec's {@code clear}).
    */
-  public long clear(String prefixPattern) {
-    long removed = storage.deleteByPrefix(prefixPattern);
+  public long clear(String prefixPattern, Deadline deadline) {
+    long removed = storage.deleteByPrefix(prefixPattern, deadline);
     index.clear();
     expiring.clear();
     return removed;

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.integrity.StoreKeyHash;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -144,37 +145,44 @@ public final class EntryStorage {
     return Duration.ofNanos(timeoutNanos);
   }
 
+  /**
+   * The deadline of an operation starting now: {@code operation_timeout_ms} on this storage's
+   * ticker. Every call of the operation takes it, so its retries and its lock share one budget.
+   */
+  public Deadline deadline() {
+    return Deadline.after(Duration.ofNanos(timeoutNanos), ticker);
+  }
+
   /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
   public BufferPool buffers() {
     return buffers;
   }
 
   /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
-  StoredEntry read(String key) {
-    return lanes.call(Lane.RETRIEVE, () -> readNow(key));
+  StoredEntry read(String key, Deadline deadline) {
+    return lanes.call(Lane.RETRIEVE, () -> readNow(key, StoreKeyHash.of(key), deadline));
   }
 
-  private StoredEntry readNow(String key) {
-    return readNow(key, StoreKeyHash.of(key));
-  }
-
-  private StoredEntry readNow(String key, long owner) {
+  /**
+   * Reads with retries (a torn or foreign value, -707, -800), all ending at the operation's {@code
+   * deadline}: the last answer stands then.
+   */
+  private StoredEntry readNow(String key, long owner, Deadline deadline) {
     int size = readBufferSize;
     int mismatches = 0;
     int unreachableTries = 0;
     int leaseTries = 0;
-    long deadline = ticker.nanos() + timeoutNanos;
     for (int attempt = 0; ; attempt++) {
       ByteBuffer buffer = buffers.acquire(size);
       try {
-        long result = store.getInto(key, buffer);
+        long result = store.getInto(key, buffer, deadline);
         if (result >= 0) {
           ValueHeader.Defect defect = ValueHeader.defect(buffer, 0, result, owner);
           if (defect == null) {
             return decode(key, buffer, result);
           }
           mismatch(key, defect);
-          if (mismatches < INTEGRITY_RETRIES && ticker.nanos() - deadline < 0) {
+          if (mismatches < INTEGRITY_RETRIES && !deadline.expired()) {
             backOff(mismatches++); // not the key's value (see INTEGRITY_RETRIES): ask again
             continue;
           }
@@ -190,21 +198,21 @@ public final class EntryStorage {
           Thread.onSpinWait();
           continue;
         }
-        if (result == StoreStatus.LEASE_EXPIRED.code() && ticker.nanos() - deadline < 0) {
+        if (result == StoreStatus.LEASE_EXPIRED.code() && !deadline.expired()) {
           // The read's lease ran out before its transfer finished (seen on a real Mooncake after
           // the reading JVM was paused, and under load): a new read takes a new lease.
           backOff(leaseTries++);
           continue;
         }
         if (result == StoreStatus.TRANSFER_FAIL.code()) {
-          if (unreachableTries < UNREACHABLE_READ_RETRIES && ticker.nanos() - deadline < 0) {
+          if (unreachableTries < UNREACHABLE_READ_RETRIES && !deadline.expired()) {
             backOff(unreachableTries++);
             continue;
           }
           return unreachable(key);
         }
         // A too-small buffer fails without saying the size: ask for it once.
-        long needed = store.getSize(key);
+        long needed = store.getSize(key, deadline);
         if (needed == StoreStatus.OBJECT_NOT_FOUND.code()) {
           return null;
         }
@@ -221,8 +229,8 @@ public final class EntryStorage {
   }
 
   /** A read of {@code key} that may ride along with the key's lock (see {@link EntryRead}). */
-  EntryRead entryRead(String key) {
-    return new EntryRead(key);
+  EntryRead entryRead(String key, Deadline deadline) {
+    return new EntryRead(key, deadline);
   }
 
   /**
@@ -234,12 +242,14 @@ public final class EntryStorage {
    */
   final class EntryRead implements KeyLocks.Ride, AutoCloseable {
     private final String key;
+    private final Deadline deadline;
     private ByteBuffer buffer;
     private boolean answered;
     private long result;
 
-    private EntryRead(String key) {
+    private EntryRead(String key, Deadline deadline) {
       this.key = key;
+      this.deadline = deadline;
     }
 
     @Override
@@ -290,12 +300,12 @@ public final class EntryStorage {
           return decode(key, buffer, result);
         }
         mismatch(key, defect);
-        return lanes.call(Lane.RETRIEVE, () -> readNow(key, owner));
+        return lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
       }
       if (knownAbsent()) {
         return null;
       }
-      return read(key);
+      return read(key, deadline);
     }
 
     @Override
@@ -312,26 +322,27 @@ public final class EntryStorage {
    * absent. On an in-process store the batch goes in groups of about {@link
    * #IN_PROCESS_GROUP_BYTES} (see there).
    */
-  StoredEntry[] readAll(String[] keys) {
+  StoredEntry[] readAll(String[] keys, Deadline deadline) {
     StoredEntry[] found = new StoredEntry[keys.length];
     if (keys.length == 0) {
       return found;
     }
     if (keys.length == 1) {
-      found[0] = read(keys[0]);
+      found[0] = read(keys[0], deadline);
       return found;
     }
     int size = readBufferSize;
     for (int from = 0; from < keys.length; ) {
       int to = groupEnd(from, keys.length, i -> size);
-      readGroup(keys, from, to, size, found);
+      readGroup(keys, from, to, size, found, deadline);
       from = to;
     }
     return found;
   }
 
   /** Reads {@code keys[from, to)} in one batch call into {@code found[from, to)}. */
-  private void readGroup(String[] keys, int from, int to, int size, StoredEntry[] found) {
+  private void readGroup(
+      String[] keys, int from, int to, int size, StoredEntry[] found, Deadline deadline) {
     int count = to - from;
     String[] group = from == 0 && to == keys.length ? keys : Arrays.copyOfRange(keys, from, to);
     try (Transfer transfer = new Transfer(count)) {
@@ -347,7 +358,9 @@ public final class EntryStorage {
           (first, end) -> {
             long[] chunk =
                 store.batchGetInto(
-                    Arrays.copyOfRange(group, first, end), Arrays.copyOfRange(targets, first, end));
+                    Arrays.copyOfRange(group, first, end),
+                    Arrays.copyOfRange(targets, first, end),
+                    deadline);
             System.arraycopy(chunk, 0, results, first, end - first);
           });
       for (int i = 0; i < count; i++) {
@@ -359,10 +372,11 @@ public final class EntryStorage {
           } else { // not the key's value (see INTEGRITY_RETRIES): read again singly
             mismatch(group[i], defect);
             String key = group[i];
-            found[from + i] = lanes.call(Lane.RETRIEVE, () -> readNow(key, owner));
+            found[from + i] = lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
           }
         } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
-          found[from + i] = read(group[i]); // too small or in flight: the single path copes
+          found[from + i] =
+              read(group[i], deadline); // too small or in flight: the single path copes
         }
       }
     }
@@ -457,9 +471,11 @@ public final class EntryStorage {
       long expireAt,
       boolean knownAbsent,
       boolean exclusive,
-      KeyLocks.Held held) {
+      KeyLocks.Held held,
+      Deadline deadline) {
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, exclusive, held);
+    putBytes(
+        key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, exclusive, held, deadline);
   }
 
   /**
@@ -476,8 +492,13 @@ public final class EntryStorage {
    * @param read the lock's ride: whether the key is known absent (skips the remove), whether the
    *     lock proved exclusive (skips the check)
    */
-  boolean replace(String key, Object value, long expireAt, EntryRead read, KeyLocks.Held held) {
-    long deadline = deadline();
+  boolean replace(
+      String key,
+      Object value,
+      long expireAt,
+      EntryRead read,
+      KeyLocks.Held held,
+      Deadline deadline) {
     boolean existed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt);
@@ -504,9 +525,8 @@ public final class EntryStorage {
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
    * write, whether the remove found an object (for callers that did not read first).
    */
-  boolean[] writeAll(List<Write> writes) {
+  boolean[] writeAll(List<Write> writes, Deadline deadline) {
     boolean[] replaced = new boolean[writes.size()];
-    long deadline = deadline();
     Codec.Encoded[] encoded = new Codec.Encoded[writes.size()];
     for (int i = 0; i < encoded.length; i++) {
       encoded[i] = codec.encode(writes.get(i).value());
@@ -525,7 +545,7 @@ public final class EntryStorage {
    * absent, then one batch put; sets {@code replaced} from {@code from} on.
    */
   private void writeGroup(
-      List<Write> group, Codec.Encoded[] encoded, int from, boolean[] replaced, long deadline) {
+      List<Write> group, Codec.Encoded[] encoded, int from, boolean[] replaced, Deadline deadline) {
     String[] keys = new String[group.size()];
     try (Transfer transfer = new Transfer(keys.length)) {
       for (int i = 0; i < keys.length; i++) {
@@ -557,7 +577,9 @@ public final class EntryStorage {
           (first, end) -> {
             int[] chunk =
                 store.batchPut(
-                    Arrays.copyOfRange(keys, first, end), Arrays.copyOfRange(values, first, end));
+                    Arrays.copyOfRange(keys, first, end),
+                    Arrays.copyOfRange(values, first, end),
+                    deadline);
             System.arraycopy(chunk, 0, results, first, end - first);
           });
       List<Integer> toCheck = new ArrayList<>();
@@ -581,8 +603,13 @@ public final class EntryStorage {
    * {@code exclusive} as for {@link #write}.
    */
   void rewrite(
-      String key, StoredEntry entry, long expireAt, boolean exclusive, KeyLocks.Held held) {
-    putBytes(key, entry.format(), entry.payload(), expireAt, false, exclusive, held);
+      String key,
+      StoredEntry entry,
+      long expireAt,
+      boolean exclusive,
+      KeyLocks.Held held,
+      Deadline deadline) {
+    putBytes(key, entry.format(), entry.payload(), expireAt, false, exclusive, held, deadline);
   }
 
   private void putBytes(
@@ -592,10 +619,10 @@ public final class EntryStorage {
       long expireAt,
       boolean absent,
       boolean exclusive,
-      KeyLocks.Held held) {
+      KeyLocks.Held held,
+      Deadline deadline) {
     ByteBuffer buffer = headed(key, format, payload, expireAt);
     try {
-      long deadline = deadline();
       boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
       putChecked(key, buffer, removed && !exclusive, held, deadline);
     } finally {
@@ -608,25 +635,25 @@ public final class EntryStorage {
    * object of the value's size. Mooncake has been seen to answer OK to a put that followed a remove
    * and store nothing (readers then saw the key absent for seconds): such a put, and an answer that
    * the key is still busy (-703, -706), is retried with remove then put until the operation's
-   * {@code deadline} (its start plus {@code operation_timeout_ms}, shared with the removes before
-   * and inside the retries); then the failure names the cache, the key and the status. A put on a
-   * key known to be absent is not checked: a create is not dropped that way, and the check would
-   * cost every create a round trip.
+   * {@code deadline} (its start plus {@code operation_timeout_ms}, shared with its lock and the
+   * removes before and inside the retries); then the failure names the cache, the key and the
+   * status. A put on a key known to be absent is not checked: a create is not dropped that way, and
+   * the check would cost every create a round trip.
    */
   private void putChecked(
-      String key, ByteBuffer value, boolean replacing, KeyLocks.Held held, long deadline) {
+      String key, ByteBuffer value, boolean replacing, KeyLocks.Held held, Deadline deadline) {
     for (int attempt = 0; ; attempt++) {
       held.ensureHeld();
-      long result = lanes.callLong(Lane.STORE, () -> store.put(key, value));
+      long result = lanes.callLong(Lane.STORE, () -> store.put(key, value, deadline));
       if (result == 0 && !replacing) {
         return;
       }
       if (result == 0) {
-        long size = lanes.callLong(Lane.STORE, () -> store.getSize(key));
+        long size = lanes.callLong(Lane.STORE, () -> store.getSize(key, deadline));
         if (size == value.remaining()) {
           return;
         }
-        if (ticker.nanos() - deadline >= 0) {
+        if (deadline.expired()) {
           throw new CacheException(
               "put on cache '"
                   + cacheName
@@ -637,15 +664,15 @@ public final class EntryStorage {
                       ? StoreStatus.describe(size)
                       : size + " bytes instead of " + value.remaining())
                   + ", still after "
-                  + retriesFor()
+                  + retriesFor(deadline)
                   + " ("
                   + store.describe()
                   + ")");
         }
       } else if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("put", key, result);
-      } else if (ticker.nanos() - deadline >= 0) {
-        throw failure("put", key, result, retriesFor());
+      } else if (deadline.expired()) {
+        throw failure("put", key, result, retriesFor(deadline));
       }
       backOff(attempt);
       deleteNow(key, held, deadline);
@@ -655,7 +682,7 @@ public final class EntryStorage {
 
   /** Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call. */
   private void checkBatchStored(
-      List<Write> writes, ByteBuffer[] values, List<Integer> indexes, long deadline) {
+      List<Write> writes, ByteBuffer[] values, List<Integer> indexes, Deadline deadline) {
     if (indexes.isEmpty()) {
       return;
     }
@@ -663,7 +690,7 @@ public final class EntryStorage {
     for (int i = 0; i < checked.length; i++) {
       checked[i] = writes.get(indexes.get(i)).key();
     }
-    int[] present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked));
+    int[] present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked, deadline));
     for (int i = 0; i < checked.length; i++) {
       if (present[i] != 1) {
         Write write = writes.get(indexes.get(i));
@@ -678,10 +705,13 @@ public final class EntryStorage {
     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1L << Math.min(attempt, 4)));
   }
 
-  private String retriesFor() {
-    return "retries for "
-        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-        + " ms (operation_timeout_ms)";
+  /** For messages: the operation's bound and what was spent of it. */
+  private String retriesFor(Deadline deadline) {
+    return "retrying until the operation's deadline ("
+        + (deadline.isNone()
+            ? "operation_timeout_ms " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+            : deadline.describe())
+        + ")";
   }
 
   /**
@@ -691,7 +721,12 @@ public final class EntryStorage {
    * transfers straight from the caller's buffer.
    */
   void writeInPlace(
-      String key, ByteBuffer value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {
+      String key,
+      ByteBuffer value,
+      long expireAt,
+      boolean knownAbsent,
+      KeyLocks.Held held,
+      Deadline deadline) {
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
       throw new IllegalArgumentException(
@@ -712,7 +747,6 @@ public final class EntryStorage {
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
     ValueHeader.write(
         whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining(), StoreKeyHash.of(key));
-    long deadline = deadline();
     boolean removed = !trustAbsent(knownAbsent) && deleteNow(key, held, deadline);
     putChecked(key, whole, removed, held, deadline);
   }
@@ -722,19 +756,18 @@ public final class EntryStorage {
    * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit
    * frame the payload. No byte is copied in Java.
    */
-  long readInPlace(String key, ByteBuffer destination) {
+  long readInPlace(String key, ByteBuffer destination, Deadline deadline) {
     int start = destination.position();
-    long deadline = ticker.nanos() + timeoutNanos;
-    long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+    long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
     // -800 (a segment not reachable now) and -707 (the read's lease ran out before its transfer
     // finished, as in readNow) are read again within the deadline.
     for (int retry = 0;
         (length == StoreStatus.TRANSFER_FAIL.code() || length == StoreStatus.LEASE_EXPIRED.code())
             && retry < UNREACHABLE_READ_RETRIES
-            && ticker.nanos() - deadline < 0;
+            && !deadline.expired();
         retry++) {
       backOff(retry);
-      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
     }
     long owner = StoreKeyHash.of(key);
     ValueHeader.Defect defect;
@@ -742,11 +775,11 @@ public final class EntryStorage {
         length >= 0 && (defect = ValueHeader.defect(destination, start, length, owner)) != null;
         retry++) {
       mismatch(key, defect); // not the key's value (see INTEGRITY_RETRIES): ask again
-      if (retry >= INTEGRITY_RETRIES || ticker.nanos() - deadline >= 0) {
+      if (retry >= INTEGRITY_RETRIES || deadline.expired()) {
         throw ValueHeader.refused(destination, start, length, key, defect);
       }
       backOff(retry);
-      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination));
+      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
     }
     if (length == StoreStatus.TRANSFER_FAIL.code()) {
       unreachable(key);
@@ -757,7 +790,7 @@ public final class EntryStorage {
       return ExpiryTimes.ABSENT;
     }
     if (length < 0) {
-      long size = store.getSize(key);
+      long size = store.getSize(key, deadline);
       if (size > destination.remaining()) {
         throw new CacheException(
             "get on cache '"
@@ -875,13 +908,8 @@ public final class EntryStorage {
   }
 
   /** Removes the object; true when there was one. */
-  boolean delete(String key, KeyLocks.Held held) {
-    return deleteNow(key, held, deadline());
-  }
-
-  /** When an operation starting now must have ended: its retries share this one deadline. */
-  private long deadline() {
-    return ticker.nanos() + timeoutNanos;
+  boolean delete(String key, KeyLocks.Held held, Deadline deadline) {
+    return deleteNow(key, held, deadline);
   }
 
   /**
@@ -889,10 +917,10 @@ public final class EntryStorage {
    * until the operation's {@code deadline}: another JVM's write of the key is about to land, and
    * callers must not see that as an error.
    */
-  private boolean deleteNow(String key, KeyLocks.Held held, long deadline) {
+  private boolean deleteNow(String key, KeyLocks.Held held, Deadline deadline) {
     for (int attempt = 0; ; attempt++) {
       held.ensureHeld();
-      long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true));
+      long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
       if (result == 0) {
         return true;
       }
@@ -902,16 +930,17 @@ public final class EntryStorage {
       if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("remove", key, result);
       }
-      if (ticker.nanos() - deadline >= 0) {
-        throw failure("remove", key, result, retriesFor());
+      if (deadline.expired()) {
+        throw failure("remove", key, result, retriesFor(deadline));
       }
       backOff(attempt);
     }
   }
 
   /** Removes every object whose key starts with {@code prefix}; the count removed. */
-  long deleteByPrefix(String prefixPattern) {
-    long result = lanes.callLong(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true));
+  long deleteByPrefix(String prefixPattern, Deadline deadline) {
+    long result =
+        lanes.callLong(Lane.DELETE, () -> store.removeByRegex(prefixPattern, true, deadline));
     if (result < 0) {
       throw failure("remove_by_regex", prefixPattern, result);
     }

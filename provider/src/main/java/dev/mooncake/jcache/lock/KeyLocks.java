@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.lock;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,16 @@ import java.util.List;
  */
 public interface KeyLocks {
 
-  /** Blocks until this thread holds the key's lock. Re-entrant. */
-  Held lock(String key);
+  /**
+   * Blocks until this thread holds the key's lock, at most until {@code deadline} (the operation's:
+   * then a {@link javax.cache.CacheException} names its bound and what was spent). Re-entrant.
+   */
+  Held lock(String key, Deadline deadline);
+
+  /** {@link #lock(String, Deadline)} outside any operation ({@link Deadline#none()}). */
+  default Held lock(String key) {
+    return lock(key, Deadline.none());
+  }
 
   /**
    * {@link #lock}, and a read of the key's own object riding along: a lock that must read something
@@ -31,8 +40,13 @@ public interface KeyLocks {
    * held, so the caller's read is saved. A lock that reads nothing (this JVM's locks, re-entry)
    * leaves {@code ride} unanswered, and the caller reads as usual.
    */
+  default Held lock(String key, Ride ride, Deadline deadline) {
+    return lock(key, deadline);
+  }
+
+  /** {@link #lock(String, Ride, Deadline)} outside any operation. */
   default Held lock(String key, Ride ride) {
-    return lock(key);
+    return lock(key, ride, Deadline.none());
   }
 
   /**
@@ -41,17 +55,22 @@ public interface KeyLocks {
    * key, in the same order; on failure none stays held. This default takes them one at a time; a
    * lock that pays a round trip per acquisition takes them in batches.
    */
-  default List<Held> lockAll(String[] orderedKeys) {
+  default List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
     List<Held> held = new ArrayList<>(orderedKeys.length);
     try {
       for (String key : orderedKeys) {
-        held.add(lock(key));
+        held.add(lock(key, deadline));
       }
       return held;
     } catch (RuntimeException | Error e) {
       closeAll(held);
       throw e;
     }
+  }
+
+  /** {@link #lockAll(String[], Deadline)} outside any operation. */
+  default List<Held> lockAll(String[] orderedKeys) {
+    return lockAll(orderedKeys, Deadline.none());
   }
 
   /** Closes every lock of a {@link #lockAll} answer, the last first. */

@@ -1,9 +1,12 @@
 package dev.mooncake.jcache.lock;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.cache.CacheException;
 
 /**
  * Per-key locks for one JVM. A lock exists only while some thread holds or waits for it (counted
@@ -20,7 +23,7 @@ public final class LocalKeyLocks implements KeyLocks {
   private final AtomicIntegerArray holders = new AtomicIntegerArray(STRIPES);
 
   @Override
-  public Held lock(String key) {
+  public Held lock(String key, Deadline deadline) {
     int stripe = stripe(key);
     // Announce before taking the lock, so a reader's stamp sees any writer that may follow.
     holders.incrementAndGet(stripe);
@@ -33,8 +36,28 @@ public final class LocalKeyLocks implements KeyLocks {
               e.users++;
               return e;
             });
-    entry.lock.lock();
+    if (deadline.isNone()) {
+      entry.lock.lock();
+    } else if (!acquired(entry.lock, deadline)) {
+      forget(key, stripe);
+      throw new CacheException(
+          "lock of store key '"
+              + key
+              + "' not acquired by the operation's deadline ("
+              + deadline.describe()
+              + "): another thread of this JVM holds it");
+    }
     return () -> release(key, entry, stripe);
+  }
+
+  /** Waits for the lock until the deadline; an interrupt ends the wait as a failure. */
+  private static boolean acquired(ReentrantLock lock, Deadline deadline) {
+    try {
+      return lock.tryLock(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   @Override
@@ -56,6 +79,11 @@ public final class LocalKeyLocks implements KeyLocks {
 
   private void release(String key, Entry entry, int stripe) {
     entry.lock.unlock();
+    forget(key, stripe);
+  }
+
+  /** Undoes the announcement and the use count of one {@link #lock}. */
+  private void forget(String key, int stripe) {
     locks.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
     holders.decrementAndGet(stripe);
   }

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend;
 
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -58,6 +59,7 @@ public final class ScriptedStore implements ObjectStore {
   /** Forgets the calls recorded so far. */
   public synchronized void clearCalls() {
     calls.clear();
+    remaining.clear();
     batchKeys.clear();
   }
 
@@ -103,8 +105,23 @@ public final class ScriptedStore implements ObjectStore {
     return calls.stream().filter(operation::equals).count();
   }
 
-  private synchronized Long next(String operation) {
+  /** What each call of {@code operation} had left of its operation's deadline, in ms, in order. */
+  public synchronized List<Long> remainingMillis(String operation) {
+    return remaining.stream()
+        .filter(r -> r.operation.equals(operation))
+        .map(r -> r.millis)
+        .toList();
+  }
+
+  private record Remaining(String operation, long millis) {}
+
+  private final List<Remaining> remaining = new ArrayList<>();
+
+  private synchronized Long next(String operation, Deadline deadline) {
     calls.add(operation);
+    remaining.add(
+        new Remaining(
+            operation, deadline.isNone() ? Long.MAX_VALUE : deadline.remainingNanos() / 1_000_000));
     if (ticker != null) {
       ticker.advanceMillis(millisPerCall);
     }
@@ -113,36 +130,36 @@ public final class ScriptedStore implements ObjectStore {
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
-    Long scripted = next("put");
+  public int put(String key, ByteBuffer value, Deadline deadline) {
+    Long scripted = next("put", deadline);
     if (scripted == null) {
-      return delegate.put(key, value);
+      return delegate.put(key, value, deadline);
     }
     return scripted == DROP ? 0 : (int) (long) scripted;
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    next("batchPut");
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    next("batchPut", deadline);
     recordBatch("batchPut", keys.length);
-    return delegate.batchPut(keys, values);
+    return delegate.batchPut(keys, values, deadline);
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
-    Long scripted = next("getInto");
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
+    Long scripted = next("getInto", deadline);
     byte[] object = nextObject("getInto");
     if (object != null) {
       return copy(object, destination);
     }
-    return scripted == null ? delegate.getInto(key, destination) : scripted;
+    return scripted == null ? delegate.getInto(key, destination, deadline) : scripted;
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    next("batchGetInto");
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
+    next("batchGetInto", deadline);
     recordBatch("batchGetInto", keys.length);
-    long[] results = delegate.batchGetInto(keys, destinations);
+    long[] results = delegate.batchGetInto(keys, destinations, deadline);
     byte[] object = nextObject("batchGetInto");
     if (object != null && keys.length > 0) {
       results[0] = copy(object, destinations[0]);
@@ -151,16 +168,16 @@ public final class ScriptedStore implements ObjectStore {
   }
 
   @Override
-  public int isExist(String key) {
-    Long scripted = next("isExist");
-    return scripted == null ? delegate.isExist(key) : (int) (long) scripted;
+  public int isExist(String key, Deadline deadline) {
+    Long scripted = next("isExist", deadline);
+    return scripted == null ? delegate.isExist(key, deadline) : (int) (long) scripted;
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
-    Long scripted = next("batchIsExist");
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
+    Long scripted = next("batchIsExist", deadline);
     if (scripted == null) {
-      return delegate.batchIsExist(keys);
+      return delegate.batchIsExist(keys, deadline);
     }
     int[] answers = new int[keys.length];
     java.util.Arrays.fill(answers, (int) (long) scripted);
@@ -168,21 +185,21 @@ public final class ScriptedStore implements ObjectStore {
   }
 
   @Override
-  public long getSize(String key) {
-    Long scripted = next("getSize");
-    return scripted == null ? delegate.getSize(key) : scripted;
+  public long getSize(String key, Deadline deadline) {
+    Long scripted = next("getSize", deadline);
+    return scripted == null ? delegate.getSize(key, deadline) : scripted;
   }
 
   @Override
-  public int remove(String key, boolean force) {
-    Long scripted = next("remove");
-    return scripted == null ? delegate.remove(key, force) : (int) (long) scripted;
+  public int remove(String key, boolean force, Deadline deadline) {
+    Long scripted = next("remove", deadline);
+    return scripted == null ? delegate.remove(key, force, deadline) : (int) (long) scripted;
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
-    next("removeByRegex");
-    return delegate.removeByRegex(pattern, force);
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
+    next("removeByRegex", deadline);
+    return delegate.removeByRegex(pattern, force, deadline);
   }
 
   @Override

@@ -69,12 +69,12 @@ class BatchGroupsTest {
 
   @Test
   void largeValuesGoInGroupsOfAboutAMebibyteInProcess() {
-    storage.writeAll(writes(8, LARGE));
+    storage.writeAll(writes(8, LARGE), storage.deadline());
     assertEquals(List.of(3, 3, 2), store.batchKeys("batchPut"));
 
-    storage.read("k0"); // the read buffer grows to the largest value seen
+    storage.read("k0", storage.deadline()); // the read buffer grows to the largest value seen
     store.clearCalls();
-    StoredEntry[] found = storage.readAll(keys(8));
+    StoredEntry[] found = storage.readAll(keys(8), storage.deadline());
     assertEquals(List.of(3, 3, 3), store.batchKeys("batchGetInto"));
     assertEquals(0, store.count("getInto"), "no value fell back to the single path");
     assertReadBack(found, 8, LARGE);
@@ -83,42 +83,44 @@ class BatchGroupsTest {
   @Test
   void aValueLargerThanTheGroupGoesAlone() {
     int huge = (int) EntryStorage.IN_PROCESS_GROUP_BYTES + 1;
-    storage.writeAll(writes(3, huge));
+    storage.writeAll(writes(3, huge), storage.deadline());
     assertEquals(List.of(1, 1, 1), store.batchKeys("batchPut"));
-    assertReadBack(storage.readAll(keys(3)), 3, huge);
+    assertReadBack(storage.readAll(keys(3), storage.deadline()), 3, huge);
   }
 
   @Test
   void smallValuesStayInOneCall() {
-    storage.writeAll(writes(64, 1024));
+    storage.writeAll(writes(64, 1024), storage.deadline());
     assertEquals(List.of(64), store.batchKeys("batchPut"));
-    assertReadBack(storage.readAll(keys(64)), 64, 1024);
+    assertReadBack(storage.readAll(keys(64), storage.deadline()), 64, 1024);
     assertEquals(List.of(65), store.batchKeys("batchGetInto"));
   }
 
   @Test
   void aRemoteStoreGetsTheWholeBatchInOneCall() {
     store.actingRemote();
-    storage.writeAll(writes(8, LARGE));
+    storage.writeAll(writes(8, LARGE), storage.deadline());
     assertEquals(List.of(8), store.batchKeys("batchPut"));
-    storage.read("k0");
+    storage.read("k0", storage.deadline());
     store.clearCalls();
-    assertReadBack(storage.readAll(keys(8)), 8, LARGE);
+    assertReadBack(storage.readAll(keys(8), storage.deadline()), 8, LARGE);
     assertEquals(List.of(9), store.batchKeys("batchGetInto"));
   }
 
   @Test
   void aGroupedWriteTellsPerKeyWhetherItReplacedSomething() {
-    storage.write("k1", value(1, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK);
-    storage.write("k5", value(5, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write(
+        "k1", value(1, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        "k5", value(5, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     List<EntryStorage.Write> writes = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       writes.add(
           new EntryStorage.Write("k" + i, value(i, LARGE), ExpiryTimes.ETERNAL, false, NO_LOCK));
     }
-    boolean[] replaced = storage.writeAll(writes);
+    boolean[] replaced = storage.writeAll(writes, storage.deadline());
     assertArrayEquals(
         new boolean[] {false, true, false, false, false, true, false, false}, replaced);
-    assertReadBack(storage.readAll(keys(8)), 8, LARGE);
+    assertReadBack(storage.readAll(keys(8), storage.deadline()), 8, LARGE);
   }
 }

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,8 +63,8 @@ class EntryMapTest {
     boolean writerMayHaveRun;
 
     @Override
-    public Held lock(String key) {
-      Held held = local.lock(key);
+    public Held lock(String key, Deadline deadline) {
+      Held held = local.lock(key, deadline);
       return new Held() {
         @Override
         public void ensureHeld() {
@@ -98,53 +99,68 @@ class EntryMapTest {
 
   @Test
   void aStepWritesReplacesAndRemovesReportingEachChange() {
-    Outcome created = map.compute("k", "k", current -> Decision.write("v1", ExpiryTimes.ETERNAL));
+    Outcome created =
+        map.compute(
+            "k", "k", current -> Decision.write("v1", ExpiryTimes.ETERNAL), storage.deadline());
     assertTrue(created.changed());
     assertFalse(created.found());
-    Outcome replaced = map.compute("k", "k", current -> Decision.write("v2", ExpiryTimes.ETERNAL));
+    Outcome replaced =
+        map.compute(
+            "k", "k", current -> Decision.write("v2", ExpiryTimes.ETERNAL), storage.deadline());
     assertEquals("v1", replaced.previous().value());
-    Outcome kept = map.compute("k", "k", current -> Decision.KEEP.returning(current.value()));
+    Outcome kept =
+        map.compute(
+            "k", "k", current -> Decision.KEEP.returning(current.value()), storage.deadline());
     assertFalse(kept.changed());
     assertEquals("v2", kept.result());
-    assertTrue(map.compute("k", "k", current -> Decision.REMOVE).changed());
-    assertFalse(map.compute("k", "k", current -> Decision.REMOVE).changed(), "nothing to remove");
+    assertTrue(map.compute("k", "k", current -> Decision.REMOVE, storage.deadline()).changed());
+    assertFalse(
+        map.compute("k", "k", current -> Decision.REMOVE, storage.deadline()).changed(),
+        "nothing to remove");
     assertEquals(List.of("created k=v1", "written k=v2", "removed k=v2"), events);
     assertEquals(List.of(), map.keys());
   }
 
   @Test
   void theLockIsAskedBeforeEveryMutationAndALostLockWritesNothing() {
-    map.compute("k", "k", current -> Decision.write("v1", ExpiryTimes.ETERNAL));
+    map.compute("k", "k", current -> Decision.write("v1", ExpiryTimes.ETERNAL), storage.deadline());
     assertEquals(1, locks.ensured);
     locks.lost = true;
     long puts = store.count("put");
     assertThrows(
         CacheException.class,
-        () -> map.compute("k", "k", current -> Decision.write("v2", ExpiryTimes.ETERNAL)));
-    assertThrows(CacheException.class, () -> map.compute("k", "k", current -> Decision.REMOVE));
+        () ->
+            map.compute(
+                "k",
+                "k",
+                current -> Decision.write("v2", ExpiryTimes.ETERNAL),
+                storage.deadline()));
+    assertThrows(
+        CacheException.class,
+        () -> map.compute("k", "k", current -> Decision.REMOVE, storage.deadline()));
     assertEquals(puts, store.count("put"), "a write went out after the lock was lost");
     assertEquals(0, store.count("remove"));
     locks.lost = false;
-    assertEquals("v1", map.get("k", "k").value());
+    assertEquals("v1", map.get("k", "k", storage.deadline()).value());
   }
 
   @Test
   void anExpiredEntryIsRemovedOnceAndReadAsAbsent() {
     long now = ticker.epochMillis();
-    map.compute("k", "k", current -> Decision.write("v", now + 100));
-    assertEquals("v", map.get("k", "k").value());
+    map.compute("k", "k", current -> Decision.write("v", now + 100), storage.deadline());
+    assertEquals("v", map.get("k", "k", storage.deadline()).value());
     ticker.advanceMillis(100);
-    assertNull(map.get("k", "k"));
-    assertNull(map.get("k", "k"));
+    assertNull(map.get("k", "k", storage.deadline()));
+    assertNull(map.get("k", "k", storage.deadline()));
     assertEquals(List.of("created k=v", "expired k=v"), events);
   }
 
   @Test
   void theSweeperRemovesDueEntriesAndRequeuesExtendedOnes() {
     long now = ticker.epochMillis();
-    map.compute("a", "a", current -> Decision.write("1", now + 100));
-    map.compute("b", "b", current -> Decision.write("2", now + 100));
-    map.compute("b", "b", current -> Decision.touch(now + 1000)); // extended
+    map.compute("a", "a", current -> Decision.write("1", now + 100), storage.deadline());
+    map.compute("b", "b", current -> Decision.write("2", now + 100), storage.deadline());
+    map.compute("b", "b", current -> Decision.touch(now + 1000), storage.deadline()); // extended
     ticker.advanceMillis(99);
     assertEquals(0, map.sweep(ticker.epochMillis(), 100));
     ticker.advanceMillis(1);
@@ -158,22 +174,26 @@ class EntryMapTest {
 
   @Test
   void anAbsentReadThatMayHaveRacedAWriterReadsAgainUnderTheLock() {
-    map.compute("k", "k", current -> Decision.write("v", ExpiryTimes.ETERNAL));
+    map.compute("k", "k", current -> Decision.write("v", ExpiryTimes.ETERNAL), storage.deadline());
     store.script("getInto", StoreStatusCodes.NOT_FOUND); // the gap of a remove-then-put
     locks.writerMayHaveRun = true;
     long reads = store.count("getInto");
-    assertEquals("v", map.get("k", "k").value());
+    assertEquals("v", map.get("k", "k", storage.deadline()).value());
     assertEquals(reads + 2, store.count("getInto"), "the unlocked read, then the locked one");
 
     store.script("getInto", StoreStatusCodes.NOT_FOUND);
     locks.writerMayHaveRun = false;
-    assertNull(map.get("k", "k"), "no writer could have run: absent it is, without the lock");
+    assertNull(
+        map.get("k", "k", storage.deadline()),
+        "no writer could have run: absent it is, without the lock");
   }
 
   @Test
   void anUnreadStepTellsTheListenerWhetherItReplacedSomething() {
-    map.computeUnread("k", "k", absent -> Decision.write("v1", ExpiryTimes.ETERNAL));
-    map.computeUnread("k", "k", absent -> Decision.write("v2", ExpiryTimes.ETERNAL));
+    map.computeUnread(
+        "k", "k", absent -> Decision.write("v1", ExpiryTimes.ETERNAL), storage.deadline());
+    map.computeUnread(
+        "k", "k", absent -> Decision.write("v2", ExpiryTimes.ETERNAL), storage.deadline());
     assertEquals(List.of("created k=v1", "written k=v2"), events);
     assertEquals(0, store.count("getInto"), "an unread step read the entry");
   }
@@ -181,20 +201,24 @@ class EntryMapTest {
   @Test
   void aBatchSkipsWritesThatExpireAtOnceAndExpiresWhatHasExpired() {
     long now = ticker.epochMillis();
-    map.compute("a", "a", current -> Decision.write("old", now + 10));
+    map.compute("a", "a", current -> Decision.write("old", now + 10), storage.deadline());
     ticker.advanceMillis(10);
     int stored =
         map.putAll(
             List.of(new EntryMap.Put<>("a", "a", "new"), new EntryMap.Put<>("b", "b", "skipped")),
             false,
-            current -> ExpiryTimes.ETERNAL);
+            current -> ExpiryTimes.ETERNAL,
+            storage.deadline());
     assertEquals(2, stored);
     assertEquals(
         List.of("created a=old", "expired a=old", "created a=new", "created b=skipped"), events);
     events.clear();
     int none =
         map.putAll(
-            List.of(new EntryMap.Put<>("c", "c", "x")), false, current -> ExpiryTimes.NOT_STORED);
+            List.of(new EntryMap.Put<>("c", "c", "x")),
+            false,
+            current -> ExpiryTimes.NOT_STORED,
+            storage.deadline());
     assertEquals(0, none);
     assertEquals(List.of(), events);
   }

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -42,33 +43,54 @@ class EntryStorageTest {
   }
 
   private Object read(String key) {
-    StoredEntry entry = storage.read(key);
+    StoredEntry entry = storage.read(key, storage.deadline());
     return entry == null ? null : entry.value();
   }
 
   @Test
+  void aReadRetryLoopStopsAtTheOperationsDeadlineNotAFreshTimeout() {
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    long[] expired = new long[1000];
+    java.util.Arrays.fill(expired, StoreStatus.LEASE_EXPIRED.code()); // -707: retried by deadline
+    store.script("getInto", expired).advancing(ticker, 50);
+    Deadline deadline = storage.deadline(); // 500 ms
+    ticker.advanceMillis(300); // the operation's lock and earlier calls took 300 ms of it
+    store.clearCalls();
+    assertThrows(CacheException.class, () -> storage.read("k", deadline));
+    long reads = store.count("getInto");
+    // 200 ms left at 50 ms a call: 4 or 5 reads; a fresh 500 ms would have allowed 10 or 11.
+    assertTrue(reads >= 4 && reads <= 5, "read " + reads + " times in the 200 ms left");
+    for (long remaining : store.remainingMillis("getInto")) {
+      assertTrue(remaining <= 200, "a read was given " + remaining + " ms, not what was left");
+    }
+  }
+
+  @Test
   void aRemoveAnsweringNotReadyOrLeasedIsRetried() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("remove", NOT_READY, HAS_LEASE, NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     assertEquals("new", read("k"));
     assertEquals(4, store.count("remove"), "three transient answers, then the remove");
   }
 
   @Test
   void aRemoveStillBusyAfterTheTimeoutFailsNamingCacheKeyAndStatus() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     long[] busy = new long[1000];
     java.util.Arrays.fill(busy, NOT_READY);
     store.script("remove", busy).advancing(ticker, 50);
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
+            () ->
+                storage.write(
+                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
     assertTrue(e.getMessage().contains("remove on cache 'orders'"), e.getMessage());
     assertTrue(e.getMessage().contains("store key 'k'"), e.getMessage());
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
-    assertTrue(e.getMessage().contains("500 ms (operation_timeout_ms)"), e.getMessage());
+    assertTrue(e.getMessage().contains("deadline (operation_timeout_ms 500, "), e.getMessage());
+    assertTrue(e.getMessage().contains(" ms spent)"), e.getMessage());
     long calls = store.count("remove");
     assertTrue(calls >= 10 && calls <= 12, "retried for 500 ms at 50 ms a call: " + calls);
     assertEquals("old", read("k"), "a failed replace left the old value");
@@ -76,7 +98,7 @@ class EntryStorageTest {
 
   @Test
   void aLockLostWhileRetryingStopsTheRetriesBeforeTheNextMutation() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("remove", NOT_READY, NOT_READY, NOT_READY, NOT_READY);
     java.util.concurrent.atomic.AtomicInteger asked =
         new java.util.concurrent.atomic.AtomicInteger();
@@ -95,7 +117,9 @@ class EntryStorageTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, losing));
+            () ->
+                storage.write(
+                    "k", "new", ExpiryTimes.ETERNAL, false, false, losing, storage.deadline()));
     assertEquals("lease on 'k' lost", e.getMessage());
     assertEquals(2, store.count("remove"), "a mutation went out after the lock was lost");
     assertEquals(1, store.count("put"));
@@ -109,16 +133,18 @@ class EntryStorageTest {
         continue;
       }
       String key = "put" + code;
-      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
       store.script("put", code);
       if (StoreStatus.isTransientForWrites(code)) {
-        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
         assertEquals("new", read(key), status + " was retried");
       } else {
         CacheException e =
             assertThrows(
                 CacheException.class,
-                () -> storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK),
+                () ->
+                    storage.write(
+                        key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()),
                 status.name());
         assertTrue(e.getMessage().startsWith("put on cache 'orders'"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
@@ -135,16 +161,18 @@ class EntryStorageTest {
         continue; // answers, not failures: removed, absent
       }
       String key = "remove" + code;
-      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
       store.script("remove", code);
       if (StoreStatus.isTransientForWrites(code)) {
-        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
         assertEquals("new", read(key), status + " was retried");
       } else {
         CacheException e =
             assertThrows(
                 CacheException.class,
-                () -> storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK),
+                () ->
+                    storage.write(
+                        key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()),
                 status.name());
         assertTrue(e.getMessage().startsWith("remove on cache 'orders'"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
@@ -155,17 +183,17 @@ class EntryStorageTest {
 
   @Test
   void aPutAnsweringNotReadyIsRetriedWithRemoveThenPut() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("put", NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     assertEquals("new", read("k"));
   }
 
   @Test
   void aPutTheStoreDropsAfterARemoveIsDetectedAndRepeated() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("put", ScriptedStore.DROP); // answers OK, stores nothing
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     assertEquals("new", read("k"), "the dropped put left the key absent");
     assertEquals(
         List.of("remove", "put", "getSize", "remove", "put", "getSize"),
@@ -174,14 +202,16 @@ class EntryStorageTest {
 
   @Test
   void aPutThatKeepsBeingDroppedFailsAfterTheTimeout() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     long[] drops = new long[1000];
     java.util.Arrays.fill(drops, ScriptedStore.DROP);
     store.script("put", drops).advancing(ticker, 50);
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
+            () ->
+                storage.write(
+                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
     assertTrue(
         e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
         e.getMessage());
@@ -190,22 +220,26 @@ class EntryStorageTest {
 
   @Test
   void aCreateIsNotCheckedAndCostsOneCall() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     assertEquals(List.of("put"), store.calls());
   }
 
   @Test
   void aReplacePutIsCheckedOnce() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     assertEquals(List.of("put", "remove", "put", "getSize"), store.calls());
   }
 
   @Test
   void anUnreadReplaceTellsWhetherSomethingWasThere() {
-    try (EntryStorage.EntryRead unanswered = storage.entryRead("k")) {
-      assertFalse(storage.replace("k", "first", ExpiryTimes.ETERNAL, unanswered, NO_LOCK));
-      assertTrue(storage.replace("k", "second", ExpiryTimes.ETERNAL, unanswered, NO_LOCK));
+    try (EntryStorage.EntryRead unanswered = storage.entryRead("k", storage.deadline())) {
+      assertFalse(
+          storage.replace(
+              "k", "first", ExpiryTimes.ETERNAL, unanswered, NO_LOCK, storage.deadline()));
+      assertTrue(
+          storage.replace(
+              "k", "second", ExpiryTimes.ETERNAL, unanswered, NO_LOCK, storage.deadline()));
     }
     assertEquals("second", read("k"));
     assertEquals(
@@ -216,7 +250,7 @@ class EntryStorageTest {
 
   /** A ride answered as a cluster lock answers it: from the batch that proved the lock held. */
   private EntryStorage.EntryRead provedRead(String key) {
-    EntryStorage.EntryRead read = storage.entryRead(key);
+    EntryStorage.EntryRead read = storage.entryRead(key, storage.deadline());
     ByteBuffer destination = read.destination();
     read.answered(store.getInto(key, destination));
     return read;
@@ -224,46 +258,49 @@ class EntryStorageTest {
 
   @Test
   void anUnreadReplaceUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     int before = store.calls().size() + 1; // the ride's own read
     try (EntryStorage.EntryRead proved = provedRead("k")) {
-      assertTrue(storage.replace("k", "new", ExpiryTimes.ETERNAL, proved, NO_LOCK));
+      assertTrue(
+          storage.replace("k", "new", ExpiryTimes.ETERNAL, proved, NO_LOCK, storage.deadline()));
     }
     assertEquals(List.of("remove", "put"), store.calls().subList(before, store.calls().size()));
     assertEquals("new", read("k"));
     try (EntryStorage.EntryRead proved = provedRead("absent")) {
-      assertFalse(storage.replace("absent", "v", ExpiryTimes.ETERNAL, proved, NO_LOCK));
+      assertFalse(
+          storage.replace("absent", "v", ExpiryTimes.ETERNAL, proved, NO_LOCK, storage.deadline()));
     }
     assertEquals("put", store.calls().get(store.calls().size() - 1), "known absent: no remove");
   }
 
   @Test
   void aWriteOrRewriteUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.clearCalls();
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, true, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, true, NO_LOCK, storage.deadline());
     assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
-    StoredEntry entry = storage.read("k");
+    StoredEntry entry = storage.read("k", storage.deadline());
     assertEquals("new", entry.value());
 
     store.clearCalls();
-    storage.rewrite("k", entry, 1234L, true, NO_LOCK);
+    storage.rewrite("k", entry, 1234L, true, NO_LOCK, storage.deadline());
     assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
-    assertEquals(1234L, storage.read("k").expireAt());
+    assertEquals(1234L, storage.read("k", storage.deadline()).expireAt());
 
     store.clearCalls();
-    storage.write("k", "again", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "again", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     assertEquals(List.of("remove", "put", "getSize"), store.calls(), "proved nothing: checked");
   }
 
   @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
-    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("batchIsExist", 0); // the store lost what it answered OK for
     storage.writeAll(
         List.of(
             new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false, NO_LOCK),
-            new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)));
+            new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)),
+        storage.deadline());
     assertEquals("new-a", read("a"));
     assertEquals("new-b", read("b"));
     assertEquals(1, store.count("batchIsExist"), "only replaced keys are checked, in one call");
@@ -291,9 +328,9 @@ class EntryStorageTest {
 
   @Test
   void aReadTornAtTheSameLengthIsRepeatedThenFails() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     byte[] successor = raw("k");
     byte[] torn = torn(old, successor);
     store.clearCalls();
@@ -310,14 +347,14 @@ class EntryStorageTest {
 
   @Test
   void aBatchReadTornAtTheSameLengthIsRepeatedSingly() {
-    storage.write("a", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("a", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] old = raw("a");
-    storage.write("a", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
-    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("a", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] torn = torn(old, raw("a"));
     store.clearCalls();
     store.scriptBytes("batchGetInto", torn);
-    StoredEntry[] found = storage.readAll(new String[] {"a", "b"});
+    StoredEntry[] found = storage.readAll(new String[] {"a", "b"}, storage.deadline());
     assertEquals("new", found[0].value());
     assertEquals("bee", found[1].value());
     assertEquals(List.of("batchGetInto", "getInto"), store.calls());
@@ -325,18 +362,20 @@ class EntryStorageTest {
     store.scriptBytes("batchGetInto", torn);
     store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e =
-        assertThrows(CacheException.class, () -> storage.readAll(new String[] {"a", "b"}));
+        assertThrows(
+            CacheException.class,
+            () -> storage.readAll(new String[] {"a", "b"}, storage.deadline()));
     assertTrue(e.getMessage().contains("'a' fails its checksum"), e.getMessage());
   }
 
   @Test
   void aRideTornAtTheSameLengthIsReadAgainUnderTheLock() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
-    try (EntryStorage.EntryRead read = storage.entryRead("k")) {
+    try (EntryStorage.EntryRead read = storage.entryRead("k", storage.deadline())) {
       ByteBuffer destination = read.destination();
       destination.put(0, torn);
       read.answered(torn.length); // the lock's batch brought back a torn entry
@@ -355,7 +394,7 @@ class EntryStorageTest {
 
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
     store.scriptBytes("getInto", torn);
-    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("k", destination));
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("k", destination, storage.deadline()));
     assertEquals(ValueHeader.SIZE, destination.position());
     assertEquals(3, destination.remaining(), "the payload, without the trailer");
     assertEquals(2, store.count("getInto"));
@@ -363,7 +402,8 @@ class EntryStorageTest {
     destination.clear();
     store.scriptBytes("getInto", torn, torn, torn, torn, torn, torn);
     CacheException e =
-        assertThrows(CacheException.class, () -> storage.readInPlace("k", destination));
+        assertThrows(
+            CacheException.class, () -> storage.readInPlace("k", destination, storage.deadline()));
     assertTrue(e.getMessage().contains("'k' fails its checksum"), e.getMessage());
     assertEquals(8, store.count("getInto"), "five repeats, then the failure");
   }
@@ -375,15 +415,17 @@ class EntryStorageTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> storage.writeInPlace("k", value, ExpiryTimes.ETERNAL, true, NO_LOCK));
+            () ->
+                storage.writeInPlace(
+                    "k", value, ExpiryTimes.ETERNAL, true, NO_LOCK, storage.deadline()));
     assertTrue(e.getMessage().contains("4 free bytes after its limit"), e.getMessage());
     assertEquals(List.of(), store.calls(), "nothing was sent");
   }
 
   @Test
   void anotherKeysWholeValueIsReadAgainAndNeverReturned() {
-    storage.write("k", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
-    storage.write("other", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write("other", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] others =
         raw("other"); // whole and well-formed, of the same length: only its owner differs
     store.clearCalls();
@@ -402,18 +444,18 @@ class EntryStorageTest {
 
   @Test
   void anotherKeysWholeValueInABatchARideOrAZeroCopyReadIsReadAgain() {
-    storage.write("a", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
-    storage.write("b", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("a", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write("b", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     byte[] bs = raw("b");
     store.clearCalls();
     store.scriptBytes("batchGetInto", bs); // a's slot of the batch holds b's object
-    StoredEntry[] found = storage.readAll(new String[] {"a", "b"});
+    StoredEntry[] found = storage.readAll(new String[] {"a", "b"}, storage.deadline());
     assertEquals("mine", found[0].value());
     assertEquals("them", found[1].value());
     assertEquals(List.of("batchGetInto", "getInto"), store.calls());
 
     store.clearCalls();
-    try (EntryStorage.EntryRead read = storage.entryRead("a")) {
+    try (EntryStorage.EntryRead read = storage.entryRead("a", storage.deadline())) {
       read.destination().put(0, bs);
       read.answered(bs.length); // the lock's batch brought back b's object under a
       assertEquals("mine", read.entry().value());
@@ -426,7 +468,7 @@ class EntryStorageTest {
     store.clearCalls();
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
     store.scriptBytes("getInto", z2);
-    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z1", destination));
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z1", destination, storage.deadline()));
     assertEquals(1, destination.get(destination.position()), "z2's payload read as z1's");
     assertEquals(2, store.count("getInto"));
     assertEquals(3, storage.integrityMismatches());
@@ -434,7 +476,7 @@ class EntryStorageTest {
 
   @Test
   void aReadThatDoesNotMatchItsHeaderIsRepeated() {
-    storage.write("k", "new", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "new", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     // a torn read: a length that is not the one the header (or no header) says
     store.script("getInto", ValueHeader.SIZE + 1);
     assertEquals("new", read("k"));
@@ -449,7 +491,7 @@ class EntryStorageTest {
 
   @Test
   void aReadWhoseLeaseRanOutIsReadAgainWithinTheDeadline() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     long expired = StoreStatus.LEASE_EXPIRED.code();
     store.script("getInto", expired, expired);
     assertEquals("v", read("k"));
@@ -463,7 +505,7 @@ class EntryStorageTest {
     long expired = StoreStatus.LEASE_EXPIRED.code();
     store.script("getInto", expired, expired);
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
-    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z", destination));
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("z", destination, storage.deadline()));
     assertEquals(7, destination.get(destination.position()));
     assertEquals(3, store.count("getInto"), "-707 was not read again: " + store.calls());
   }
@@ -471,7 +513,7 @@ class EntryStorageTest {
   @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
-    storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     assertEquals(large, read("big"));
     assertEquals(List.of("put", "getInto", "getSize", "getInto"), store.calls());
     assertEquals(large, read("big"));
@@ -481,7 +523,7 @@ class EntryStorageTest {
 
   @Test
   void aReadOfAnObjectStillBeingWrittenRetriesThenReadsAbsent() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("getInto", NOT_READY, NOT_READY);
     assertEquals("v", read("k"));
     long[] forever = new long[100];
@@ -497,6 +539,6 @@ class EntryStorageTest {
     for (int i = 0; i < payload.length; i++) {
       value.put(ValueHeader.SIZE + i, (byte) payload[i]);
     }
-    storage.writeInPlace(key, value, ExpiryTimes.ETERNAL, absent, NO_LOCK);
+    storage.writeInPlace(key, value, ExpiryTimes.ETERNAL, absent, NO_LOCK, storage.deadline());
   }
 }

@@ -41,9 +41,9 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aReadAnsweringTransferFailIsRepeatedThenAMiss() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
-    assertNull(storage.read("k"));
+    assertNull(storage.read("k", storage.deadline()));
     assertEquals(4, store.count("getInto"), "one read and three repeats");
     assertEquals(1, storage.unreachableReads());
     assertEquals(0, store.count("getSize"), "not mistaken for a too-small buffer");
@@ -51,18 +51,18 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aTransferThatSucceedsWhenRepeatedReadsTheValue() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("getInto", TRANSFER_FAIL);
-    assertEquals("v", storage.read("k").value());
+    assertEquals("v", storage.read("k", storage.deadline()).value());
     assertEquals(0, storage.unreachableReads());
   }
 
   @Test
   void theRepeatsStopAtTheOperationDeadline() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     store.advancing(ticker, 600); // each call takes longer than the 500 ms operation timeout
-    assertNull(storage.read("k"));
+    assertNull(storage.read("k", storage.deadline()));
     assertEquals(1, store.count("getInto"), "no repeat after the deadline: " + store.calls());
     assertEquals(1, storage.unreachableReads());
   }
@@ -72,32 +72,32 @@ class UnreachableSegmentReadTest {
     ByteBuffer value = storage.buffers().acquire(ValueHeader.SIZE + 3);
     value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
     value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK);
+    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK, storage.deadline());
     storage.buffers().release(value);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
-    assertEquals(ExpiryTimes.ABSENT, storage.readInPlace("z", destination));
+    assertEquals(ExpiryTimes.ABSENT, storage.readInPlace("z", destination, storage.deadline()));
     assertEquals(0, destination.position());
     assertEquals(1, storage.unreachableReads());
   }
 
   @Test
   void aWriteAfterAnUnreachableMissRemovesFirstForAWhile() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
-    assertNull(storage.read("k"));
+    assertNull(storage.read("k", storage.deadline()));
     int before = store.calls().size();
     // read-through's put of the loaded value: the caller believes the key absent
-    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     assertEquals(
         List.of("remove", "put", "getSize"),
         store.calls().subList(before, store.calls().size()),
         "without the remove the store keeps the unreachable object and the put changes nothing");
-    assertEquals("loaded", storage.read("k").value());
+    assertEquals("loaded", storage.read("k", storage.deadline()).value());
 
     ticker.advanceMillis(61_000); // long after: a create costs one put again
     before = store.calls().size();
-    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     assertEquals(List.of("put"), store.calls().subList(before, store.calls().size()));
   }
 
@@ -107,13 +107,15 @@ class UnreachableSegmentReadTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK));
+            () ->
+                storage.write(
+                    "k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline()));
     assertTrue(e.getMessage().contains("-800 TRANSFER_FAIL"), e.getMessage());
   }
 
   @Test
   void theRetriesOfOneMutationShareOneDeadline() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK);
+    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
     long notReady = StoreStatus.REPLICA_IS_NOT_READY.code();
     long[] removes = new long[8]; // 400 ms of a busy remove, then it goes through
     Arrays.fill(removes, notReady);
@@ -124,7 +126,9 @@ class UnreachableSegmentReadTest {
     CacheException e =
         assertThrows(
             CacheException.class,
-            () -> storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK));
+            () ->
+                storage.write(
+                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
     int calls = store.calls().size() - before;
     // 500 ms at 50 ms a call: about 10 calls in all. A fresh deadline per loop (as before) gave

@@ -5,6 +5,7 @@ import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -78,7 +79,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
+  public int put(String key, ByteBuffer value, Deadline deadline) {
     return put(key, value, pin);
   }
 
@@ -118,7 +119,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, values);
     int[] results = new int[keys.length];
@@ -129,7 +130,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     ensureOpen();
     if (!validKey(key) || destination == null || destination.isReadOnly()) {
       return StoreStatus.INVALID_PARAMS.code();
@@ -157,7 +158,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, destinations);
     long[] results = new long[keys.length];
@@ -168,7 +169,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public int isExist(String key) {
+  public int isExist(String key, Deadline deadline) {
     ensureOpen();
     if (!validKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
@@ -182,7 +183,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, keys);
     int[] results = new int[keys.length];
@@ -193,7 +194,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public long getSize(String key) {
+  public long getSize(String key, Deadline deadline) {
     ensureOpen();
     if (!validKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
@@ -209,7 +210,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public int remove(String key, boolean force) {
+  public int remove(String key, boolean force, Deadline deadline) {
     ensureOpen();
     if (!validKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
@@ -228,7 +229,7 @@ public final class InProcessStore implements ObjectStore {
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     ensureOpen();
     if (!validKey(pattern)) { // Mooncake takes the pattern as it takes a key
       return StoreStatus.INVALID_PARAMS.code();

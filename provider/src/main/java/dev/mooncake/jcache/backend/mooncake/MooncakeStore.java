@@ -7,10 +7,12 @@ import dev.mooncake.jcache.backend.OwnSegment;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -87,22 +89,55 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int put(String key, ByteBuffer value) {
-    return putFrom(key, value, opened.replica());
+  public int put(String key, ByteBuffer value, Deadline deadline) {
+    return putFrom(key, value, opened.replica(), deadline);
   }
 
-  private int putFrom(String key, ByteBuffer value, ReplicaConfig where) {
+  private int putFrom(String key, ByteBuffer value, ReplicaConfig where, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    return (int)
-        runner.transfer(
-            "put",
-            key,
-            true,
-            value,
-            (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where));
+    try {
+      return (int)
+          runner.transfer(
+              deadline,
+              "put",
+              key,
+              true,
+              value,
+              (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where));
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
+  }
+
+  /**
+   * A call given up on names its operation's deadline too: the bound and what was spent of it, so
+   * that a message tells whether the lock or earlier calls had used the time (see docs/lanes.md).
+   */
+  private static CallTimeoutException spent(CallTimeoutException e, Deadline deadline) {
+    if (deadline.isNone()) {
+      return e;
+    }
+    CallTimeoutException named =
+        new CallTimeoutException(e.getMessage() + "; the operation's deadline: " + deadline);
+    named.setStackTrace(e.getStackTrace());
+    return named;
+  }
+
+  /** One call answering a status or a length, named as {@link #spent} says on time-out. */
+  private long call(
+      Deadline deadline,
+      String op,
+      String key,
+      boolean write,
+      StoreCallRunner.LongClientCall call) {
+    try {
+      return runner.call(deadline, op, key, write, call);
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
   }
 
   /** This client's segment, or null when it contributes none (standalone-store, size 0). */
@@ -112,14 +147,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int putPinnedInOwnSegment(String key, ByteBuffer value) {
-    return putFrom(key, value, pinnedHere());
+  public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
+    return putFrom(key, value, pinnedHere(), deadline);
   }
 
   /** One batch_put_from with the pinned-here replica config (the cluster lock's batch). */
   @Override
-  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values) {
-    return batchPut(keys, values, pinnedHere());
+  public int[] batchPutPinnedInOwnSegment(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return batchPut(keys, values, pinnedHere(), deadline);
   }
 
   private ReplicaConfig pinnedHere() {
@@ -138,28 +173,35 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
-    return runner.transfer(
-        "get",
-        key,
-        false,
-        destination,
-        (buffer, offset, length) -> client.getInto(k, buffer, offset, length));
+    try {
+      return runner.transfer(
+          deadline,
+          "get",
+          key,
+          false,
+          destination,
+          (buffer, offset, length) -> client.getInto(k, buffer, offset, length));
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
-    return batchPut(keys, values, opened.replica());
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return batchPut(keys, values, opened.replica(), deadline);
   }
 
-  private int[] batchPut(String[] keys, ByteBuffer[] values, ReplicaConfig where) {
+  private int[] batchPut(
+      String[] keys, ByteBuffer[] values, ReplicaConfig where, Deadline deadline) {
     Objects.requireNonNull(values, "values");
     return ints(
         batch(
+            deadline,
             "batch_put",
             true,
             keys,
@@ -173,9 +215,10 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     Objects.requireNonNull(destinations, "destinations");
     return batch(
+        deadline,
         "batch_get",
         false,
         keys,
@@ -185,17 +228,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public int isExist(String key) {
+  public int isExist(String key, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call("is_exist", key, false, () -> client.isExist(k));
+        : (int) call(deadline, "is_exist", key, false, () -> client.isExist(k));
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
     return ints(
         batch(
+            deadline,
             "batch_is_exist",
             false,
             keys,
@@ -208,6 +252,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
    * INVALID_PARAMS. {@code buffers} (null: none) are read by a {@code write}, else filled.
    */
   private long[] batch(
+      Deadline deadline,
       String call,
       boolean write,
       String[] keys,
@@ -219,8 +264,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
       gate.ensureOpen(); // still refused when closed
       answers = new long[0];
     } else {
-      answers =
-          runner.batch(batch.describe(call, keys), write, batch.keys, batch.select(buffers), made);
+      try {
+        answers =
+            runner.batch(
+                deadline,
+                batch.describe(call, keys),
+                write,
+                batch.keys,
+                batch.select(buffers),
+                made);
+      } catch (CallTimeoutException e) {
+        throw spent(e, deadline);
+      }
     }
     return batch.spread(answers, keys.length, INVALID);
   }
@@ -250,25 +305,25 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   }
 
   @Override
-  public long getSize(String key) {
+  public long getSize(String key, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
-    return k == null ? invalid() : runner.call("get_size", key, false, () -> client.getSize(k));
+    return k == null ? invalid() : call(deadline, "get_size", key, false, () -> client.getSize(k));
   }
 
   @Override
-  public int remove(String key, boolean force) {
+  public int remove(String key, boolean force, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     return k == null
         ? invalid()
-        : (int) runner.call("remove", key, true, () -> client.remove(k, force));
+        : (int) call(deadline, "remove", key, true, () -> client.remove(k, force));
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     byte[] p = MooncakeKeys.encode(pattern);
     return p == null
         ? invalid()
-        : runner.call("remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
+        : call(deadline, "remove_by_regex", pattern, true, () -> client.removeByRegex(p, force));
   }
 
   @Override

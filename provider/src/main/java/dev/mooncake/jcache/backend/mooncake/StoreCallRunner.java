@@ -2,10 +2,10 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,9 +15,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * Runs the ABI calls of one store, each bounded by its deadline: the one place where a call's time
- * is decided ({@link CallDeadline}, the operation timeout), where it is admitted or failed fast
- * while the master is unreachable ({@link MasterOutage}), and where it runs on the caller's thread
- * or on {@link BoundedCalls} with its buffers staged ({@link BufferStaging}).
+ * is decided (what is left of its operation's {@link Deadline}), where it is admitted or failed
+ * fast while the master is unreachable ({@link MasterOutage}), and where it runs on the caller's
+ * thread or on {@link BoundedCalls} with its buffers staged ({@link BufferStaging}).
  */
 final class StoreCallRunner {
   /**
@@ -120,8 +120,8 @@ final class StoreCallRunner {
   /**
    * One call that answers a status or a length; answers at once while the master is unreachable.
    */
-  long call(String op, String key, boolean write, LongClientCall call) {
-    long deadline = admit();
+  long call(Deadline operation, String op, String key, boolean write, LongClientCall call) {
+    long deadline = admit(operation);
     if (deadline == 0) {
       return outage.failFastCode();
     }
@@ -132,8 +132,14 @@ final class StoreCallRunner {
    * One call on one caller buffer: a {@code write} (a put) reads the buffer, a read (a get) fills
    * it and answers the bytes read.
    */
-  long transfer(String op, String key, boolean write, ByteBuffer buffer, TransferCall call) {
-    long deadline = admit();
+  long transfer(
+      Deadline operation,
+      String op,
+      String key,
+      boolean write,
+      ByteBuffer buffer,
+      TransferCall call) {
+    long deadline = admit(operation);
     if (deadline == 0) {
       return outage.failFastCode();
     }
@@ -161,9 +167,15 @@ final class StoreCallRunner {
    * status in each when the call failed as a whole, the fail-fast code in each while the master is
    * unreachable.
    */
-  long[] batch(String what, boolean write, byte[][] keys, ByteBuffer[] buffers, BatchCall call) {
+  long[] batch(
+      Deadline operation,
+      String what,
+      boolean write,
+      byte[][] keys,
+      ByteBuffer[] buffers,
+      BatchCall call) {
     long[] answers = new long[keys.length];
-    long deadline = admit();
+    long deadline = admit(operation);
     if (deadline == 0) {
       Arrays.fill(answers, outage.failFastCode());
       return answers;
@@ -207,11 +219,13 @@ final class StoreCallRunner {
 
   /**
    * Admits a call ({@link MasterOutage#admit}, waiting for a probe at most the call's time) and
-   * answers its deadline, or 0 when it must answer {@link MasterOutage#failFastCode} unsent.
+   * answers its deadline ({@link System#nanoTime}), or 0 when it must answer {@link
+   * MasterOutage#failFastCode} unsent. The call's time is what is left of its operation's deadline
+   * ({@code operation_timeout_ms} when it has none): after a lock acquisition, only the rest.
    */
-  private long admit() {
+  private long admit(Deadline operation) {
     gate.ensureOpen();
-    long allowed = CallDeadline.allowed(timeoutNanos); // less inside a lock acquisition's time
+    long allowed = operation.cap(timeoutNanos);
     long deadline = System.nanoTime() + allowed;
     if (!outage.admit(allowed)) {
       return 0;

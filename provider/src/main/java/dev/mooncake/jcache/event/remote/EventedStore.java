@@ -2,6 +2,7 @@ package dev.mooncake.jcache.event.remote;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.function.IntSupplier;
 
@@ -34,11 +35,11 @@ public abstract class EventedStore implements ObjectStore {
 
   /** The master publishes no event for this call: each subclass says what it does instead. */
   @Override
-  public abstract long removeByRegex(String pattern, boolean force);
+  public abstract long removeByRegex(String pattern, boolean force, Deadline deadline);
 
   @Override
-  public int put(String key, ByteBuffer value) {
-    return oneKey(key, KvEvent.Kind.STORED, () -> store.put(key, value));
+  public int put(String key, ByteBuffer value, Deadline deadline) {
+    return oneKey(key, KvEvent.Kind.STORED, () -> store.put(key, value, deadline));
   }
 
   /** A call on one key after which the master publishes {@code kind} if it answers 0. */
@@ -57,7 +58,7 @@ public abstract class EventedStore implements ObjectStore {
   }
 
   @Override
-  public int[] batchPut(String[] keys, ByteBuffer[] values) {
+  public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     Object[] tokens = new Object[keys.length];
     boolean any = false;
     for (int i = 0; i < keys.length; i++) {
@@ -65,11 +66,11 @@ public abstract class EventedStore implements ObjectStore {
       any |= tokens[i] != null;
     }
     if (!any) {
-      return store.batchPut(keys, values);
+      return store.batchPut(keys, values, deadline);
     }
     int[] codes = null;
     try {
-      codes = store.batchPut(keys, values);
+      codes = store.batchPut(keys, values, deadline);
       return codes;
     } finally {
       for (int i = 0; i < keys.length; i++) {
@@ -81,33 +82,33 @@ public abstract class EventedStore implements ObjectStore {
   }
 
   @Override
-  public int remove(String key, boolean force) {
-    return oneKey(key, KvEvent.Kind.REMOVED, () -> store.remove(key, force));
+  public int remove(String key, boolean force, Deadline deadline) {
+    return oneKey(key, KvEvent.Kind.REMOVED, () -> store.remove(key, force, deadline));
   }
 
   @Override
-  public long getInto(String key, ByteBuffer destination) {
-    return store.getInto(key, destination);
+  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
+    return store.getInto(key, destination, deadline);
   }
 
   @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations) {
-    return store.batchGetInto(keys, destinations);
+  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
+    return store.batchGetInto(keys, destinations, deadline);
   }
 
   @Override
-  public int isExist(String key) {
-    return store.isExist(key);
+  public int isExist(String key, Deadline deadline) {
+    return store.isExist(key, deadline);
   }
 
   @Override
-  public int[] batchIsExist(String[] keys) {
-    return store.batchIsExist(keys);
+  public int[] batchIsExist(String[] keys, Deadline deadline) {
+    return store.batchIsExist(keys, deadline);
   }
 
   @Override
-  public long getSize(String key) {
-    return store.getSize(key);
+  public long getSize(String key, Deadline deadline) {
+    return store.getSize(key, deadline);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.event.remote;
 
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.time.Deadline;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,11 +56,11 @@ public final class ObservedStore extends EventedStore {
   }
 
   @Override
-  public long removeByRegex(String pattern, boolean force) {
+  public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     // The caches' own patterns are "^" + their prefix; any other pattern is not ours to track.
     List<RemoteEvents> targets =
         pattern.startsWith("^") ? caches.getOrDefault(pattern.substring(1), List.of()) : List.of();
-    long count = bulk(targets, () -> store.removeByRegex(pattern, force));
+    long count = bulk(targets, () -> store.removeByRegex(pattern, force, deadline));
     if (!targets.isEmpty()) {
       announceBulkRemoval(pattern.substring(1));
     }

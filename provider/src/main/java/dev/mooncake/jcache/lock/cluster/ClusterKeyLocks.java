@@ -2,10 +2,11 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -79,6 +80,7 @@ public final class ClusterKeyLocks implements KeyLocks {
   private final LockStore store;
   private final LocalKeyLocks local = new LocalKeyLocks();
   private final LongSupplier clock;
+  private final Ticker ticker; // the clock, for deadlines
   private final Pause pause;
   private final long leaseNanos;
   private final long timeoutNanos;
@@ -129,6 +131,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     this.leaseNanos = lease.toNanos();
     this.timeoutNanos = Math.max(1, timeout.toNanos());
     this.clock = clock;
+    this.ticker = new ClockTicker(clock);
     this.pause = pause;
     this.instance = new SecureRandom().nextLong();
   }
@@ -163,8 +166,17 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   @Override
-  public Held lock(String key) {
-    return lock(key, null);
+  public Held lock(String key, Deadline deadline) {
+    return lock(key, null, deadline);
+  }
+
+  /**
+   * The deadline of one acquisition or release on this lock's clock: what is left of the
+   * operation's {@code deadline}, at most {@code operation_timeout_ms} (all of it outside an
+   * operation). Its store calls and retries all end by it.
+   */
+  private Deadline budget(Deadline operation) {
+    return Deadline.afterNanos(operation.cap(timeoutNanos), ticker);
   }
 
   /**
@@ -174,17 +186,17 @@ public final class ClusterKeyLocks implements KeyLocks {
    * only.
    */
   @Override
-  public Held lock(String key, Ride ride) {
-    Held localHeld = local.lock(key);
+  public Held lock(String key, Ride ride, Deadline deadline) {
+    Held localHeld = local.lock(key, deadline);
     try {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
       if (hold == null) {
-        hold = acquire(key, ride);
+        hold = acquire(key, ride, deadline);
         holds.put(key, hold);
       }
       hold.depth++;
-      return new Acquired(hold, localHeld);
+      return new Acquired(hold, localHeld, deadline);
     } catch (RuntimeException | Error e) {
       localHeld.close();
       throw e;
@@ -200,19 +212,19 @@ public final class ClusterKeyLocks implements KeyLocks {
    * cycle). The keys after it are then batched again.
    */
   @Override
-  public List<Held> lockAll(String[] orderedKeys) {
+  public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
     List<Held> locals = new ArrayList<>(orderedKeys.length);
     List<Hold> fresh = new ArrayList<>();
     try {
       for (String key : orderedKeys) {
-        locals.add(local.lock(key));
+        locals.add(local.lock(key, deadline));
       }
-      acquireMissing(orderedKeys, fresh);
+      acquireMissing(orderedKeys, fresh, deadline);
     } catch (RuntimeException | Error e) {
       for (int i = fresh.size() - 1; i >= 0; i--) {
         Hold hold = fresh.get(i);
         holds.remove(hold.key);
-        release(hold);
+        release(hold, deadline);
       }
       KeyLocks.closeAll(locals);
       throw e;
@@ -221,7 +233,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     for (int i = 0; i < orderedKeys.length; i++) {
       Hold hold = holds.get(orderedKeys[i]);
       hold.depth++;
-      held.add(new Acquired(hold, locals.get(i)));
+      held.add(new Acquired(hold, locals.get(i), deadline));
     }
     return held;
   }
@@ -267,28 +279,25 @@ public final class ClusterKeyLocks implements KeyLocks {
     WATCH
   }
 
-  private Hold acquire(String key, Ride ride) {
-    // Every store call of the acquisition (and of the leftovers' removal before it) ends by its
-    // deadline, not each a timeout after it began.
-    return CallDeadline.within(
-        timeoutNanos,
-        () -> {
-          try {
-            retryLeftovers();
-          } catch (CallTimeoutException e) {
-            // the master does not answer: the leftovers wait for a later call; the acquisition
-            // below meets the same and says so
-          }
-          return acquireWithin(key, ride);
-        });
+  private Hold acquire(String key, Ride ride, Deadline operation) {
+    // Every store call of the acquisition (and of the leftovers' removal before it) ends by the
+    // operation's deadline, not each a timeout after it began.
+    Deadline deadline = budget(operation);
+    try {
+      retryLeftovers(deadline);
+    } catch (CallTimeoutException e) {
+      // the master does not answer: the leftovers wait for a later call; the acquisition below
+      // meets the same and says so
+    }
+    return acquireWithin(key, ride, deadline, operation);
   }
 
-  private Hold acquireWithin(String key, Ride ride) {
-    Acquisition a = new Acquisition(key, ride);
+  private Hold acquireWithin(String key, Ride ride, Deadline deadline, Deadline operation) {
+    Acquisition a = new Acquisition(key, ride, deadline, operation);
     Step step = Step.PUT;
     int waits = 0;
     while (true) {
-      if (clock.getAsLong() - a.start > timeoutNanos) {
+      if (deadline.expired()) {
         throw a.giveUp();
       }
       Step next;
@@ -309,7 +318,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       // a step that must wait for someone else pauses first.
       if (next == step || next == Step.WATCH) {
         long wait = pauseNanos(waits++);
-        if (clock.getAsLong() - a.start + wait > timeoutNanos) {
+        if (wait > deadline.remainingNanos()) {
           throw a.giveUp();
         }
         sleep(wait, key);
@@ -329,7 +338,8 @@ public final class ClusterKeyLocks implements KeyLocks {
     final String key;
     final String lockKey;
     final Ride ride;
-    final long start = clock.getAsLong();
+    final Deadline deadline; // this acquisition's, on the lock's clock
+    final Deadline operation; // the operation's, for messages
     Hold held;
     LockRecord mine;
     long sentAt;
@@ -343,16 +353,18 @@ public final class ClusterKeyLocks implements KeyLocks {
     String unanswered; // why the last read gave no answer
     String noAnswer; // a store call that ran out of the acquisition's time
 
-    Acquisition(String key, Ride ride) {
+    Acquisition(String key, Ride ride, Deadline deadline, Deadline operation) {
       this.key = key;
       this.lockKey = LockNames.lockKey(key);
       this.ride = ride;
+      this.deadline = deadline;
+      this.operation = operation;
     }
 
     Step put() {
       mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
       sentAt = clock.getAsLong();
-      int code = store.createPinned(lockKey, mine.encode(lockKey));
+      int code = store.createPinned(lockKey, mine.encode(lockKey), deadline);
       if (code != 0 && !StoreStatus.isTransientForLockCalls(code)) {
         throw failed("putting", code);
       }
@@ -373,7 +385,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       boolean riding = ride != null && mayBeOurs;
       ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE); // a given-up read keeps its own
       ByteBuffer destination = riding ? ride.destination() : null;
-      long remaining = timeoutNanos - (clock.getAsLong() - start);
+      long remaining = deadline.remainingNanos();
       long[] answer;
       try {
         answer =
@@ -382,8 +394,8 @@ public final class ClusterKeyLocks implements KeyLocks {
                 Math.max(1, Math.min(readBoundNanos, remaining)),
                 () ->
                     riding
-                        ? store.readWith(lockKey, buffer, key, destination)
-                        : new long[] {store.read(lockKey, buffer)},
+                        ? store.readWith(lockKey, buffer, key, destination, deadline)
+                        : new long[] {store.read(lockKey, buffer, deadline)},
                 () -> stuck(lockKey, riding ? ride.detach() : () -> {}));
       } catch (CallTimeoutException e) {
         unanswered = e.getMessage();
@@ -414,7 +426,7 @@ public final class ClusterKeyLocks implements KeyLocks {
         if (found.instance() == instance) {
           // Ours but not this put's: an earlier put that took effect late, or a failed release.
           // No one else can believe they hold it; remove it and compete again.
-          removeIfOurs(lockKey, found, clock.getAsLong());
+          removeIfOurs(lockKey, found, deadline);
           return Step.PUT;
         }
         seen = found;
@@ -435,7 +447,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     }
 
     Step watch() {
-      long size = store.size(lockKey);
+      long size = store.size(lockKey, deadline);
       if (size == StoreStatus.OBJECT_NOT_FOUND.code()) {
         return Step.PUT; // released, or its holder's segment dropped: compete now
       }
@@ -503,9 +515,9 @@ public final class ClusterKeyLocks implements KeyLocks {
                 + lockKey
                 + " is not a lock of this provider ("
                 + notALock
-                + " bytes), still after "
-                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                + " ms (operation_timeout_ms); remove it");
+                + " bytes), still at the operation's deadline ("
+                + spent()
+                + "); remove it");
       }
       String why;
       if (noAnswer != null) {
@@ -523,10 +535,18 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       return new CacheException(
           LockNames.describe(key)
-              + ": cluster lock not acquired within "
-              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-              + " ms (operation_timeout_ms); "
+              + ": cluster lock not acquired by the operation's deadline ("
+              + spent()
+              + "); "
               + why);
+    }
+
+    /** The operation's bound and what was spent of it; the acquisition's own share too. */
+    private String spent() {
+      return (operation.isNone() ? deadline : operation).describe()
+          + ", "
+          + deadline.spentMillis()
+          + " ms of it waiting for this lock";
     }
   }
 
@@ -535,7 +555,7 @@ public final class ClusterKeyLocks implements KeyLocks {
   /**
    * Acquires, in order, the keys this instance holds no lock on yet; each lands in {@code fresh}.
    */
-  private void acquireMissing(String[] orderedKeys, List<Hold> fresh) {
+  private void acquireMissing(String[] orderedKeys, List<Hold> fresh, Deadline operation) {
     List<String> missing = new ArrayList<>();
     Set<String> listed = new HashSet<>();
     for (String key : orderedKeys) {
@@ -547,7 +567,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     int next = 0;
     while (next < missing.size()) {
       if (missing.size() - next > 1) {
-        for (Hold hold : new BatchAttempt(missing.subList(next, missing.size())).run()) {
+        for (Hold hold : new BatchAttempt(missing.subList(next, missing.size()), operation).run()) {
           holds.put(hold.key, hold);
           fresh.add(hold);
           next++;
@@ -555,7 +575,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       if (next < missing.size()) {
         String key = missing.get(next++);
-        Hold hold = acquire(key, null);
+        Hold hold = acquire(key, null, operation);
         holds.put(key, hold);
         fresh.add(hold);
       }
@@ -572,10 +592,14 @@ public final class ClusterKeyLocks implements KeyLocks {
     final LockRecord[] mine;
     final boolean[] won;
     final boolean[] unknown; // our put may have created the record, and no read said
+    final Deadline operation;
+    final Deadline deadline; // this attempt's, on the lock's clock
     long sentAt;
 
-    BatchAttempt(List<String> keys) {
+    BatchAttempt(List<String> keys, Deadline operation) {
       this.keys = keys;
+      this.operation = operation;
+      this.deadline = budget(operation);
       int n = keys.size();
       lockKeys = new String[n];
       mine = new LockRecord[n];
@@ -594,17 +618,12 @@ public final class ClusterKeyLocks implements KeyLocks {
      */
     List<Hold> run() {
       try {
-        CallDeadline.within(
-            timeoutNanos,
-            () -> {
-              try {
-                retryLeftovers();
-              } catch (CallTimeoutException e) {
-                // as in acquire: the leftovers wait; the batch below meets the same
-              }
-              putAndRead();
-              return null;
-            });
+        try {
+          retryLeftovers(deadline);
+        } catch (CallTimeoutException e) {
+          // as in acquire: the leftovers wait; the batch below meets the same
+        }
+        putAndRead();
       } catch (CallTimeoutException e) {
         // no answer in time: what stays unknown is kept below, and the keys are waited for alone
       } catch (RuntimeException | Error e) {
@@ -621,7 +640,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       for (int i = prefix; i < won.length; i++) {
         if (won[i]) {
-          release(hold(i));
+          release(hold(i), operation);
         }
       }
       keepUnknown(prefix);
@@ -648,7 +667,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       Arrays.fill(unknown, true); // until the put answers, each may create our record
       sentAt = clock.getAsLong();
-      int[] put = store.createAllPinned(lockKeys, values);
+      int[] put = store.createAllPinned(lockKeys, values, deadline);
       int[] created = new int[n];
       int c = 0;
       for (int i = 0; i < n; i++) {
@@ -667,12 +686,12 @@ public final class ClusterKeyLocks implements KeyLocks {
         readKeys[j] = lockKeys[created[j]];
         buffers[j] = ByteBuffer.allocate(LockRecord.MAX_SIZE);
       }
-      long remaining = timeoutNanos - (clock.getAsLong() - sentAt);
+      long remaining = deadline.remainingNanos();
       long[] read =
           reads.call(
               "batch_get_into of " + c + " lock keys from '" + readKeys[0] + "'",
               Math.max(1, Math.min(readBoundNanos, remaining)),
-              () -> store.readAll(readKeys, buffers),
+              () -> store.readAll(readKeys, buffers, deadline),
               () -> stuckAll(readKeys));
       for (int j = 0; j < c; j++) {
         int i = created[j];
@@ -726,12 +745,12 @@ public final class ClusterKeyLocks implements KeyLocks {
    * One bounded read of the lock object alone (releases): the byte count or a code; {@code
    * Long.MIN_VALUE} when it gave no answer in time.
    */
-  private long readAlone(String lockKey, ByteBuffer buffer) {
+  private long readAlone(String lockKey, ByteBuffer buffer, Deadline deadline) {
     try {
       return reads.call(
           "get_into of '" + lockKey + "'",
-          readBoundNanos,
-          () -> store.read(lockKey, buffer),
+          Math.min(readBoundNanos, deadline.remainingNanos()),
+          () -> store.read(lockKey, buffer, deadline),
           () -> stuck(lockKey, () -> {}));
     } catch (CallTimeoutException e) {
       return Long.MIN_VALUE;
@@ -761,18 +780,19 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   // --- releasing ---------------------------------------------------------------------------------
 
-  private void release(Hold hold) {
-    long now = clock.getAsLong();
+  /**
+   * Releases within what is left of the operation's deadline (a release must not throw): one that
+   * cannot finish by then becomes a leftover, removed by a later lock call of this JVM or ended by
+   * the lease, so no JCache call waits past its deadline for its own release.
+   */
+  private void release(Hold hold, Deadline operation) {
+    Deadline deadline = budget(operation);
     boolean done;
     try {
-      // One deadline for the release's store calls and retries; a release must not throw.
       done =
-          CallDeadline.within(
-              timeoutNanos,
-              () ->
-                  hold.withinLease(now)
-                      ? removeWithRetries(hold.lockKey, now) // ours for sure: nobody else's yet
-                      : removeIfOurs(hold.lockKey, hold.record, now));
+          hold.withinLease(clock.getAsLong())
+              ? removeWithRetries(hold.lockKey, deadline) // ours for sure: nobody else's yet
+              : removeIfOurs(hold.lockKey, hold.record, deadline);
     } catch (CallTimeoutException e) {
       done = false; // the remove may yet take effect; a leftover is removed only while ours
     }
@@ -787,19 +807,19 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   /** Retries the removal of failed releases, once per lock call, while there are any. */
-  private void retryLeftovers() {
+  private void retryLeftovers(Deadline deadline) {
     if (leftovers.isEmpty()) {
       return;
     }
     leftovers.removeIf(
-        hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record));
+        hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record, deadline));
   }
 
   /** One try: removes the lock object if it still carries {@code record}'s token. */
-  private boolean removeOnce(String lockKey, LockRecord record) {
+  private boolean removeOnce(String lockKey, LockRecord record, Deadline deadline) {
     ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
     long sent = clock.getAsLong();
-    long read = readAlone(lockKey, buffer);
+    long read = readAlone(lockKey, buffer, deadline);
     if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
       return true;
     }
@@ -814,34 +834,34 @@ public final class ClusterKeyLocks implements KeyLocks {
     if (clock.getAsLong() - sent >= leaseNanos) {
       return false; // too slow to trust the read; try again later
     }
-    int code = store.remove(lockKey);
+    int code = store.remove(lockKey, deadline);
     return code == 0 || code == StoreStatus.OBJECT_NOT_FOUND.code();
   }
 
   /** Removes the lock object only while it still carries {@code record}'s token; retries. */
-  private boolean removeIfOurs(String lockKey, LockRecord record, long start) {
+  private boolean removeIfOurs(String lockKey, LockRecord record, Deadline deadline) {
     int waits = 0;
     while (true) {
-      if (removeOnce(lockKey, record)) {
+      if (removeOnce(lockKey, record, deadline)) {
         return true;
       }
       long wait = pauseNanos(waits++);
-      if (clock.getAsLong() - start + wait > timeoutNanos || !sleepQuietly(wait)) {
+      if (wait > deadline.remainingNanos() || !sleepQuietly(wait)) {
         return false;
       }
     }
   }
 
-  private boolean removeWithRetries(String lockKey, long start) {
+  private boolean removeWithRetries(String lockKey, Deadline deadline) {
     int waits = 0;
     while (true) {
-      int code = store.remove(lockKey);
+      int code = store.remove(lockKey, deadline);
       if (code == 0 || code == StoreStatus.OBJECT_NOT_FOUND.code()) {
         return true;
       }
       long wait = pauseNanos(waits++);
       if (!StoreStatus.isTransientForLockCalls(code)
-          || clock.getAsLong() - start + wait > timeoutNanos
+          || wait > deadline.remainingNanos()
           || !sleepQuietly(wait)) {
         return false;
       }
@@ -900,11 +920,13 @@ public final class ClusterKeyLocks implements KeyLocks {
   private final class Acquired implements Held {
     private final Hold hold;
     private final Held localHeld;
+    private final Deadline deadline; // the operation's: the release ends by it too
     private boolean closed;
 
-    Acquired(Hold hold, Held localHeld) {
+    Acquired(Hold hold, Held localHeld, Deadline deadline) {
       this.hold = hold;
       this.localHeld = localHeld;
+      this.deadline = deadline;
     }
 
     @Override
@@ -921,11 +943,24 @@ public final class ClusterKeyLocks implements KeyLocks {
       try {
         if (--hold.depth == 0) {
           holds.remove(hold.key);
-          release(hold);
+          release(hold, deadline);
         }
       } finally {
         localHeld.close();
       }
+    }
+  }
+
+  /** This lock's monotonic clock as a {@link Ticker}, for the deadlines measured on it. */
+  private record ClockTicker(LongSupplier clock) implements Ticker {
+    @Override
+    public long epochMillis() {
+      return System.currentTimeMillis();
+    }
+
+    @Override
+    public long nanos() {
+      return clock.getAsLong();
     }
   }
 }

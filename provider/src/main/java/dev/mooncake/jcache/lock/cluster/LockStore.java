@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.lock.cluster;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /**
@@ -15,34 +16,39 @@ public interface LockStore {
    * Create-only put of {@code value[position, limit)}, hard-pinned, in this client's segment.
    * Answers 0 also when the key exists or its put is in flight (then the old value stays).
    */
-  int createPinned(String key, ByteBuffer value);
+  int createPinned(String key, ByteBuffer value, Deadline deadline);
 
   /** Copies the object into {@code destination[position, limit)}; the byte count or a code. */
-  long read(String key, ByteBuffer destination);
+  long read(String key, ByteBuffer destination, Deadline deadline);
 
   /**
    * Reads the lock object and another object in one store call (a batch read): the answers of
    * {@link #read} for {@code lockKey} and for {@code key}, in that order.
    */
-  long[] readWith(String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination);
+  long[] readWith(
+      String lockKey,
+      ByteBuffer lockDestination,
+      String key,
+      ByteBuffer destination,
+      Deadline deadline);
 
   /**
    * {@link #createPinned} of many keys, in one store call where the store can batch (a lock batch
    * for putAll): the answers in the keys' order. This default puts them one at a time.
    */
-  default int[] createAllPinned(String[] keys, ByteBuffer[] values) {
+  default int[] createAllPinned(String[] keys, ByteBuffer[] values, Deadline deadline) {
     int[] answers = new int[keys.length];
     for (int i = 0; i < keys.length; i++) {
-      answers[i] = createPinned(keys[i], values[i]);
+      answers[i] = createPinned(keys[i], values[i], deadline);
     }
     return answers;
   }
 
   /** {@link #read} of many keys, in one store call where the store can batch. */
-  default long[] readAll(String[] keys, ByteBuffer[] destinations) {
+  default long[] readAll(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     long[] answers = new long[keys.length];
     for (int i = 0; i < keys.length; i++) {
-      answers[i] = read(keys[i], destinations[i]);
+      answers[i] = read(keys[i], destinations[i], deadline);
     }
     return answers;
   }
@@ -51,10 +57,10 @@ public interface LockStore {
    * The object's size from the master's metadata alone (no transfer, so no contact with the segment
    * holding it): its size, -704 when absent, -703 while its put is in flight, or another code.
    */
-  long size(String key);
+  long size(String key, Deadline deadline);
 
   /** Removes the object with force (read leases do not hold it); 0 or a negative code. */
-  int remove(String key);
+  int remove(String key, Deadline deadline);
 
   /** For messages: which store and segment the locks live in. */
   String describe();

@@ -2,6 +2,7 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.OwnSegment;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /** Lock objects on a Mooncake client: hard-pinned puts into its own segment. */
@@ -15,40 +16,44 @@ final class SegmentLockStore implements LockStore {
   }
 
   @Override
-  public int createPinned(String key, ByteBuffer value) {
-    return segment.putPinnedInOwnSegment(key, value);
+  public int createPinned(String key, ByteBuffer value, Deadline deadline) {
+    return segment.putPinnedInOwnSegment(key, value, deadline);
   }
 
   @Override
-  public int[] createAllPinned(String[] keys, ByteBuffer[] values) {
-    return segment.batchPutPinnedInOwnSegment(keys, values);
+  public int[] createAllPinned(String[] keys, ByteBuffer[] values, Deadline deadline) {
+    return segment.batchPutPinnedInOwnSegment(keys, values, deadline);
   }
 
   @Override
-  public long[] readAll(String[] keys, ByteBuffer[] destinations) {
-    return store.batchGetInto(keys, destinations);
+  public long[] readAll(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
+    return store.batchGetInto(keys, destinations, deadline);
   }
 
   @Override
-  public long read(String key, ByteBuffer destination) {
-    return store.getInto(key, destination);
+  public long read(String key, ByteBuffer destination, Deadline deadline) {
+    return store.getInto(key, destination, deadline);
   }
 
   @Override
   public long[] readWith(
-      String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
+      String lockKey,
+      ByteBuffer lockDestination,
+      String key,
+      ByteBuffer destination,
+      Deadline deadline) {
     return store.batchGetInto(
-        new String[] {lockKey, key}, new ByteBuffer[] {lockDestination, destination});
+        new String[] {lockKey, key}, new ByteBuffer[] {lockDestination, destination}, deadline);
   }
 
   @Override
-  public long size(String key) {
-    return store.getSize(key);
+  public long size(String key, Deadline deadline) {
+    return store.getSize(key, deadline);
   }
 
   @Override
-  public int remove(String key) {
-    return store.remove(key, true);
+  public int remove(String key, Deadline deadline) {
+    return store.remove(key, true, deadline);
   }
 
   @Override

@@ -8,9 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -250,7 +251,7 @@ class BoundedStoreCallsTest {
   }
 
   @Test
-  void aCallInsideAnOperationsDeadlineEndsByItNotByItsOwnTimeout() throws Exception {
+  void aCallOfAnOperationEndsByTheOperationsDeadlineNotByItsOwnTimeout() throws Exception {
     long timeoutMs = 6_000; // bounded (below DIRECT_CALLS_FROM_MS), and far above the scope's
     open(timeoutMs);
     holdNextCall();
@@ -259,11 +260,17 @@ class BoundedStoreCallsTest {
         assertThrows(
             CallTimeoutException.class,
             () ->
-                CallDeadline.within(
-                    TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS), () -> store.put("k", bytes("v"))));
+                store.put(
+                    "k",
+                    bytes("v"),
+                    Deadline.afterNanos(
+                        TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS), Ticker.system())));
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertTrue(waited < timeoutMs - SCHEDULING_MARGIN_MS, "waited " + waited + " ms");
     assertTrue(e.getMessage().contains("put of 'k'"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("the operation's deadline: operation_timeout_ms " + TIMEOUT_MS),
+        "the message names the operation's bound and what was spent: " + e.getMessage());
     mayAnswer.countDown();
     awaitBuffersBack(0);
   }

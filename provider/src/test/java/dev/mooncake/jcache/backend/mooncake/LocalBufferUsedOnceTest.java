@@ -3,6 +3,7 @@ package dev.mooncake.jcache.backend.mooncake;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
@@ -61,7 +62,8 @@ class LocalBufferUsedOnceTest {
         store.batchPut(
             new String[] {"batch-heap", "batch-pooled"},
             new ByteBuffer[] {ByteBuffer.wrap(bytes("bh")), pooled.duplicate()}));
-    assertEquals(0, store.putPinnedInOwnSegment("pinned", ByteBuffer.wrap(bytes("pin"))));
+    assertEquals(
+        0, store.putPinnedInOwnSegment("pinned", ByteBuffer.wrap(bytes("pin")), Deadline.none()));
 
     ByteBuffer heapOut = ByteBuffer.allocate(16);
     assertEquals(1, store.getInto("heap", heapOut));

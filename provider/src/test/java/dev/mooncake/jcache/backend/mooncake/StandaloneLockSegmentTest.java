@@ -10,6 +10,7 @@ import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -71,7 +72,8 @@ class StandaloneLockSegmentTest {
       for (int i = 0; i < 20; i++) {
         assertEquals(0, app.put("mcj/t/c/v" + i, bytes("value " + i)));
       }
-      assertEquals(0, app.putPinnedInOwnSegment("mcjlock/t/c/v0", bytes("lock record")));
+      assertEquals(
+          0, app.putPinnedInOwnSegment("mcjlock/t/c/v0", bytes("lock record"), Deadline.none()));
     } finally {
       app.close(); // the app JVM leaves: its segment goes
     }

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallDeadline;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -682,9 +682,9 @@ class ClusterKeyLocksTest {
      * Calls on the lock caller's thread only: reads of lock objects run on the locks' bounded read
      * pool, whose caller waits at most its own read bound anyway.
      */
-    private void note() {
+    private void note(Deadline deadline) {
       if (Thread.currentThread() == caller) {
-        allowed.add(CallDeadline.allowed(Long.MAX_VALUE));
+        allowed.add(deadline.remainingNanos());
       }
     }
 
@@ -693,9 +693,9 @@ class ClusterKeyLocksTest {
     }
 
     @Override
-    public int createPinned(String key, ByteBuffer value) {
-      note();
-      int code = store.createPinned(key, value);
+    public int createPinned(String key, ByteBuffer value, Deadline deadline) {
+      note(deadline);
+      int code = store.createPinned(key, value, deadline);
       if (putTakesEffectUnanswered) {
         throw noAnswer("put of '" + key + "'"); // it took effect; the caller cannot know
       }
@@ -703,31 +703,35 @@ class ClusterKeyLocksTest {
     }
 
     @Override
-    public long read(String key, ByteBuffer destination) {
-      note();
-      return store.read(key, destination);
+    public long read(String key, ByteBuffer destination, Deadline deadline) {
+      note(deadline);
+      return store.read(key, destination, deadline);
     }
 
     @Override
     public long[] readWith(
-        String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
-      note();
-      return store.readWith(lockKey, lockDestination, key, destination);
+        String lockKey,
+        ByteBuffer lockDestination,
+        String key,
+        ByteBuffer destination,
+        Deadline deadline) {
+      note(deadline);
+      return store.readWith(lockKey, lockDestination, key, destination, deadline);
     }
 
     @Override
-    public long size(String key) {
-      note();
-      return store.size(key);
+    public long size(String key, Deadline deadline) {
+      note(deadline);
+      return store.size(key, deadline);
     }
 
     @Override
-    public int remove(String key) {
-      note();
+    public int remove(String key, Deadline deadline) {
+      note(deadline);
       if (removeUnanswered) {
         throw noAnswer("remove of '" + key + "'");
       }
-      return store.remove(key);
+      return store.remove(key, deadline);
     }
 
     @Override
@@ -746,10 +750,9 @@ class ClusterKeyLocksTest {
     assertFalse(cluster.has(LOCK));
     assertTrue(store.allowed.size() >= 2, "put and remove at least: " + store.allowed);
     for (long allowed : store.allowed) {
-      // Without the scope each call would have its own operation timeout (here: unbounded).
+      // Without a deadline each call would have its own operation timeout (here: unbounded).
       assertTrue(allowed <= TIMEOUT.toNanos(), "a call allowed " + allowed + " ns");
     }
-    assertEquals(Long.MAX_VALUE, CallDeadline.allowed(Long.MAX_VALUE), "the scope leaked");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -94,7 +95,7 @@ final class ScriptedCluster {
     }
 
     @Override
-    public int createPinned(String key, ByteBuffer value) {
+    public int createPinned(String key, ByteBuffer value, Deadline deadline) {
       synchronized (ScriptedCluster.this) {
         puts++;
         Integer scripted = putAnswers.poll();
@@ -109,7 +110,7 @@ final class ScriptedCluster {
     }
 
     @Override
-    public long read(String key, ByteBuffer destination) {
+    public long read(String key, ByteBuffer destination, Deadline deadline) {
       beforeRead.accept(key);
       synchronized (ScriptedCluster.this) {
         reads++;
@@ -122,7 +123,11 @@ final class ScriptedCluster {
     /** One batch call: the lock (scripted answers apply to it) and the key, at one instant. */
     @Override
     public long[] readWith(
-        String lockKey, ByteBuffer lockDestination, String key, ByteBuffer destination) {
+        String lockKey,
+        ByteBuffer lockDestination,
+        String key,
+        ByteBuffer destination,
+        Deadline deadline) {
       beforeRead.accept(lockKey);
       synchronized (ScriptedCluster.this) {
         batchReads++;
@@ -135,7 +140,7 @@ final class ScriptedCluster {
 
     /** One batch put: every key at one instant, scripted answers in the keys' order. */
     @Override
-    public int[] createAllPinned(String[] keys, ByteBuffer[] values) {
+    public int[] createAllPinned(String[] keys, ByteBuffer[] values, Deadline deadline) {
       synchronized (ScriptedCluster.this) {
         batchPuts++;
         int[] answers = new int[keys.length];
@@ -155,7 +160,7 @@ final class ScriptedCluster {
 
     /** One batch read: every key at one instant, scripted answers in the keys' order. */
     @Override
-    public long[] readAll(String[] keys, ByteBuffer[] destinations) {
+    public long[] readAll(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
       beforeRead.accept(keys[0]);
       synchronized (ScriptedCluster.this) {
         batchReadAlls++;
@@ -182,7 +187,7 @@ final class ScriptedCluster {
     }
 
     @Override
-    public long size(String key) {
+    public long size(String key, Deadline deadline) {
       beforeSize.accept(key);
       synchronized (ScriptedCluster.this) {
         sizes++;
@@ -196,7 +201,7 @@ final class ScriptedCluster {
     }
 
     @Override
-    public int remove(String key) {
+    public int remove(String key, Deadline deadline) {
       synchronized (ScriptedCluster.this) {
         removes++;
         Integer scripted = removeAnswers.poll();
