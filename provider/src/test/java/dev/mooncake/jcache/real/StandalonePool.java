@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -47,7 +48,7 @@ final class StandalonePool implements AutoCloseable {
   /** Starts a pool of {@code size} (e.g. "256MB") and waits until its segment is mounted. */
   static StandalonePool start(String size, Path log) throws Exception {
     Set<String> before = segments();
-    Process process =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 System.getenv("MOONCAKE_CLIENT"),
                 "--host=127.0.0.1",
@@ -57,8 +58,15 @@ final class StandalonePool implements AutoCloseable {
                 "--metadata_server=P2PHANDSHAKE",
                 "--protocol=tcp")
             .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+            .redirectOutput(log.toFile());
+    // The JVM's environment as it started, not the C environment an open store's native_log set
+    // (MC_LOG_DIR, GLOG_*): a child started without environment() inherits the latter, and
+    // mooncake_client with MC_LOG_DIR set initialises glog twice and aborts at start (seen in CI
+    // when an earlier test's client still lingered).
+    Map<String, String> environment = builder.environment();
+    environment.keySet().removeIf(name -> name.startsWith("GLOG_") || name.equals("MC_LOG_DIR"));
+    environment.put("MC_LOG_LEVEL", "WARNING");
+    Process process = builder.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_BOUND_MS);
     while (System.nanoTime() < deadline && process.isAlive()) {
       Set<String> added = new HashSet<>(segments());
