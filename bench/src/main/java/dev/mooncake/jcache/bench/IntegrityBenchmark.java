@@ -28,14 +28,16 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What proving a value's key and bytes costs a read (issue 30): {@code checks} is the work every
- * read adds, the owner hash of the store key (SHA-256) plus {@code ValueHeader.defect} over an
- * object of the size (CRC32C of header and payload), on a direct buffer as the transfer leaves it;
- * {@code get} is a whole {@code cache.get} of a present {@code byte[]} key, checks included, on the
- * backend. Both in one JMH run, per value size, so {@code checks / get} is read from one machine
- * state: the target is at most 5 % of a Mooncake get at every size; the in-process figure is stated
- * beside it. Run by {@code bench/run-integrity.sh} (the Mooncake backend inside a private network
- * namespace; without the Mooncake variables, in-process only).
+ * What proving a value's key and bytes costs a read: the checks are the owner hash of the store key
+ * (SHA-256) plus the CRC32C of header and payload, on a direct buffer as the transfer leaves it. A
+ * read into the heap sums the CRC while it copies the payload out ({@code checkedCopy}), so what
+ * the checks add is {@code checkedCopy - copy}; {@code checksInPlace} is the zero-copy read's form
+ * ({@code ValueHeader.defect}, no copy). {@code get} is a whole {@code cache.get} of a present
+ * {@code byte[]} key, checks included, on the backend. Both in one JMH run, per value size, so
+ * {@code checks / get} is read from one machine state: the target is at most 5 % of a Mooncake get
+ * at every size; the in-process figure is stated beside it. Run by {@code bench/run-integrity.sh}
+ * (the Mooncake backend inside a private network namespace; without the Mooncake variables,
+ * in-process only).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -118,8 +120,24 @@ public class IntegrityBenchmark {
     return value;
   }
 
+  /** What a read into the heap does: the checks summed in the payload's copy (the read path). */
   @Benchmark
-  public Object checks() {
+  public Object checkedCopy() {
+    long owner = StoreKeyHash.of(storeKeys[0]);
+    return ValueHeader.copyChecked(object, 0, ValueHeader.OVERHEAD + size, owner);
+  }
+
+  /** The copy alone, which a read without checks would still do: checks = checkedCopy - this. */
+  @Benchmark
+  public byte[] copy() {
+    byte[] payload = new byte[size];
+    object.get(ValueHeader.SIZE, payload);
+    return payload;
+  }
+
+  /** The checks where the bytes stay put (a zero-copy read into the caller's buffer). */
+  @Benchmark
+  public Object checksInPlace() {
     long owner = StoreKeyHash.of(storeKeys[0]);
     return ValueHeader.defect(object, 0, ValueHeader.OVERHEAD + size, owner);
   }

@@ -177,9 +177,10 @@ public final class EntryStorage {
       try {
         long result = store.getInto(key, buffer, deadline);
         if (result >= 0) {
-          ValueHeader.Defect defect = ValueHeader.defect(buffer, 0, result, owner);
+          ValueHeader.Checked checked = ValueHeader.copyChecked(buffer, 0, result, owner);
+          ValueHeader.Defect defect = checked.defect();
           if (defect == null) {
-            return decode(key, buffer, result);
+            return decode(key, buffer, checked.payload());
           }
           mismatch(key, defect);
           if (mismatches < INTEGRITY_RETRIES && !deadline.expired()) {
@@ -295,11 +296,11 @@ public final class EntryStorage {
     StoredEntry entry() {
       if (answered && result >= 0) {
         long owner = StoreKeyHash.of(key);
-        ValueHeader.Defect defect = ValueHeader.defect(buffer, 0, result, owner);
-        if (defect == null) {
-          return decode(key, buffer, result);
+        ValueHeader.Checked checked = ValueHeader.copyChecked(buffer, 0, result, owner);
+        if (checked.defect() == null) {
+          return decode(key, buffer, checked.payload());
         }
-        mismatch(key, defect);
+        mismatch(key, checked.defect());
         return lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
       }
       if (knownAbsent()) {
@@ -366,11 +367,11 @@ public final class EntryStorage {
       for (int i = 0; i < count; i++) {
         if (results[i] >= 0) {
           long owner = StoreKeyHash.of(group[i]);
-          ValueHeader.Defect defect = ValueHeader.defect(targets[i], 0, results[i], owner);
-          if (defect == null) {
-            found[from + i] = decode(group[i], targets[i], results[i]);
+          ValueHeader.Checked checked = ValueHeader.copyChecked(targets[i], 0, results[i], owner);
+          if (checked.defect() == null) {
+            found[from + i] = decode(group[i], targets[i], checked.payload());
           } else { // not the key's value (see INTEGRITY_RETRIES): read again singly
-            mismatch(group[i], defect);
+            mismatch(group[i], checked.defect());
             String key = group[i];
             found[from + i] = lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
           }
@@ -947,13 +948,14 @@ public final class EntryStorage {
     return result;
   }
 
-  /** The entry in {@code buffer[0, length)}, which {@link ValueHeader#defect} found whole. */
-  private StoredEntry decode(String key, ByteBuffer buffer, long length) {
+  /**
+   * The entry whose header is at {@code buffer[0]} and whose {@code payload} {@link
+   * ValueHeader#copyChecked} copied out and found whole.
+   */
+  private StoredEntry decode(String key, ByteBuffer buffer, byte[] payload) {
     if (!bytesAllowed && ValueHeader.format(buffer, 0) == TypedCodec.BYTES_FORMAT) {
       throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
     }
-    byte[] payload = new byte[(int) length - ValueHeader.OVERHEAD];
-    buffer.get(ValueHeader.SIZE, payload);
     copiedBytes.add(payload.length);
     return new StoredEntry(
         ValueHeader.format(buffer, 0), ValueHeader.expireAt(buffer, 0), payload, codec);

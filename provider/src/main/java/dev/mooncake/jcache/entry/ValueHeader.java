@@ -86,9 +86,42 @@ public final class ValueHeader {
 
   /**
    * What is wrong with the {@code totalLength} bytes read at {@code at} as the value of the key
-   * whose hash is {@code owner}, or {@code null} when they are one whole value of that key.
+   * whose hash is {@code owner}, or {@code null} when they are one whole value of that key. For
+   * paths that keep the bytes where they are (zero-copy); a read into the heap uses {@link
+   * #copyChecked}, which does the same checks in the copy's pass.
    */
   public static Defect defect(ByteBuffer buffer, int at, long totalLength, long owner) {
+    Defect framing = framingDefect(buffer, at, totalLength);
+    if (framing != null) {
+      return framing;
+    }
+    int end = at + (int) totalLength - TRAILER;
+    return ownership(buffer, at, end, Checksum.of(buffer, at, end), owner);
+  }
+
+  /**
+   * The payload of the {@code totalLength} bytes read at {@code at}, copied into a new array, and
+   * what is wrong with them as the value of the key whose hash is {@code owner}: the checks of
+   * {@link #defect}, the checksum summed while copying. A payload with a defect is never handed on:
+   * {@link Checked#payload} is then {@code null}.
+   */
+  public static Checked copyChecked(ByteBuffer buffer, int at, long totalLength, long owner) {
+    Defect framing = framingDefect(buffer, at, totalLength);
+    if (framing != null) {
+      return new Checked(null, framing);
+    }
+    int end = at + (int) totalLength - TRAILER;
+    byte[] payload = new byte[end - at - SIZE];
+    int sum = Checksum.ofWhileCopying(buffer, at, at + SIZE, end, payload);
+    Defect defect = ownership(buffer, at, end, sum, owner);
+    return defect == null ? new Checked(payload, null) : new Checked(null, defect);
+  }
+
+  /** A payload copied out of a read and found whole, or the defect that kept it back. */
+  public record Checked(byte[] payload, Defect defect) {}
+
+  /** Magic, layout and length: whether the bytes are framed as one value of this layout. */
+  private static Defect framingDefect(ByteBuffer buffer, int at, long totalLength) {
     if (totalLength < OVERHEAD || buffer.get(at) != MAGIC) {
       return Defect.NO_HEADER;
     }
@@ -98,11 +131,12 @@ public final class ValueHeader {
           ? Defect.OLDER_LAYOUT
           : Defect.UNKNOWN_LAYOUT;
     }
-    if (buffer.getInt(at + 12) != totalLength - OVERHEAD) {
-      return Defect.LENGTH;
-    }
-    int end = at + (int) totalLength - TRAILER;
-    if (buffer.getInt(end) != Checksum.of(buffer, at, end)) {
+    return buffer.getInt(at + 12) == totalLength - OVERHEAD ? null : Defect.LENGTH;
+  }
+
+  /** Checksum first (a mix may carry either object's owner), then the owner. */
+  private static Defect ownership(ByteBuffer buffer, int at, int end, int sum, long owner) {
+    if (buffer.getInt(end) != sum) {
       return Defect.CHECKSUM;
     }
     return buffer.getLong(at + 16) == owner ? null : Defect.OTHER_KEY;

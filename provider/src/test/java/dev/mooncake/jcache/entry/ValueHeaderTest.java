@@ -181,6 +181,51 @@ class ValueHeaderTest {
         "(header: 10 payload bytes; the store returned 4)");
   }
 
+  @Test
+  void theCheckSummedWhileCopyingAgreesWithTheCheckInPlaceAcrossChunkBoundaries() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+    for (int size : new int[] {0, 1, 4071, 4072, 4073, 4096, 3 * 4096 + 17, 1 << 20}) {
+      byte[] payload = new byte[size];
+      random.nextBytes(payload);
+      ByteBuffer heap = headed(3, (byte) 1, 77L, payload, KEY);
+      ByteBuffer direct = ByteBuffer.allocateDirect(heap.capacity()).put(heap.array()).clear();
+      long length = ValueHeader.OVERHEAD + size;
+      ValueHeader.Checked whole = ValueHeader.copyChecked(direct, 3, length, OWNER);
+      assertNull(whole.defect(), "size " + size);
+      assertTrue(java.util.Arrays.equals(payload, whole.payload()), "size " + size);
+      // a changed byte in the header, on each side of every chunk seam, and in the trailer
+      int end = 3 + (int) length;
+      for (int at = 5; at < end; at = at < 3 + 24 ? 3 + 24 : nextProbe(at, end)) {
+        ByteBuffer changed = ByteBuffer.allocateDirect(direct.capacity());
+        changed.put(direct.duplicate().clear()).clear();
+        changed.put(at, (byte) (changed.get(at) ^ 0x40));
+        if (at >= 3 + 12 && at < 3 + 16) {
+          continue; // the length: a framing defect, named as such elsewhere
+        }
+        ValueHeader.Checked torn = ValueHeader.copyChecked(changed, 3, length, OWNER);
+        assertEquals(ValueHeader.Defect.CHECKSUM, torn.defect(), "size " + size + ", byte " + at);
+        assertNull(torn.payload(), "a payload with a defect is never handed on");
+        assertEquals(torn.defect(), ValueHeader.defect(changed, 3, length, OWNER));
+      }
+      ValueHeader.Checked foreign = ValueHeader.copyChecked(direct, 3, length, OWNER + 1);
+      assertEquals(ValueHeader.Defect.OTHER_KEY, foreign.defect());
+      assertNull(foreign.payload());
+    }
+    ValueHeader.Checked unframed =
+        ValueHeader.copyChecked(ByteBuffer.allocateDirect(40), 0, 40, OWNER);
+    assertEquals(ValueHeader.Defect.NO_HEADER, unframed.defect());
+  }
+
+  /**
+   * The next byte to change after {@code at}: both sides of each 4 KiB copy chunk, then the end.
+   */
+  private static int nextProbe(int at, int end) {
+    int payloadStart = 3 + ValueHeader.SIZE;
+    int offset = at - payloadStart;
+    int next = (offset % 4096 == 4095) ? at + 1 : payloadStart + (offset / 4096 + 1) * 4096 - 1;
+    return Math.min(Math.max(next, at + 1), at == end - 1 ? end : end - 1);
+  }
+
   private static void assertMessage(org.junit.jupiter.api.function.Executable call, String part) {
     CacheException e = assertThrows(CacheException.class, call);
     assertTrue(e.getMessage().contains(part), e.getMessage());
