@@ -313,16 +313,24 @@ public final class MooncakeConfigReader {
     return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl);
   }
 
-  /** vLLM's enable_offload asks for Mooncake's SSD tier, which the C ABI does not offer. */
+  /**
+   * vLLM's enable_offload asks for Mooncake's SSD tier. Only the process that owns a segment can
+   * offload it (its FileStorage writes the files), and the C ABI's setup cannot turn that on for an
+   * app JVM; a mooncake_client pool can, and this provider then reads its SSD-resident values like
+   * any other (docs/pool.md, measured in OffloadOnRealMooncakeTest). So the key is refused, naming
+   * the flags that do it.
+   */
   private static void offload(ConfigObject config) {
     if (config.bool("enable_offload", false)) {
       throw config.error(
           "enable_offload",
-          "true is not supported: Mooncake's C ABI "
-              + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
-              + " remove the key or set it to false, and size the memory pool with"
-              + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
-              + " clients)");
+          "true cannot be done by this JVM: SSD offload is a flag of the process that owns the"
+              + " pool, which Mooncake's C ABI cannot set. Start the pool with `mooncake_client"
+              + " --enable_offload=true` and MOONCAKE_OFFLOAD_FILE_STORAGE_PATH=<an existing"
+              + " directory>, the master with `mooncake_master --enable_offload=true`, use"
+              + " mode standalone-store here, and remove enable_offload (or set it to false):"
+              + " values the pool offloaded are then served from its SSD through this provider"
+              + " (docs/pool.md)");
     }
   }
 
