@@ -310,7 +310,32 @@ public final class MooncakeConfigReader {
       }
       cleaned.add(segment);
     }
-    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl);
+    if (!cleaned.isEmpty() && config.string("value_placement").isPresent()) {
+      throw config.error(
+          "value_placement",
+          "conflicts with preferred_segments, which places values itself; remove one");
+    }
+    return new ReplicaSettings(
+        replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl, valuePlacement(config));
+  }
+
+  /** {@code value_placement}: {@code "own-segment"} or {@code "any-segment"}. */
+  private static MooncakeConfig.ValuePlacement valuePlacement(ConfigObject config) {
+    String value = config.string("value_placement").map(String::strip).orElse(null);
+    if (value == null) {
+      return MooncakeConfig.ValuePlacement.DEFAULT;
+    }
+    for (MooncakeConfig.ValuePlacement placement : MooncakeConfig.ValuePlacement.values()) {
+      if (placement.configValue().equals(value)) {
+        return placement;
+      }
+    }
+    throw config.error(
+        "value_placement",
+        "unknown placement '"
+            + value
+            + "'; use \"own-segment\" (this JVM's segment) or \"any-segment\" (the master"
+            + " places values across every segment)");
   }
 
   /**
