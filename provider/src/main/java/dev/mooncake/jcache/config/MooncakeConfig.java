@@ -402,19 +402,55 @@ public record MooncakeConfig(
    * @param preferredSegments segments (client hostnames) to place objects in, in order
    * @param softPinTtl how long a soft pin holds ({@code soft_pin_ttl}, v3 libraries only); {@code
    *     null}: the master's {@code --default_kv_soft_pin_ttl}
+   * @param valuePlacement where an {@code embedded} client puts values when {@code
+   *     preferred_segments} names none ({@code value_placement})
    */
   public record ReplicaSettings(
       int replicaNum,
       boolean softPin,
       boolean hardPin,
       List<String> preferredSegments,
-      Duration softPinTtl) {
+      Duration softPinTtl,
+      ValuePlacement valuePlacement) {
     public static final ReplicaSettings DEFAULT = new ReplicaSettings(1, false, false, List.of());
 
     /** Without a soft pin TTL. */
     public ReplicaSettings(
         int replicaNum, boolean softPin, boolean hardPin, List<String> preferredSegments) {
       this(replicaNum, softPin, hardPin, preferredSegments, null);
+    }
+
+    /** With the default value placement. */
+    public ReplicaSettings(
+        int replicaNum,
+        boolean softPin,
+        boolean hardPin,
+        List<String> preferredSegments,
+        Duration softPinTtl) {
+      this(replicaNum, softPin, hardPin, preferredSegments, softPinTtl, ValuePlacement.DEFAULT);
+    }
+  }
+
+  /**
+   * {@code value_placement}: where an {@code embedded} client's values go when {@code
+   * preferred_segments} names no segment (docs/reliability.md, "What a leaving JVM takes with it").
+   */
+  public enum ValuePlacement {
+    /** This client's own segment: a JVM that leaves takes exactly the values it wrote. */
+    OWN_SEGMENT("own-segment"),
+    /** Wherever the master places them, across every mounted segment. */
+    ANY_SEGMENT("any-segment");
+
+    public static final ValuePlacement DEFAULT = OWN_SEGMENT;
+
+    private final String configValue;
+
+    ValuePlacement(String configValue) {
+      this.configValue = configValue;
+    }
+
+    public String configValue() {
+      return configValue;
     }
   }
 

@@ -27,8 +27,10 @@ import javax.cache.configuration.MutableConfiguration;
  * The config doctor: {@code java -jar mooncake-jcache-<version>-check.jar [config-uri]}. Resolves
  * the config exactly as the provider would, prints every effective setting with where it came from,
  * loads the library, connects to the master with the configured timeout and does a put / get /
- * remove round trip with its timings. Exits 0 when every step worked, otherwise with one line
- * {@code FAILED <step>: <cause>} and the step's exit code.
+ * remove round trip with its timings. In {@code mode: standalone-store} it also checks the topology
+ * ({@link TopologyCheck}): master, pool segments and their room, lock segment and a lock round
+ * trip, one {@code MISSING} line per missing thing. Exits 0 when every step worked, otherwise with
+ * one line {@code FAILED <step>: <cause>} and the step's exit code.
  */
 public final class ConfigDoctor {
   public static final int OK = 0;
@@ -36,6 +38,7 @@ public final class ConfigDoctor {
   public static final int LIBRARY = 3;
   public static final int CONNECT = 4;
   public static final int ROUND_TRIP = 5;
+  public static final int TOPOLOGY = 6;
   public static final int USAGE = 64;
 
   private static final String CACHE = "mooncake-doctor";
@@ -121,6 +124,10 @@ public final class ConfigDoctor {
       out.println("library  none needed: the in-process store");
     }
 
+    TopologyCheck topology = TopologyCheck.applies(config) ? new TopologyCheck(out, config) : null;
+    if (topology != null) {
+      topology.beforeConnect();
+    }
     MooncakeCachingProvider provider = new MooncakeCachingProvider();
     try {
       CacheManager manager;
@@ -128,6 +135,16 @@ public final class ConfigDoctor {
       try {
         manager = provider.getCacheManager(uri, loader);
       } catch (RuntimeException e) {
+        if (topology != null && !topology.missing().isEmpty()) {
+          // the connect failed for what is missing (a store without a pool does not open)
+          out.println(
+              "FAILED topology: missing "
+                  + String.join(", ", topology.missing())
+                  + " (connect: "
+                  + cause(e)
+                  + ")");
+          return TOPOLOGY;
+        }
         return failed("connect", e, CONNECT);
       }
       out.printf(
@@ -143,10 +160,17 @@ public final class ConfigDoctor {
               : "in-process store",
           millis(start),
           config.operationTimeout().toMillis());
+      if (topology != null) {
+        topology.afterConnect();
+      }
       try {
         roundTrip(manager);
       } catch (RuntimeException e) {
         return failed("round trip", e, ROUND_TRIP);
+      }
+      if (topology != null && !topology.missing().isEmpty()) {
+        out.println("FAILED topology: missing " + String.join(", ", topology.missing()));
+        return TOPOLOGY;
       }
     } finally {
       provider.close();
@@ -249,7 +273,7 @@ public final class ConfigDoctor {
         : java.nio.file.Path.of(argument).toAbsolutePath().normalize().toUri();
   }
 
-  private static String millis(long startNanos) {
+  static String millis(long startNanos) {
     return String.format(Locale.ROOT, "%.1f ms", (System.nanoTime() - startNanos) / 1e6);
   }
 }

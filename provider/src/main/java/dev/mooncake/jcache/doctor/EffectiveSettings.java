@@ -33,7 +33,8 @@ final class EffectiveSettings {
               "with_soft_pin",
               "with_hard_pin",
               "preferred_segments",
-              "soft_pin_ttl"),
+              "soft_pin_ttl",
+              "value_placement"),
           "nativeSettings",
           List.of("abi", "etcd_tls"));
 

@@ -101,6 +101,7 @@ public final class ClusterPeer {
         yield "done";
       }
       case "present" -> present(c[1], Integer.parseInt(c[2]));
+      case "fill" -> fill(c[1], Integer.parseInt(c[2]), Integer.parseInt(c[3]));
       case "invoke" -> invoke(c[1], Integer.parseInt(c[2]), Integer.parseInt(c[3]));
       case "pia" -> putIfAbsent(c[1], Integer.parseInt(c[2]));
       case "cas" -> cas(c[1], Integer.parseInt(c[2]));
@@ -169,6 +170,21 @@ public final class ClusterPeer {
       present += strings.containsKey(prefix + i) ? 1 : 0;
     }
     return String.valueOf(present);
+  }
+
+  /** Puts prefix0..prefix(n-1), each a value of {@code chars} characters naming its key. */
+  private String fill(String prefix, int n, int chars) {
+    Counts counts = new Counts();
+    for (int i = 0; i < n; i++) {
+      String key = prefix + i;
+      try {
+        strings.put(key, key + "=" + "x".repeat(Math.max(0, chars - key.length() - 1)));
+        counts.done.incrementAndGet();
+      } catch (Exception e) {
+        counts.error("put " + key, e);
+      }
+    }
+    return counts.toString();
   }
 
   /** Two threads, {@code perThread} successful replace(k, v, v + 1) each. */

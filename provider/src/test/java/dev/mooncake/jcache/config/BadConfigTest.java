@@ -115,7 +115,15 @@ class BadConfigTest {
         bad("{'local_buffer_size':true}", "local_buffer_size", "must be a size"),
         // types
         bad("{'enable_offload':'true'}", "enable_offload", "must be a JSON boolean"),
-        bad("{'enable_offload':true}", "enable_offload", "no SSD offload tier"),
+        bad("{'enable_offload':true}", "enable_offload", "mooncake_client --enable_offload=true"),
+        bad("{'enable_offload':true}", "enable_offload", "mooncake_master --enable_offload=true"),
+        bad("{'enable_offload':true}", "enable_offload", "MOONCAKE_OFFLOAD_FILE_STORAGE_PATH"),
+        // where embedded values go (issue 31)
+        bad("{'value_placement':'random'}", "value_placement", "unknown placement 'random'"),
+        bad(
+            "{'value_placement':'any-segment','preferred_segments':['a:1']}",
+            "value_placement",
+            "conflicts with preferred_segments"),
         // the native library's settings (issue 12)
         bad("{'abi':'v4'}", "abi", "must be v1, v2 or v3"),
         bad("{'abi':3}", "abi", "must be a string"),

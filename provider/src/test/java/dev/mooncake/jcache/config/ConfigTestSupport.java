@@ -23,7 +23,7 @@ final class ConfigTestSupport {
           + "'protocol':'rdma','device_name':'mlx5_0','rdma_devices':'mlx5_0','local_hostname':'127.0.0.1',"
           + "'global_segment_size':'1GB','local_buffer_size':'256MB','enable_offload':false,'tenant_id':'t',"
           + "'library':'/usr/lib/libmooncake_store.so','num_workers':2,'per_op_workers':{'retrieve':1,'store':1,'delete':1},"
-          + "'single_calls_on_lanes':false,'replica_num':1,'with_soft_pin':false,'with_hard_pin':false,'preferred_segments':[],"
+          + "'single_calls_on_lanes':false,'replica_num':1,'with_soft_pin':false,'with_hard_pin':false,'preferred_segments':[],'value_placement':'own-segment',"
           + "'operation_timeout_ms':30000,'consistency':'cluster','lock_lease_ms':5000,'client_ttl_ms':10000,'eviction':{'high_watermark_ratio':0.9,'eviction_ratio':0.05},"
           + "'deserialization_allow_list':[],'events_endpoint':'tcp://127.0.0.1:5557','caches':{'c':{'key_type':'java.lang.String','value_type':'java.lang.String',"
           + "'expiry':{'policy':'eternal'},'statistics':true,'management':true,'read_through':false,'write_through':false,"

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,10 @@ import java.util.stream.Collectors;
  * its start under P2PHANDSHAKE) is read off the master's {@code /get_all_segments}.
  */
 final class StandalonePool implements AutoCloseable {
-  private static final String ADMIN = "http://127.0.0.1:9003";
+  /** The wrapper's master: RPC port 50051, metrics (admin HTTP) port 9003. */
+  static final int MASTER_PORT = 50051;
+
+  static final int METRICS_PORT = 9003;
 
   /** How long the pool may take to mount its segment: a few hundred ms measured, plus slack. */
   private static final long MOUNT_BOUND_MS = 30_000;
@@ -47,18 +51,36 @@ final class StandalonePool implements AutoCloseable {
 
   /** Starts a pool of {@code size} (e.g. "256MB") and waits until its segment is mounted. */
   static StandalonePool start(String size, Path log) throws Exception {
-    Set<String> before = segments();
+    return start(size, log, MASTER_PORT, METRICS_PORT, Map.of(), List.of());
+  }
+
+  /**
+   * A pool of {@code size} under the master on {@code masterPort} (admin HTTP on {@code
+   * metricsPort}), with {@code environment} added to its environment and {@code flags} to its
+   * command line (SSD offload: {@code --enable_offload=true} and MOONCAKE_OFFLOAD_*).
+   */
+  static StandalonePool start(
+      String size,
+      Path log,
+      int masterPort,
+      int metricsPort,
+      Map<String, String> extraEnvironment,
+      List<String> flags)
+      throws Exception {
+    Set<String> before = segments(metricsPort);
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            System.getenv("MOONCAKE_CLIENT"),
+            "--host=127.0.0.1",
+            "--global_segment_size=" + size,
+            "--local_buffer_size=64MB",
+            "--master_server_address=127.0.0.1:" + masterPort,
+            "--metadata_server=P2PHANDSHAKE",
+            "--protocol=tcp"));
+    command.addAll(flags);
     ProcessBuilder builder =
-        new ProcessBuilder(
-                System.getenv("MOONCAKE_CLIENT"),
-                "--host=127.0.0.1",
-                "--global_segment_size=" + size,
-                "--local_buffer_size=64MB",
-                "--master_server_address=127.0.0.1:50051",
-                "--metadata_server=P2PHANDSHAKE",
-                "--protocol=tcp")
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     // The JVM's environment as it started, not the C environment an open store's native_log set
     // (MC_LOG_DIR, GLOG_*): a child started without environment() inherits the latter, and
     // mooncake_client with MC_LOG_DIR set initialises glog twice and aborts at start (seen in CI
@@ -66,10 +88,11 @@ final class StandalonePool implements AutoCloseable {
     Map<String, String> environment = builder.environment();
     environment.keySet().removeIf(name -> name.startsWith("GLOG_") || name.equals("MC_LOG_DIR"));
     environment.put("MC_LOG_LEVEL", "WARNING");
+    environment.putAll(extraEnvironment);
     Process process = builder.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_BOUND_MS);
     while (System.nanoTime() < deadline && process.isAlive()) {
-      Set<String> added = new HashSet<>(segments());
+      Set<String> added = new HashSet<>(segments(metricsPort));
       added.removeAll(before);
       if (added.size() == 1) {
         return new StandalonePool(process, added.iterator().next());
@@ -91,7 +114,12 @@ final class StandalonePool implements AutoCloseable {
 
   /** The segments the master has mounted now. */
   static Set<String> segments() throws IOException, InterruptedException {
-    return admin("/get_all_segments")
+    return segments(METRICS_PORT);
+  }
+
+  /** The segments the master with admin HTTP on {@code metricsPort} has mounted now. */
+  static Set<String> segments(int metricsPort) throws IOException, InterruptedException {
+    return admin(metricsPort, "/get_all_segments")
         .lines()
         .map(String::strip)
         .filter(line -> !line.isEmpty())
@@ -101,16 +129,20 @@ final class StandalonePool implements AutoCloseable {
   /** Bytes allocated in {@code segment}, from the master's metrics (0 when it has none yet). */
   static long allocatedIn(String segment) throws IOException, InterruptedException {
     String prefix = "segment_allocated_bytes{segment=\"" + segment + "\"} ";
-    List<String> lines = admin("/metrics").lines().filter(l -> l.startsWith(prefix)).toList();
+    List<String> lines =
+        admin(METRICS_PORT, "/metrics").lines().filter(l -> l.startsWith(prefix)).toList();
     return lines.isEmpty()
         ? 0
         : (long) Double.parseDouble(lines.get(0).substring(prefix.length()).strip());
   }
 
-  private static String admin(String path) throws IOException, InterruptedException {
+  private static String admin(int metricsPort, String path)
+      throws IOException, InterruptedException {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(URI.create(ADMIN + path)).timeout(Duration.ofSeconds(5)).build(),
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + path))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
   }

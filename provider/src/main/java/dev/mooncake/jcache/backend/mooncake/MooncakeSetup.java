@@ -243,7 +243,10 @@ final class MooncakeSetup {
       RegionBufferPool pool = new RegionBufferPool(region, config.operationTimeout());
 
       List<String> preferred = PoolSegments.forValues(config, segment); // standalone: the pool
-      if (preferred.isEmpty() && !standalone && contributed > 0) {
+      if (preferred.isEmpty()
+          && !standalone
+          && contributed > 0
+          && config.replica().valuePlacement() == MooncakeConfig.ValuePlacement.OWN_SEGMENT) {
         preferred = List.of(segment);
       }
       ReplicaConfig replica = replicaConfig(client, config, preferred);

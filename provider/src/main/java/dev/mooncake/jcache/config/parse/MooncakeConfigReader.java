@@ -310,19 +310,52 @@ public final class MooncakeConfigReader {
       }
       cleaned.add(segment);
     }
-    return new ReplicaSettings(replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl);
+    if (!cleaned.isEmpty() && config.string("value_placement").isPresent()) {
+      throw config.error(
+          "value_placement",
+          "conflicts with preferred_segments, which places values itself; remove one");
+    }
+    return new ReplicaSettings(
+        replicaNum, softPin, hardPin, List.copyOf(cleaned), softPinTtl, valuePlacement(config));
   }
 
-  /** vLLM's enable_offload asks for Mooncake's SSD tier, which the C ABI does not offer. */
+  /** {@code value_placement}: {@code "own-segment"} or {@code "any-segment"}. */
+  private static MooncakeConfig.ValuePlacement valuePlacement(ConfigObject config) {
+    String value = config.string("value_placement").map(String::strip).orElse(null);
+    if (value == null) {
+      return MooncakeConfig.ValuePlacement.DEFAULT;
+    }
+    for (MooncakeConfig.ValuePlacement placement : MooncakeConfig.ValuePlacement.values()) {
+      if (placement.configValue().equals(value)) {
+        return placement;
+      }
+    }
+    throw config.error(
+        "value_placement",
+        "unknown placement '"
+            + value
+            + "'; use \"own-segment\" (this JVM's segment) or \"any-segment\" (the master"
+            + " places values across every segment)");
+  }
+
+  /**
+   * vLLM's enable_offload asks for Mooncake's SSD tier. Only the process that owns a segment can
+   * offload it (its FileStorage writes the files), and the C ABI's setup cannot turn that on for an
+   * app JVM; a mooncake_client pool can, and this provider then reads its SSD-resident values like
+   * any other (docs/pool.md, measured in OffloadOnRealMooncakeTest). So the key is refused, naming
+   * the flags that do it.
+   */
   private static void offload(ConfigObject config) {
     if (config.bool("enable_offload", false)) {
       throw config.error(
           "enable_offload",
-          "true is not supported: Mooncake's C ABI "
-              + "(libmooncake_store.so) has no SSD offload tier, so this provider cannot ask for one;"
-              + " remove the key or set it to false, and size the memory pool with"
-              + " global_segment_size (offload to SSD is only reachable from Mooncake's Python/C++"
-              + " clients)");
+          "true cannot be done by this JVM: SSD offload is a flag of the process that owns the"
+              + " pool, which Mooncake's C ABI cannot set. Start the pool with `mooncake_client"
+              + " --enable_offload=true` and MOONCAKE_OFFLOAD_FILE_STORAGE_PATH=<an existing"
+              + " directory>, the master with `mooncake_master --enable_offload=true`, use"
+              + " mode standalone-store here, and remove enable_offload (or set it to false):"
+              + " values the pool offloaded are then served from its SSD through this provider"
+              + " (docs/pool.md)");
     }
   }
 
