@@ -52,6 +52,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @Override
   protected Map<String, String> environment() {
+    return environment(table);
+  }
+
+  /** The fake's cross-process mode on {@code table}, with the short client TTL. */
+  static Map<String, String> environment(Path table) {
     return Map.of(
         "MCJ_FAKE_SHARED",
         table.toString(),
@@ -67,6 +72,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @AfterAll
   void removeTable() throws IOException {
+    removeTable(table);
+  }
+
+  /** Deletes a cross-process table and its value files. */
+  static void removeTable(Path table) throws IOException {
     Files.deleteIfExists(table);
     Path values = Path.of(table + ".values");
     if (Files.isDirectory(values)) {
