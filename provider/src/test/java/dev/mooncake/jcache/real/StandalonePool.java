@@ -89,6 +89,31 @@ final class StandalonePool implements AutoCloseable {
     return segment;
   }
 
+  /**
+   * The config of an app JVM in {@code standalone-store} + {@code cluster} with a 16 MiB lock
+   * segment that finds the pool through the master's metrics port ({@code master_metrics_address}).
+   */
+  static String appConfig(String tenant) {
+    return """
+        {
+          "backend": "mooncake",
+          "mode": "standalone-store",
+          "consistency": "cluster",
+          "lock_segment_size": "16MB",
+          "master_metrics_address": "127.0.0.1:9003",
+          "master_server_address": "127.0.0.1:50051",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "127.0.0.1",
+          "global_segment_size": 0,
+          "local_buffer_size": "16MB",
+          "operation_timeout_ms": 20000,
+          "tenant_id": "%s"
+        }
+        """
+        .formatted(tenant);
+  }
+
   /** The segments the master has mounted now. */
   static Set<String> segments() throws IOException, InterruptedException {
     return admin("/get_all_segments")
