@@ -47,11 +47,20 @@ final class StandalonePool implements AutoCloseable {
 
   /** Starts a pool of {@code size} (e.g. "256MB") and waits until its segment is mounted. */
   static StandalonePool start(String size, Path log) throws Exception {
+    return start(size, log, 50052);
+  }
+
+  /**
+   * The same on another {@code --port} (its RPC port, which also names its IPC socket): two pools
+   * on one host need two ports, else the second aborts at start ("Failed to bind UDS socket").
+   */
+  static StandalonePool start(String size, Path log, int port) throws Exception {
     Set<String> before = segments();
     ProcessBuilder builder =
         new ProcessBuilder(
                 System.getenv("MOONCAKE_CLIENT"),
                 "--host=127.0.0.1",
+                "--port=" + port,
                 "--global_segment_size=" + size,
                 "--local_buffer_size=64MB",
                 "--master_server_address=127.0.0.1:50051",
