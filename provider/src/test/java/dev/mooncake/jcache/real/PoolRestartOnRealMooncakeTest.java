@@ -149,9 +149,10 @@ class PoolRestartOnRealMooncakeTest {
       awaitGone(old);
       int lostWithOneDown = absent(app, "twice-");
       restarted = StandalonePool.start("256MB", log("pool-a2"), 50052);
-      int lostAfterRestart = absent(app, "twice-");
       String back = restarted.segment();
+      // awaited before any other command: a reply's wait would skip (consume) the log line
       app.await(line -> line.contains("the pool's segments are now") && line.contains(back));
+      int lostAfterRestart = absent(app, "twice-");
       long inBack = StandalonePool.allocatedIn(back);
       put(app, "again-");
       inBack = StandalonePool.allocatedIn(back) - inBack;
