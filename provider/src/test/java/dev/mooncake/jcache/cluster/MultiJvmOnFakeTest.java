@@ -23,6 +23,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @Override
   protected void assumeAvailable() {
+    assumeFake();
+  }
+
+  /** Skips, saying why, without the fake library or /dev/shm (its cross-process table). */
+  static void assumeFake() {
     assumeTrue(
         System.getProperty("mooncake.fixture.library") != null,
         "skipped: mooncake.fixture.library (the fake libmooncake_store.so) is not set");

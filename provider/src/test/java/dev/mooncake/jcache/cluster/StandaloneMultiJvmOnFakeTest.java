@@ -20,6 +20,11 @@ class StandaloneMultiJvmOnFakeTest extends MultiJvmOnFakeTest {
     } catch (Exception e) {
       throw new AssertionError("cannot start the pool JVM", e);
     }
+    return appConfig(pool.segment());
+  }
+
+  /** An app JVM's config: standalone-store + cluster, values preferring {@code poolSegment}. */
+  static String appConfig(String poolSegment) {
     return """
         {
           "backend": "mooncake",
@@ -39,7 +44,7 @@ class StandaloneMultiJvmOnFakeTest extends MultiJvmOnFakeTest {
           "lock_lease_ms": 1500
         }
         """
-        .formatted(System.getProperty("mooncake.fixture.library"), pool.segment(), CLIENT_TTL_MS);
+        .formatted(System.getProperty("mooncake.fixture.library"), poolSegment, CLIENT_TTL_MS);
   }
 
   @AfterAll

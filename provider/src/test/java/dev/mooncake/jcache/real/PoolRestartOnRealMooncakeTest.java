@@ -39,7 +39,6 @@ class PoolRestartOnRealMooncakeTest {
   /** Skips without Mooncake; else waits until segments of earlier tests' processes are gone. */
   @BeforeEach
   void skipUnlessAvailable() throws Exception {
-    RealMooncake.assumeAvailable();
     StandalonePool.assumeAvailable();
     RealMooncake.awaitNoDepartedSegments(0);
   }
@@ -60,14 +59,19 @@ class PoolRestartOnRealMooncakeTest {
     return app;
   }
 
-  /** Waits, bounded, until the master no longer lists {@code segment} (a pool that stopped). */
-  private static void awaitGone(String segment) throws Exception {
+  /**
+   * Waits, bounded, until the master no longer lists {@code segment} (a pool that stopped); answers
+   * how long that took (ms).
+   */
+  private static long awaitGone(String segment) throws Exception {
+    long start = System.nanoTime();
     long bound = RealMooncake.CLIENT_TTL_MS + RealMooncake.DROP_SLACK_MS;
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bound);
     while (StandalonePool.segments().contains(segment) && System.nanoTime() < deadline) {
       TimeUnit.MILLISECONDS.sleep(100); // the master's state: nothing to wait on
     }
     assertTrue(!StandalonePool.segments().contains(segment), segment + " still mounted");
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
   }
 
   private static int absent(Peer app, String prefix) throws Exception {
@@ -99,7 +103,7 @@ class PoolRestartOnRealMooncakeTest {
       assertTrue(StandalonePool.allocatedIn(first.segment()) > 0, "nothing in the pool");
       String old = first.segment();
       first.close();
-      awaitGone(old);
+      long goneMs = awaitGone(old);
       second = StandalonePool.start("256MB", log("pool-b"));
       assertNotEquals(old, second.segment(), "P2PHANDSHAKE gave the new pool another name");
       String now = second.segment();
@@ -114,9 +118,10 @@ class PoolRestartOnRealMooncakeTest {
       long inPool = StandalonePool.allocatedIn(now) - inPoolBefore;
       long inLock = StandalonePool.allocatedIn(lock) - inLockBefore;
       System.out.printf(
-          "[pool-restart] one pool, %d entries: %d lost by its restart; re-discovered %s (was %s);"
+          "[pool-restart] one pool, %d entries: %d lost by its restart (stopped with SIGTERM, its"
+              + " segment unlisted %d ms after it exited); re-discovered %s (was %s);"
               + " %d new entries: +%d bytes in the new pool, +%d in the app's lock segment%n",
-          ENTRIES, lost, now, old, ENTRIES, inPool, inLock);
+          ENTRIES, lost, goneMs, now, old, ENTRIES, inPool, inLock);
       assertEquals(ENTRIES, lost, "a pool's restart loses what it held (documented)");
       assertTrue(inPool > 0, "nothing landed in the new pool");
       assertEquals(0, inLock, "values landed in the app's lock segment");

@@ -17,7 +17,6 @@ class RollingRestartOnRealMooncakeTest extends RollingRestartScenario {
 
   @Override
   protected void assumeAvailable() {
-    RealMooncake.assumeAvailable();
     StandalonePool.assumeAvailable();
   }
 

@@ -26,6 +26,9 @@ import java.util.stream.Collectors;
 final class StandalonePool implements AutoCloseable {
   private static final String ADMIN = "http://127.0.0.1:9003";
 
+  /** The config member that has app JVMs find the pool through the master's metrics port. */
+  static final String DISCOVER = "\"master_metrics_address\": \"127.0.0.1:9003\"";
+
   /** How long the pool may take to mount its segment: a few hundred ms measured, plus slack. */
   private static final long MOUNT_BOUND_MS = 30_000;
 
@@ -37,8 +40,12 @@ final class StandalonePool implements AutoCloseable {
     this.segment = segment;
   }
 
-  /** Skips the calling test, saying why, unless {@code MOONCAKE_CLIENT} names the binary. */
+  /**
+   * Skips the calling test, saying why, unless a real Mooncake is available and {@code
+   * MOONCAKE_CLIENT} names the binary.
+   */
   static void assumeAvailable() {
+    RealMooncake.assumeAvailable();
     assumeTrue(
         System.getenv("MOONCAKE_CLIENT") != null,
         "skipped: standalone-store tests need MOONCAKE_CLIENT (the mooncake_client binary,"
@@ -103,13 +110,18 @@ final class StandalonePool implements AutoCloseable {
    * segment that finds the pool through the master's metrics port ({@code master_metrics_address}).
    */
   static String appConfig(String tenant) {
+    return appConfig(tenant, DISCOVER);
+  }
+
+  /** The same with another way to the pool: {@code placement} is one JSON member. */
+  static String appConfig(String tenant, String placement) {
     return """
         {
           "backend": "mooncake",
           "mode": "standalone-store",
           "consistency": "cluster",
           "lock_segment_size": "16MB",
-          "master_metrics_address": "127.0.0.1:9003",
+          %s,
           "master_server_address": "127.0.0.1:50051",
           "metadata_server": "P2PHANDSHAKE",
           "protocol": "tcp",
@@ -120,7 +132,7 @@ final class StandalonePool implements AutoCloseable {
           "tenant_id": "%s"
         }
         """
-        .formatted(tenant);
+        .formatted(placement, tenant);
   }
 
   /** The segments the master has mounted now. */
