@@ -6,9 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.cache.Cache;
@@ -29,8 +31,8 @@ import javax.cache.configuration.MutableConfiguration;
  *       robin with values {@code base, base+1, …} (a failed put is repeated with the next value
  *       until one succeeds, so the last value is certain), one thread reads random entries of the
  *       whole set; prints {@code CHURNING} after the first round of writes; stops once the stop
- *       file exists and answers {@code OK writes=… reads=… absent=… errors={type=count…}
- *       last=k=v,…}.
+ *       file exists and answers {@code OK writes=… reads=… absent=… absentKeys=[k,…]
+ *       errors={type=count…} last=k=v,…}.
  * </ul>
  */
 public final class RollingRestartPeer {
@@ -113,6 +115,7 @@ public final class RollingRestartPeer {
     AtomicLong writes = new AtomicLong();
     AtomicLong reads = new AtomicLong();
     AtomicLong absent = new AtomicLong();
+    Set<Integer> absentKeys = new ConcurrentSkipListSet<>();
     Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
     Map<Integer, Long> last = new TreeMap<>();
     Thread reader =
@@ -123,6 +126,7 @@ public final class RollingRestartPeer {
                 try {
                   if (entries.get(key(k)) == null) {
                     absent.incrementAndGet();
+                    absentKeys.add(k);
                   }
                   reads.incrementAndGet();
                 } catch (Exception e) {
@@ -169,6 +173,8 @@ public final class RollingRestartPeer {
         + reads
         + " absent="
         + absent
+        + " absentKeys="
+        + (absentKeys.isEmpty() ? "-" : absentKeys.toString().replace(" ", ""))
         + " errors="
         + new TreeMap<>(errors).toString().replace(" ", "")
         + " last="

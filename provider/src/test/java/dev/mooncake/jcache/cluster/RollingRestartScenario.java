@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * slot with the last value written (after a kill: a value at least as new as the last one known
  * before the round; the value in flight is the kill's unknown outcome), then joins the churn. At
  * the end every entry holds its last written value. A subclass names the cluster and its pool.
+ *
+ * <p>The one documented loss: a JVM killed between the remove and the put of an overwrite (the C
+ * ABI has no overwrite) leaves that entry absent, at most one per writing thread, here one. Readers
+ * may see that entry absent, and only that one.
  */
 public abstract class RollingRestartScenario {
   static final int ENTRIES = 300;
@@ -38,6 +43,8 @@ public abstract class RollingRestartScenario {
   private final List<Peer> peers = new ArrayList<>();
   private final Map<Integer, Long> expected = new TreeMap<>();
   private final Map<String, Long> errors = new TreeMap<>();
+  private final Set<Integer> absentSeen = new TreeSet<>();
+  private final Set<Integer> lostToKill = new TreeSet<>();
   private long nextBase = 1;
   private long reads;
   private long writes;
@@ -79,20 +86,25 @@ public abstract class RollingRestartScenario {
       long missing = finalState.values().stream().filter(v -> v == null).count();
       System.out.printf(
           "[rolling-restart %s] %d entries, %d restarts (2 close+exit, 1 kill -9), %d lost"
-              + " (replacement reads), %d missing at the end; %d writes, %d reads, %d absent"
-              + " reads; errors %s%n",
+              + " (replacement reads; %s by the kill mid-overwrite), %d missing at the end;"
+              + " %d writes, %d reads, %d absent reads (entries %s); errors %s%n",
           getClass().getSimpleName(),
           ENTRIES,
           restarts,
           lost,
+          lostToKill,
           missing,
           writes,
           reads,
           absentReads,
+          absentSeen,
           errors);
-      assertEquals(0, lost, "entries lost across the restarts");
+      assertEquals(lostToKill.size(), lost, "entries lost to a graceful restart");
+      assertTrue(lostToKill.size() <= 1, "more entries lost than the kill had in flight");
       assertEquals(expected, finalState, "entries not holding their last written value");
-      assertEquals(0, absentReads, "readers saw entries absent");
+      assertTrue(
+          lostToKill.containsAll(absentSeen),
+          "readers saw entries absent " + absentSeen + "; lost to the kill: " + lostToKill);
       for (String type : errors.keySet()) {
         assertTrue(
             DOCUMENTED_ERRORS.contains(type.substring(type.indexOf(':') + 1)),
@@ -143,9 +155,11 @@ public abstract class RollingRestartScenario {
     long lost = found.values().stream().filter(v -> v == null).count();
     for (Map.Entry<Integer, Long> e : found.entrySet()) {
       Long value = e.getValue();
-      if (kill) {
+      if (kill && value == null) {
+        lostToKill.add(e.getKey()); // removed, its put not made (asserted: at most one)
+      } else if (kill) {
         assertTrue(
-            value != null && value >= before.get(e.getKey()),
+            value >= before.get(e.getKey()),
             "after kill -9: entry " + e.getKey() + " = " + value + ", before " + before);
       } else {
         assertEquals(expected.get(e.getKey()), value, "after a restart: entry " + e.getKey());
@@ -184,6 +198,12 @@ public abstract class RollingRestartScenario {
       writes += Long.parseLong(fields.get("writes"));
       reads += Long.parseLong(fields.get("reads"));
       absentReads += Long.parseLong(fields.get("absent"));
+      String absentKeys = fields.get("absentKeys");
+      if (!absentKeys.equals("-")) {
+        for (String k : absentKeys.substring(1, absentKeys.length() - 1).split(",")) {
+          absentSeen.add(Integer.valueOf(k));
+        }
+      }
       String typed = fields.get("errors");
       if (typed.length() > 2) {
         for (String e : typed.substring(1, typed.length() - 1).split(",")) {
