@@ -23,6 +23,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @Override
   protected void assumeAvailable() {
+    assumeFake();
+  }
+
+  /** Skips, saying why, without the fake library or /dev/shm (its cross-process table). */
+  static void assumeFake() {
     assumeTrue(
         System.getProperty("mooncake.fixture.library") != null,
         "skipped: mooncake.fixture.library (the fake libmooncake_store.so) is not set");
@@ -52,6 +57,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @Override
   protected Map<String, String> environment() {
+    return environment(table);
+  }
+
+  /** The fake's cross-process mode on {@code table}, with the short client TTL. */
+  static Map<String, String> environment(Path table) {
     return Map.of(
         "MCJ_FAKE_SHARED",
         table.toString(),
@@ -67,6 +77,11 @@ class MultiJvmOnFakeTest extends MultiJvmScenarios {
 
   @AfterAll
   void removeTable() throws IOException {
+    removeTable(table);
+  }
+
+  /** Deletes a cross-process table and its value files. */
+  static void removeTable(Path table) throws IOException {
     Files.deleteIfExists(table);
     Path values = Path.of(table + ".values");
     if (Files.isDirectory(values)) {

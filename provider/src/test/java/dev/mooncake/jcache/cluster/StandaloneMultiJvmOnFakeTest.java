@@ -1,31 +1,30 @@
 package dev.mooncake.jcache.cluster;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 
 /**
  * The multi-JVM scenarios over the fake's cross-process mode in {@code mode: standalone-store} with
  * {@code consistency: cluster}: every peer contributes a 16 MiB lock segment only, and a pool JVM
- * (an embedded client with a 64 MiB segment, as a {@code mooncake_client} process on a real master)
- * holds the values, named in {@code preferred_segments}. The fake names a process's first segment
- * {@code <host>:<pid>-1}.
+ * ({@link FakePool}: a client that contributes a 64 MiB segment and nothing else, as a {@code
+ * mooncake_client} process on a real master) holds the values, named in {@code preferred_segments}.
  */
 class StandaloneMultiJvmOnFakeTest extends MultiJvmOnFakeTest {
-  private Peer pool;
+  private FakePool.Started pool;
 
   @Override
   protected String configJson() {
     try {
       if (pool == null) {
-        Path poolConfig = Files.createTempFile("mcj-fake-pool-", ".json");
-        Files.writeString(poolConfig, poolJson());
-        pool = Peer.start("pool", poolConfig, environment());
-        pool.ready();
+        pool = FakePool.start("pool", 64L << 20, environment());
       }
     } catch (Exception e) {
       throw new AssertionError("cannot start the pool JVM", e);
     }
+    return appConfig(pool.segment());
+  }
+
+  /** An app JVM's config: standalone-store + cluster, values preferring {@code poolSegment}. */
+  static String appConfig(String poolSegment) {
     return """
         {
           "backend": "mooncake",
@@ -33,7 +32,7 @@ class StandaloneMultiJvmOnFakeTest extends MultiJvmOnFakeTest {
           "mode": "standalone-store",
           "global_segment_size": 0,
           "lock_segment_size": "16MB",
-          "preferred_segments": ["127.0.0.1:%d-1"],
+          "preferred_segments": ["%s"],
           "master_server_address": "127.0.0.1:50051",
           "metadata_server": "P2PHANDSHAKE",
           "protocol": "tcp",
@@ -45,24 +44,7 @@ class StandaloneMultiJvmOnFakeTest extends MultiJvmOnFakeTest {
           "lock_lease_ms": 1500
         }
         """
-        .formatted(System.getProperty("mooncake.fixture.library"), pool.pid(), CLIENT_TTL_MS);
-  }
-
-  private static String poolJson() {
-    return """
-        {
-          "backend": "mooncake",
-          "library": "%s",
-          "master_server_address": "127.0.0.1:50051",
-          "metadata_server": "P2PHANDSHAKE",
-          "protocol": "tcp",
-          "local_hostname": "127.0.0.1",
-          "global_segment_size": "64MB",
-          "local_buffer_size": "8MB",
-          "consistency": "local"
-        }
-        """
-        .formatted(System.getProperty("mooncake.fixture.library"));
+        .formatted(System.getProperty("mooncake.fixture.library"), poolSegment, CLIENT_TTL_MS);
   }
 
   @AfterAll

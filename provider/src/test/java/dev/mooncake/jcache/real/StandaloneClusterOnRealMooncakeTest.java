@@ -30,7 +30,6 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
 
   @Override
   protected void assumeAvailable() {
-    RealMooncake.assumeAvailable();
     StandalonePool.assumeAvailable();
   }
 
@@ -52,28 +51,11 @@ class StandaloneClusterOnRealMooncakeTest extends MultiJvmScenarios {
     } catch (Exception e) {
       throw new AssertionError("cannot start the mooncake_client pool", e);
     }
-    return """
-        {
-          "backend": "mooncake",
-          "mode": "standalone-store",
-          "consistency": "cluster",
-          "lock_segment_size": "16MB",
-          %s,
-          "master_server_address": "127.0.0.1:50051",
-          "metadata_server": "P2PHANDSHAKE",
-          "protocol": "tcp",
-          "local_hostname": "127.0.0.1",
-          "global_segment_size": 0,
-          "local_buffer_size": "16MB",
-          "operation_timeout_ms": 20000,
-          "tenant_id": "%s"
-        }
-        """
-        .formatted(
-            discover
-                ? "\"master_metrics_address\": \"127.0.0.1:9003\""
-                : "\"preferred_segments\": [\"" + pool.segment() + "\"]",
-            tenant);
+    return StandalonePool.appConfig(
+        tenant,
+        discover
+            ? StandalonePool.DISCOVER
+            : "\"preferred_segments\": [\"" + pool.segment() + "\"]");
   }
 
   @Override

@@ -30,6 +30,9 @@ final class StandalonePool implements AutoCloseable {
 
   static final int METRICS_PORT = 9003;
 
+  /** The config member that has app JVMs find the pool through the master's metrics port. */
+  static final String DISCOVER = "\"master_metrics_address\": \"127.0.0.1:9003\"";
+
   /** How long the pool may take to mount its segment: a few hundred ms measured, plus slack. */
   private static final long MOUNT_BOUND_MS = 30_000;
 
@@ -41,8 +44,12 @@ final class StandalonePool implements AutoCloseable {
     this.segment = segment;
   }
 
-  /** Skips the calling test, saying why, unless {@code MOONCAKE_CLIENT} names the binary. */
+  /**
+   * Skips the calling test, saying why, unless a real Mooncake is available and {@code
+   * MOONCAKE_CLIENT} names the binary.
+   */
   static void assumeAvailable() {
+    RealMooncake.assumeAvailable();
     assumeTrue(
         System.getenv("MOONCAKE_CLIENT") != null,
         "skipped: standalone-store tests need MOONCAKE_CLIENT (the mooncake_client binary,"
@@ -51,17 +58,38 @@ final class StandalonePool implements AutoCloseable {
 
   /** Starts a pool of {@code size} (e.g. "256MB") and waits until its segment is mounted. */
   static StandalonePool start(String size, Path log) throws Exception {
-    return start(size, log, MASTER_PORT, METRICS_PORT, Map.of(), List.of());
+    return start(size, log, 50052);
   }
 
   /**
-   * A pool of {@code size} under the master on {@code masterPort} (admin HTTP on {@code
-   * metricsPort}), with {@code environment} added to its environment and {@code flags} to its
-   * command line (SSD offload: {@code --enable_offload=true} and MOONCAKE_OFFLOAD_*).
+   * The same on another {@code --port} (its RPC port, which also names its IPC socket): two pools
+   * on one host need two ports, else the second aborts at start ("Failed to bind UDS socket").
+   */
+  static StandalonePool start(String size, Path log, int port) throws Exception {
+    return start(size, log, port, MASTER_PORT, METRICS_PORT, Map.of(), List.of());
+  }
+
+  /** A pool on the default {@code --port} (50052) under the master on {@code masterPort}. */
+  static StandalonePool start(
+      String size,
+      Path log,
+      int masterPort,
+      int metricsPort,
+      Map<String, String> extraEnvironment,
+      List<String> flags)
+      throws Exception {
+    return start(size, log, 50052, masterPort, metricsPort, extraEnvironment, flags);
+  }
+
+  /**
+   * A pool of {@code size} on {@code port} under the master on {@code masterPort} (admin HTTP on
+   * {@code metricsPort}), with {@code extraEnvironment} added to its environment and {@code flags}
+   * to its command line (SSD offload: {@code --enable_offload=true} and MOONCAKE_OFFLOAD_*).
    */
   static StandalonePool start(
       String size,
       Path log,
+      int port,
       int masterPort,
       int metricsPort,
       Map<String, String> extraEnvironment,
@@ -73,6 +101,7 @@ final class StandalonePool implements AutoCloseable {
         List.of(
             System.getenv("MOONCAKE_CLIENT"),
             "--host=127.0.0.1",
+            "--port=" + port,
             "--global_segment_size=" + size,
             "--local_buffer_size=64MB",
             "--master_server_address=127.0.0.1:" + masterPort,
@@ -110,6 +139,36 @@ final class StandalonePool implements AutoCloseable {
   /** The pool's segment name, as preferred_segments takes it. */
   String segment() {
     return segment;
+  }
+
+  /**
+   * The config of an app JVM in {@code standalone-store} + {@code cluster} with a 16 MiB lock
+   * segment that finds the pool through the master's metrics port ({@code master_metrics_address}).
+   */
+  static String appConfig(String tenant) {
+    return appConfig(tenant, DISCOVER);
+  }
+
+  /** The same with another way to the pool: {@code placement} is one JSON member. */
+  static String appConfig(String tenant, String placement) {
+    return """
+        {
+          "backend": "mooncake",
+          "mode": "standalone-store",
+          "consistency": "cluster",
+          "lock_segment_size": "16MB",
+          %s,
+          "master_server_address": "127.0.0.1:50051",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "127.0.0.1",
+          "global_segment_size": 0,
+          "local_buffer_size": "16MB",
+          "operation_timeout_ms": 20000,
+          "tenant_id": "%s"
+        }
+        """
+        .formatted(placement, tenant);
   }
 
   /** The segments the master has mounted now. */

@@ -11,6 +11,7 @@ import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.nativebridge.ReplicaConfig;
 import dev.mooncake.jcache.nativebridge.StoreAbi;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -83,7 +84,7 @@ final class MooncakeSetup {
    * What setup opened, for the store to run on.
    *
    * @param pool the buffers carved out of {@code region}
-   * @param replica the replicate config every put carries
+   * @param values the replicate config every value put carries, kept on the live pool
    * @param pinnedHere hard pin in this client's own segment (cluster locks); null when it
    *     contributes none
    * @param segment this client's segment name ({@code host:port}), where embedded-mode puts land
@@ -94,7 +95,7 @@ final class MooncakeSetup {
       MooncakeClient client,
       NativeRegion region,
       RegionBufferPool pool,
-      ReplicaConfig replica,
+      PoolPlacement<ReplicaConfig> values,
       ReplicaConfig pinnedHere,
       String segment,
       boolean rdma,
@@ -112,7 +113,7 @@ final class MooncakeSetup {
         client.close();
         return System.nanoTime() - destroyStart;
       } finally {
-        replica.close();
+        values.close();
         if (pinnedHere != null) {
           pinnedHere.close();
         }
@@ -249,8 +250,8 @@ final class MooncakeSetup {
           && config.replica().valuePlacement() == MooncakeConfig.ValuePlacement.OWN_SEGMENT) {
         preferred = List.of(segment);
       }
-      ReplicaConfig replica = replicaConfig(client, config, preferred);
-      opened.add(replica);
+      PoolPlacement<ReplicaConfig> values = placement(client, config, preferred, segment);
+      opened.add(values);
       ReplicaConfig pinnedHere = null;
       if (contributed > 0) {
         // lock objects (lock.cluster) must never be evicted, whether or not abi is named
@@ -271,13 +272,12 @@ final class MooncakeSetup {
               + ", region "
               + region.size()
               + " bytes, "
-              + replica
+              + values
               + ", library "
               + library.path()
               + ")";
       return start.apply(
-          new Opened(
-              config, client, region, pool, replica, pinnedHere, segment, rdma, description));
+          new Opened(config, client, region, pool, values, pinnedHere, segment, rdma, description));
     } catch (RuntimeException e) {
       closeAll(opened, e);
       throw e;
@@ -352,6 +352,29 @@ final class MooncakeSetup {
   static void configureNativeLog(MooncakeConfig config) {
     MooncakeConfig.NativeLog log = config.nativeLog();
     NativeLogs.configure(NativeLogs.Settings.of(log.level(), log.destination()));
+  }
+
+  /**
+   * Where value puts go: the preferred segments as found now, listed again while the store is open
+   * when they were discovered ({@link PoolPlacement}).
+   */
+  private static PoolPlacement<ReplicaConfig> placement(
+      MooncakeClient client, MooncakeConfig config, List<String> preferred, String own) {
+    Function<List<String>, ReplicaConfig> make =
+        segments -> replicaConfig(client, config, segments);
+    if (!PoolSegments.discovers(config)) {
+      return PoolPlacement.fixed(preferred, make);
+    }
+    // A put that read a config given up runs at most its operation timeout; twice that, at least
+    // a minute, before the config is closed.
+    Duration retireAfter =
+        Duration.ofMillis(Math.max(60_000, 2 * config.operationTimeout().toMillis()));
+    return PoolPlacement.rediscovering(
+        preferred,
+        make,
+        () -> PoolSegments.discover(config, own),
+        PoolPlacement.interval(),
+        retireAfter);
   }
 
   /** The replicate config every put carries, in the layout of the client's library. */

@@ -90,7 +90,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int put(String key, ByteBuffer value, Deadline deadline) {
-    return putFrom(key, value, opened.replica(), deadline);
+    return putFrom(key, value, opened.values().config(), deadline);
   }
 
   private int putFrom(String key, ByteBuffer value, ReplicaConfig where, Deadline deadline) {
@@ -193,7 +193,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
-    return batchPut(keys, values, opened.replica(), deadline);
+    return batchPut(keys, values, opened.values().config(), deadline);
   }
 
   private int[] batchPut(

@@ -22,7 +22,8 @@ import java.util.List;
  *
  * <p>A segment counts as a pool when it is larger than this client's {@code lock_segment_size}: app
  * JVMs contribute exactly that much (every one of a cluster uses the same size), a {@code
- * mooncake_client} pool far more. Read once, when the store opens.
+ * mooncake_client} pool far more. Read when the store opens, then again every few seconds by {@link
+ * PoolPlacement}: a pool restarted under P2PHANDSHAKE comes back under another name.
  */
 final class PoolSegments {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,13 +35,36 @@ final class PoolSegments {
 
   /** The preferred segments of value puts; {@code own} is this client's segment name. */
   static List<String> forValues(MooncakeConfig config, String own) {
-    List<String> configured = config.replica().preferredSegments();
-    if (!configured.isEmpty()
-        || config.lockSegmentSize() == 0
-        || config.masterMetricsAddress() == null) {
-      return configured;
+    if (!discovers(config)) {
+      return config.replica().preferredSegments();
     }
-    String url = "http://" + config.masterMetricsAddress() + "/get_segments_detail";
+    List<String> pools = discover(config, own);
+    if (pools.isEmpty()) {
+      throw new StoreException(
+          "no pool segment is mounted at the master ("
+              + url(config)
+              + " lists none larger than lock_segment_size "
+              + config.lockSegmentSize()
+              + " bytes besides this client's "
+              + own
+              + "): start the mooncake_client pool first, or name it in preferred_segments");
+    }
+    return pools;
+  }
+
+  /**
+   * Whether value puts go to discovered pools: a standalone client with a lock segment and {@code
+   * master_metrics_address}, and no {@code preferred_segments} of its own.
+   */
+  static boolean discovers(MooncakeConfig config) {
+    return config.replica().preferredSegments().isEmpty()
+        && config.lockSegmentSize() > 0
+        && config.masterMetricsAddress() != null;
+  }
+
+  /** The pools the master lists now (possibly none); throws when it cannot be asked. */
+  static List<String> discover(MooncakeConfig config, String own) {
+    String url = url(config);
     String body;
     try {
       body =
@@ -58,18 +82,11 @@ final class PoolSegments {
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted listing the pool's segments at " + url, e);
     }
-    List<String> pools = choose(body, config.lockSegmentSize(), own);
-    if (pools.isEmpty()) {
-      throw new StoreException(
-          "no pool segment is mounted at the master ("
-              + url
-              + " lists none larger than lock_segment_size "
-              + config.lockSegmentSize()
-              + " bytes besides this client's "
-              + own
-              + "): start the mooncake_client pool first, or name it in preferred_segments");
-    }
-    return pools;
+    return choose(body, config.lockSegmentSize(), own);
+  }
+
+  private static String url(MooncakeConfig config) {
+    return "http://" + config.masterMetricsAddress() + "/get_segments_detail";
   }
 
   /**
