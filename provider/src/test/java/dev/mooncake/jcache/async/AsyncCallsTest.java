@@ -168,6 +168,7 @@ class AsyncCallsTest {
     assertEquals(List.of(), ran, "the expired operation never ran");
     assertEquals(1, handed.size(), "nor was it handed to a thread");
     assertEquals(0, calls.inFlight());
+    assertEquals(0, scope.orderedKeys());
   }
 
   @Test
@@ -274,22 +275,31 @@ class AsyncCallsTest {
     CompletableFuture<Object> third = scope.submit("putAsync", List.of("k"), d -> records("third"));
     assertEquals(3, calls.inFlight());
 
+    // One with an operation queued behind it...
     assertTrue(cancelled.cancel(false));
     assertTrue(cancelled.isCancelled());
     assertThrows(CancellationException.class, cancelled::join);
     assertEquals(2, calls.inFlight(), "its room is back at once");
     assertEquals(2, scope.pending());
-    // The one after it still waits for the running one: a withdrawn operation passes on its
+    // ...and one that is the key's last when withdrawn.
+    CompletableFuture<Object> last = scope.submit("putAsync", List.of("k"), d -> records("x"));
+    assertTrue(last.cancel(false));
+    CompletableFuture<Object> after = scope.submit("getAsync", List.of("k"), d -> records("after"));
+
+    // Those after them still wait for the running one: a withdrawn operation passes on its
     // predecessors' turn, not its own.
     assertEquals(1, handed.size(), "only the running operation was handed to a thread");
     assertFalse(third.isDone());
+    assertFalse(after.isDone());
 
     release.countDown();
-    assertEquals("third", third.get(Latches.BOUND_SECONDS, TimeUnit.SECONDS));
+    assertEquals("after", after.get(Latches.BOUND_SECONDS, TimeUnit.SECONDS));
     assertTrue(running.isDone());
-    assertEquals(List.of("first", "third"), ran, "the withdrawn operation never ran");
+    assertTrue(third.isDone());
+    assertEquals(List.of("first", "third", "after"), ran, "withdrawn operations never ran");
     assertEquals(0, calls.inFlight());
     assertEquals(0, scope.pending());
+    assertEquals(0, scope.orderedKeys(), "no key left in the order map");
   }
 
   @Test
