@@ -278,7 +278,7 @@ public final class AsyncCalls implements AutoCloseable {
     private final class Call<T> implements Runnable {
       final String operation;
       final Collection<?> keys;
-      final Function<Deadline, T> work;
+      Function<Deadline, T> work; // dropped when it ends unstarted: a queue may still hold the call
       final Deadline deadline;
       final Stage result = new Stage();
 
@@ -394,6 +394,7 @@ public final class AsyncCalls implements AutoCloseable {
         if (!claimed.compareAndSet(false, true)) {
           return false;
         }
+        work = null; // never to run: its arguments can go even while a thread's queue holds it
         finish(null, failure);
         return true;
       }
