@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Why a timer beside the check when an operation leaves its queue: an operation behind a long
  * one (a writer that hangs, a cluster lock held by a dead JVM) would otherwise learn of its
- * deadline only when that one ends, and keep its permit all the while. Why one per manager and not
- * one per operation: a scheduled task costs about a microsecond against a store round trip of 100
- * µs or more, a thread would cost far more. The thread starts with the first task, not with the
+ * deadline only when that one ends, and keep its permit all the while. One task per operation (a
+ * heap insert, and a removal when it starts in time) is small beside its store round trips of 100
+ * µs or more; one thread serves the whole manager. It starts with the first task, not with the
  * manager.
  */
 final class DeadlineTimer implements AutoCloseable {

@@ -244,7 +244,7 @@ class AsyncCallsTest {
 
   @Test
   void aRunningOperationGetsWhatIsLeftOfTheDeadlineFromItsIssue() throws Exception {
-    AsyncCalls calls = calls(8, Duration.ofMillis(1000), false);
+    AsyncCalls calls = calls(8, Duration.ofSeconds(1), false);
     AsyncCalls.Scope scope = calls.scope("c");
     CompletableFuture<Object> running = scope.submit("putAsync", List.of("k"), this::held);
     AtomicReference<Deadline> given = new AtomicReference<>();
