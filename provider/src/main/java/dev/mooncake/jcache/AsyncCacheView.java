@@ -1,6 +1,7 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.async.AsyncCalls;
+import dev.mooncake.jcache.time.Deadline;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -11,14 +12,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.EntryProcessorResult;
 
 /**
  * {@link MooncakeCacheAsync} over a {@link MooncakeCache}: each operation is the cache's own
- * synchronous method, issued through the manager's {@link AsyncCalls}. Arguments are checked and
- * collections copied on the caller's thread, so a later change to them changes nothing issued.
+ * synchronous method, issued through the manager's {@link AsyncCalls}, and run under the deadline
+ * that started at its issue. Arguments are checked and collections copied on the caller's thread,
+ * so a later change to them changes nothing issued.
  */
 final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   private final MooncakeCache<K, V> cache;
@@ -38,18 +40,18 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
 
   @Override
   public CompletionStage<V> getAsync(K key) {
-    return one("getAsync", key, () -> cache.get(key));
+    return one("getAsync", key, d -> cache.get(key, d));
   }
 
   @Override
   public CompletionStage<Map<K, V>> getAllAsync(Set<? extends K> keys) {
     Set<K> copy = copy(keys, "getAllAsync");
-    return issue("getAllAsync", copy, () -> cache.getAll(copy));
+    return issue("getAllAsync", copy, d -> cache.getAll(copy, d));
   }
 
   @Override
   public CompletionStage<Boolean> containsKeyAsync(K key) {
-    return one("containsKeyAsync", key, () -> cache.containsKey(key));
+    return one("containsKeyAsync", key, d -> cache.containsKey(key, d));
   }
 
   @Override
@@ -58,8 +60,8 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     return one(
         "putAsync",
         key,
-        () -> {
-          cache.put(key, value);
+        d -> {
+          cache.put(key, value, d);
           return null;
         });
   }
@@ -67,7 +69,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   @Override
   public CompletionStage<V> getAndPutAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("getAndPutAsync", key, () -> cache.getAndPut(key, value));
+    return one("getAndPutAsync", key, d -> cache.getAndPut(key, value, d));
   }
 
   @Override
@@ -81,8 +83,8 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     return issue(
         "putAllAsync",
         copy.keySet(),
-        () -> {
-          cache.putAll(copy);
+        d -> {
+          cache.putAll(copy, d);
           return null;
         });
   }
@@ -90,23 +92,23 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   @Override
   public CompletionStage<Boolean> putIfAbsentAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("putIfAbsentAsync", key, () -> cache.putIfAbsent(key, value));
+    return one("putIfAbsentAsync", key, d -> cache.putIfAbsent(key, value, d));
   }
 
   @Override
   public CompletionStage<Boolean> removeAsync(K key) {
-    return one("removeAsync", key, () -> cache.remove(key));
+    return one("removeAsync", key, d -> cache.remove(key, d));
   }
 
   @Override
   public CompletionStage<Boolean> removeAsync(K key, V oldValue) {
     Objects.requireNonNull(oldValue, "old value");
-    return one("removeAsync", key, () -> cache.remove(key, oldValue));
+    return one("removeAsync", key, d -> cache.remove(key, oldValue, d));
   }
 
   @Override
   public CompletionStage<V> getAndRemoveAsync(K key) {
-    return one("getAndRemoveAsync", key, () -> cache.getAndRemove(key));
+    return one("getAndRemoveAsync", key, d -> cache.getAndRemove(key, d));
   }
 
   @Override
@@ -115,7 +117,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     return issue(
         "removeAllAsync",
         copy,
-        () -> {
+        d -> { // a deadline per key once it runs, as removeAll(keys): docs/lanes.md, Deadlines
           cache.removeAll(copy);
           return null;
         });
@@ -125,19 +127,19 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   public CompletionStage<Boolean> replaceAsync(K key, V oldValue, V newValue) {
     Objects.requireNonNull(oldValue, "old value");
     Objects.requireNonNull(newValue, "new value");
-    return one("replaceAsync", key, () -> cache.replace(key, oldValue, newValue));
+    return one("replaceAsync", key, d -> cache.replace(key, oldValue, newValue, d));
   }
 
   @Override
   public CompletionStage<Boolean> replaceAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("replaceAsync", key, () -> cache.replace(key, value));
+    return one("replaceAsync", key, d -> cache.replace(key, value, d));
   }
 
   @Override
   public CompletionStage<V> getAndReplaceAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("getAndReplaceAsync", key, () -> cache.getAndReplace(key, value));
+    return one("getAndReplaceAsync", key, d -> cache.getAndReplace(key, value, d));
   }
 
   @Override
@@ -145,7 +147,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
       K key, EntryProcessor<K, V, T> processor, Object... arguments) {
     Objects.requireNonNull(processor, "entry processor");
     Object[] args = Objects.requireNonNull(arguments, "arguments").clone();
-    return one("invokeAsync", key, () -> cache.invoke(key, processor, args));
+    return one("invokeAsync", key, d -> cache.invoke(key, processor, args, d));
   }
 
   @Override
@@ -154,21 +156,34 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     Set<K> copy = copy(keys, "invokeAllAsync");
     Objects.requireNonNull(processor, "entry processor");
     Object[] args = Objects.requireNonNull(arguments, "arguments").clone();
-    return issue("invokeAllAsync", copy, () -> cache.invokeAll(copy, processor, args));
+    // A deadline per key once it runs, as invokeAll: docs/lanes.md, Deadlines.
+    return issue("invokeAllAsync", copy, d -> cache.invokeAll(copy, processor, args));
   }
 
-  private <T> CompletionStage<T> one(String operation, K key, Supplier<T> work) {
+  private <T> CompletionStage<T> one(String operation, K key, Function<Deadline, T> work) {
     Objects.requireNonNull(key, "key");
     return issue(operation, List.of(key), work);
   }
 
-  private <T> CompletionStage<T> issue(String operation, Collection<K> keys, Supplier<T> work) {
+  private <T> CompletionStage<T> issue(
+      String operation, Collection<K> keys, Function<Deadline, T> work) {
     if (cache.isClosed()) {
       throw new IllegalStateException("cache '" + cache.getName() + "' is closed");
     }
     CompletableFuture<T> result = calls.submit(operation, keys, work);
+    if (executor == null) {
+      return result;
+    }
     // The stage then completes on the executor: so do dependents added before it completes.
-    return executor == null ? result : result.whenCompleteAsync((value, failure) -> {}, executor);
+    CompletableFuture<T> stage = result.whenCompleteAsync((value, failure) -> {}, executor);
+    // Cancelling the stage the caller holds withdraws the operation, as without an executor.
+    stage.whenComplete(
+        (value, failure) -> {
+          if (stage.isCancelled()) {
+            result.cancel(false);
+          }
+        });
+    return stage;
   }
 
   private static <K> Set<K> copy(Set<? extends K> keys, String operation) {

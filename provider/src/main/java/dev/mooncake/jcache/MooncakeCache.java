@@ -185,8 +185,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public V get(K key) {
+    return get(key, deadline());
+  }
+
+  /** As {@link #get}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  V get(K key, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
     V value;
@@ -268,8 +272,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public Map<K, V> getAll(Set<? extends K> keySet) {
+    return getAll(keySet, deadline());
+  }
+
+  /** As {@link #getAll}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  Map<K, V> getAll(Set<? extends K> keySet, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     Objects.requireNonNull(keySet, "keys");
     // Parallel arrays, not maps: a set's keys are distinct, and so are their store keys.
     int count = keySet.size();
@@ -324,8 +332,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean containsKey(K key) {
+    return containsKey(key, deadline());
+  }
+
+  /**
+   * As {@link #containsKey}, under {@code deadline}: an asynchronous operation's, from its issue.
+   */
+  boolean containsKey(K key, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     boolean present = entries.get(key, storeKey, deadline) != null;
     dispatcher.awaitSynchronous();
@@ -403,8 +417,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public void put(K key, V value) {
+    put(key, value, deadline());
+  }
+
+  /** As {@link #put}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  void put(K key, V value, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -439,8 +457,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public V getAndPut(K key, V value) {
+    return getAndPut(key, value, deadline());
+  }
+
+  /** As {@link #getAndPut}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  V getAndPut(K key, V value, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -455,8 +477,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public void putAll(Map<? extends K, ? extends V> map) {
+    putAll(map, deadline());
+  }
+
+  /** As {@link #putAll}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  void putAll(Map<? extends K, ? extends V> map, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     Objects.requireNonNull(map, "map");
     // Sorted by store key: the batch takes the keys' locks in that order (see EntryMap.putAll).
     Map<String, Map.Entry<? extends K, ? extends V>> byStoreKey = new TreeMap<>();
@@ -512,8 +538,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean putIfAbsent(K key, V value) {
+    return putIfAbsent(key, value, deadline());
+  }
+
+  /**
+   * As {@link #putIfAbsent}, under {@code deadline}: an asynchronous operation's, from its issue.
+   */
+  boolean putIfAbsent(K key, V value, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -532,8 +564,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean remove(K key) {
+    return remove(key, deadline());
+  }
+
+  /** As {@link #remove}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  boolean remove(K key, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
     Outcome outcome = atomically(key, storeKey, removing(key), deadline);
@@ -545,8 +581,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean remove(K key, V oldValue) {
+    return remove(key, oldValue, deadline());
+  }
+
+  /** As {@link #remove}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  boolean remove(K key, V oldValue, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(oldValue);
     long start = statistics.start();
@@ -559,8 +599,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public V getAndRemove(K key) {
+    return getAndRemove(key, deadline());
+  }
+
+  /**
+   * As {@link #getAndRemove}, under {@code deadline}: an asynchronous operation's, from its issue.
+   */
+  V getAndRemove(K key, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     long start = statistics.start();
     Outcome outcome = atomically(key, storeKey, removing(key), deadline);
@@ -576,8 +622,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean replace(K key, V oldValue, V newValue) {
+    return replace(key, oldValue, newValue, deadline());
+  }
+
+  /** As {@link #replace}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  boolean replace(K key, V oldValue, V newValue, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(oldValue);
     checkValue(newValue);
@@ -592,8 +642,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public boolean replace(K key, V value) {
+    return replace(key, value, deadline());
+  }
+
+  /** As {@link #replace}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  boolean replace(K key, V value, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -608,8 +662,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public V getAndReplace(K key, V value) {
+    return getAndReplace(key, value, deadline());
+  }
+
+  /**
+   * As {@link #getAndReplace}, under {@code deadline}: an asynchronous operation's, from its issue.
+   */
+  V getAndReplace(K key, V value, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     checkValue(value);
     long start = statistics.start();
@@ -710,8 +770,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   @Override
   public <T> T invoke(K key, EntryProcessor<K, V, T> processor, Object... arguments) {
+    return invoke(key, processor, arguments, deadline());
+  }
+
+  /** As {@link #invoke}, under {@code deadline}: an asynchronous operation's, from its issue. */
+  <T> T invoke(K key, EntryProcessor<K, V, T> processor, Object[] arguments, Deadline deadline) {
     requireOpen();
-    Deadline deadline = deadline();
     String storeKey = storeKey(key);
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");

@@ -174,8 +174,10 @@ public final class MooncakeCacheManager implements CacheManager {
         new AsyncCalls(
             config.asyncMaxInFlight(),
             config.operationTimeout(),
+            ticker,
             lanes::executeAsync,
             lanes::onAsyncThread,
+            "mooncake-" + id + "-async-timer",
             "cache manager " + uri);
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
@@ -428,6 +430,7 @@ public final class MooncakeCacheManager implements CacheManager {
     caches.clear();
     onClose.accept(this);
     sweeper.close();
+    async.close(); // the caches have ended their asynchronous operations: no deadline to watch
     drainStoreCalls(); // before the subscription goes: calls in flight still await their echoes
     if (cluster != null) {
       cluster.close();

@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.async.AsyncOverloadException;
+import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.testing.Latches;
+import dev.mooncake.jcache.time.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,6 +30,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -420,6 +425,122 @@ class AsyncCacheTest {
     done(running);
     done(closer);
     assertThrows(IllegalStateException.class, () -> async.getAsync("k"));
+  }
+
+  @Test
+  void aQueuedOperationFailsAtItsDeadlineWithoutRunning() throws Exception {
+    MooncakeCacheManager manager = manager(b -> b.operationTimeout(Duration.ofMillis(300)));
+    Cache<String, String> cache = cache(manager, name("expired"));
+    MooncakeCacheAsync<String, String> async = async(cache);
+    writer.holdKeys.add("k");
+    CompletableFuture<Void> running = async.putAsync("k", "1").toCompletableFuture();
+    Latches.await(writer.entered, "the put held in the writer");
+    CompletableFuture<Void> queued = async.putAsync("k", "2").toCompletableFuture();
+    fixture.ticker.advanceMillis(300);
+
+    // Failed by the timer while the put ahead of it still runs, as the synchronous call times out.
+    Throwable failure = assertThrows(ExecutionException.class, () -> done(queued)).getCause();
+    assertInstanceOf(CallTimeoutException.class, failure);
+    String message = failure.getMessage();
+    assertTrue(message.startsWith("putAsync on cache '" + cache.getName() + "'"), message);
+    assertTrue(message.contains("not started"), message);
+    assertTrue(message.contains("operation_timeout_ms 300, 300 ms spent"), message);
+    assertFalse(running.isDone());
+    assertEquals(1, manager.asyncCalls().inFlight(), "its room is back");
+
+    writer.release.countDown();
+    running.handle((v, f) -> null).get(Latches.BOUND_SECONDS, TimeUnit.SECONDS);
+    assertEquals(List.of("1"), writer.values("k"), "the expired put never ran");
+    assertEquals(0, manager.asyncCalls().inFlight());
+  }
+
+  @Test
+  void aRunningOperationsStoreCallsGetWhatIsLeftOfTheDeadlineFromItsIssue() throws Exception {
+    RecordingStore store =
+        new RecordingStore(InProcessStore.open(TestConfigs.inProcess(), fixture.ticker));
+    MooncakeCacheManager manager = fixture.manager(TestConfigs.inProcess(), store);
+    Cache<String, String> cache = cache(manager, name("remaining"));
+    MooncakeCacheAsync<String, String> async = async(cache);
+    writer.holdKeys.add("k");
+    CompletableFuture<Void> first = async.putAsync("k", "1").toCompletableFuture();
+    Latches.await(writer.entered, "the first put held in the writer");
+    CompletableFuture<String> second = async.getAndPutAsync("k", "2").toCompletableFuture();
+    // Dependents of the first stage run before the second starts: this marks where its calls begin.
+    CompletableFuture<Integer> firstsCalls = first.thenApply(v -> store.calls.size());
+    fixture.ticker.advanceMillis(700); // the second waits behind the first meanwhile
+    writer.release.countDown();
+    assertEquals("1", done(second));
+
+    List<RecordingStore.Call> calls =
+        store.calls.subList(done(firstsCalls), store.calls.size()).stream()
+            .filter(c -> c.thread().contains("-async-"))
+            .toList();
+    assertFalse(calls.isEmpty(), "no store call of the second operation");
+    Deadline deadline = calls.get(0).deadline();
+    for (RecordingStore.Call call : calls) {
+      assertSame(deadline, call.deadline(), call + ": one deadline for the whole operation");
+    }
+    long timeout = TestConfigs.inProcess().operationTimeout().toMillis();
+    assertEquals(700, deadline.spentMillis(), "counted from the issue, not from the start");
+    assertEquals(TimeUnit.MILLISECONDS.toNanos(timeout - 700), deadline.remainingNanos());
+
+    // A synchronous call now starts a fresh one: what tells the two apart.
+    int before = store.calls.size();
+    cache.put("k", "3");
+    String caller = Thread.currentThread().getName();
+    RecordingStore.Call syncCall =
+        store.calls.subList(before, store.calls.size()).stream()
+            .filter(c -> c.thread().equals(caller))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(TimeUnit.MILLISECONDS.toNanos(timeout), syncCall.deadline().remainingNanos());
+  }
+
+  @Test
+  void cancellingQueuedOperationsWithdrawsThemAndLaterOnesKeepTheirOrder() throws Exception {
+    MooncakeCacheManager manager = manager(b -> b);
+    Cache<String, String> cache = cache(manager, name("cancel"));
+    MooncakeCacheAsync<String, String> async = async(cache);
+    writer.holdKeys.add("k");
+    CompletableFuture<Void> running = async.putAsync("k", "1").toCompletableFuture();
+    Latches.await(writer.entered, "the put held in the writer");
+    CompletableFuture<Void> cancelled = async.putAsync("k", "2").toCompletableFuture();
+    CompletableFuture<Void> cancelledOnExecutor =
+        async.withExecutor(userExecutor).putAsync("k", "3").toCompletableFuture();
+    CompletableFuture<String> last = async.getAndPutAsync("k", "4").toCompletableFuture();
+    assertEquals(4, manager.asyncCalls().inFlight());
+
+    assertTrue(cancelled.cancel(false));
+    assertTrue(cancelledOnExecutor.cancel(false));
+    assertTrue(cancelled.isCancelled());
+    assertEquals(2, manager.asyncCalls().inFlight(), "both gave their room back");
+    assertFalse(last.isDone());
+
+    writer.release.countDown();
+    assertEquals("1", done(last), "the last one ran after the first, and saw its value");
+    done(running);
+    assertEquals(List.of("1", "4"), writer.values("k"), "the cancelled puts never ran");
+    assertEquals("4", cache.get("k"));
+    assertEquals(0, manager.asyncCalls().inFlight());
+  }
+
+  @Test
+  void cancellingARunningOperationCancelsItsStageWhileItsStoreWorkFinishes() throws Exception {
+    MooncakeCacheManager manager = manager(b -> b);
+    Cache<String, String> cache = cache(manager, name("cancel-running"));
+    MooncakeCacheAsync<String, String> async = async(cache);
+    writer.holdKeys.add("k");
+    CompletableFuture<Void> running = async.putAsync("k", "1").toCompletableFuture();
+    Latches.await(writer.entered, "the put held in the writer");
+    CompletableFuture<String> read = async.getAsync("k").toCompletableFuture();
+
+    assertTrue(running.cancel(true));
+    assertTrue(running.isCancelled());
+    assertFalse(read.isDone(), "the read still waits for the put's work");
+    writer.release.countDown();
+    assertEquals("1", done(read), "the put finished its store work before the read ran");
+    assertEquals(List.of("1"), writer.values("k"));
+    assertEquals(0, manager.asyncCalls().inFlight());
   }
 
   @Test

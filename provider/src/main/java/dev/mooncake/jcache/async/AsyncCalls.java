@@ -1,19 +1,24 @@
 package dev.mooncake.jcache.async;
 
+import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,42 +35,70 @@ import org.slf4j.LoggerFactory;
  *       operation on any of its keys has completed, and its stage's own dependents have run. So
  *       {@code putAsync(k, 1); putAsync(k, 2)} leaves 2, and their stages complete in that order.
  *       Different keys run in parallel.
+ *   <li><b>Deadline.</b> An operation's {@link Deadline} ({@code operation_timeout_ms}) starts when
+ *       it is issued. One still queued (behind its keys or for a thread) when it passes fails with
+ *       a {@link CallTimeoutException} without running, at once ({@link DeadlineTimer}) and again
+ *       checked as it leaves each queue; one that runs gets what is left of it.
+ *   <li><b>Cancel.</b> Cancelling a stage whose operation has not started withdraws it: it never
+ *       runs and gives its room back. A running one finishes its store work; only its stage is
+ *       cancelled.
  *   <li><b>Closing.</b> {@link Scope#end} fails the cache's queued operations at once and awaits
  *       the running ones (bounded), as closing ends background loads.
  * </ul>
  */
-public final class AsyncCalls {
+public final class AsyncCalls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AsyncCalls.class);
 
   private final int maxInFlight;
   private final Semaphore permits;
   private final long permitWaitNanos;
+  private final Duration operationTimeout;
+  private final Ticker ticker;
   private final Consumer<Runnable> workers;
   private final BooleanSupplier onWorker;
+  private final DeadlineTimer timer;
   private final String owner;
 
   /**
    * @param maxInFlight {@code async_max_in_flight}
-   * @param permitWait how long a caller waits for room ({@code operation_timeout_ms})
+   * @param operationTimeout {@code operation_timeout_ms}: each operation's deadline from its issue,
+   *     and how long a caller waits for room
+   * @param ticker what deadlines are read on
    * @param workers queues an operation on the provider's threads (throws when they are closed)
    * @param onWorker whether the current thread is one of them
+   * @param timerThread the name of the deadline timer's thread, e.g. {@code
+   *     mooncake-m1-async-timer}
    * @param owner names the cache manager in messages
    */
   public AsyncCalls(
       int maxInFlight,
-      Duration permitWait,
+      Duration operationTimeout,
+      Ticker ticker,
       Consumer<Runnable> workers,
       BooleanSupplier onWorker,
+      String timerThread,
       String owner) {
     if (maxInFlight <= 0) {
       throw new IllegalArgumentException("async_max_in_flight must be > 0, got " + maxInFlight);
     }
     this.maxInFlight = maxInFlight;
     this.permits = new Semaphore(maxInFlight);
-    this.permitWaitNanos = permitWait.toNanos();
+    this.permitWaitNanos = operationTimeout.toNanos();
+    this.operationTimeout = operationTimeout;
+    this.ticker = ticker;
     this.workers = workers;
     this.onWorker = onWorker;
+    this.timer = new DeadlineTimer(timerThread);
     this.owner = owner;
+  }
+
+  /**
+   * Stops the deadline timer. The manager calls it once its caches have ended their operations
+   * (docs/architecture.md, the order of closing).
+   */
+  @Override
+  public void close() {
+    timer.close();
   }
 
   /** Operations issued and not yet completed, across the manager's caches. */
@@ -82,7 +115,8 @@ public final class AsyncCalls {
     if (permits.tryAcquire()) {
       return;
     }
-    boolean provider = onWorker.getAsBoolean();
+    // The timer thread completes expired stages, whose dependents may issue operations.
+    boolean provider = onWorker.getAsBoolean() || timer.onThread();
     if (!provider) {
       try {
         if (permits.tryAcquire(permitWaitNanos, TimeUnit.NANOSECONDS)) {
@@ -128,26 +162,33 @@ public final class AsyncCalls {
     }
 
     /**
-     * Issues {@code work} (a synchronous cache call on {@code keys}): it runs on a provider thread
-     * once the earlier operations on its keys have completed, and the returned future completes
-     * there with its result or exception. Throws {@link AsyncOverloadException} when there is no
-     * room, and an {@link IllegalStateException} when the cache has closed or the threads are gone.
+     * Issues {@code work} (a synchronous cache call on {@code keys}, given the operation's
+     * deadline): it runs on a provider thread once the earlier operations on its keys have
+     * completed, and the returned future completes there with its result or exception. Throws
+     * {@link AsyncOverloadException} when there is no room, and an {@link IllegalStateException}
+     * when the cache has closed or the threads are gone. Cancelling the future before the work
+     * starts withdraws it.
      */
-    public <T> CompletableFuture<T> submit(String operation, Collection<?> keys, Supplier<T> work) {
+    public <T> CompletableFuture<T> submit(
+        String operation, Collection<?> keys, Function<Deadline, T> work) {
       if (ended) {
         throw closed();
       }
+      // From the issue on, as a synchronous call's: the wait for room, its keys and a thread count.
+      Deadline deadline = Deadline.after(operationTimeout, ticker);
       acquire(cacheName, operation);
-      Call<T> call = new Call<>(operation, keys, work);
-      CompletableFuture<Void> before = enter(keys, call.slot);
+      CompletableFuture<Void> slot = new CompletableFuture<>();
+      CompletableFuture<Void> before = enter(keys, slot);
+      Call<T> call = new Call<>(operation, keys, work, deadline, slot, before);
       calls.add(call);
-      if (ended && call.cancel()) { // end() may have missed it
+      if (ended && call.endUnstarted()) { // end() may have missed it
         throw closed();
       }
+      call.arm();
       if (before == null) {
-        call.dispatch();
+        call.dispatch("room (async_max_in_flight)");
       } else {
-        before.whenComplete((ignored, failure) -> call.dispatch());
+        before.whenComplete((ignored, failure) -> call.dispatch("earlier operations on its keys"));
       }
       return call.result;
     }
@@ -162,7 +203,7 @@ public final class AsyncCalls {
       ended = true;
       List<Call<?>> running = new ArrayList<>();
       for (Call<?> call : calls) {
-        if (!call.cancel() && call.runsOn != Thread.currentThread()) {
+        if (!call.endUnstarted() && call.runsOn != Thread.currentThread()) {
           running.add(call);
         }
       }
@@ -220,7 +261,14 @@ public final class AsyncCalls {
           : CompletableFuture.allOf(before.toArray(new CompletableFuture<?>[0]));
     }
 
-    private void leave(Collection<?> keys, CompletableFuture<Void> slot) {
+    /** Keys with an operation in flight, or behind one that ended unstarted (tests). */
+    public int orderedKeys() {
+      return tails.size();
+    }
+
+    /** Lets the operations behind {@code slot} on its keys start. */
+    private void open(Collection<?> keys, CompletableFuture<Void> slot) {
+      slot.complete(null);
       for (Object key : keys) {
         tails.remove(key, slot);
       }
@@ -230,27 +278,45 @@ public final class AsyncCalls {
     private final class Call<T> implements Runnable {
       final String operation;
       final Collection<?> keys;
-      final Supplier<T> work;
-      final CompletableFuture<T> result = new CompletableFuture<>();
+      Function<Deadline, T> work; // dropped when it ends unstarted: a queue may still hold the call
+      final Deadline deadline;
+      final Stage result = new Stage();
 
       /** Completes after {@link #result}: what later operations on the same keys wait for. */
-      final CompletableFuture<Void> slot = new CompletableFuture<>();
+      final CompletableFuture<Void> slot;
 
-      /** Taken by whichever comes first: a worker running the call, or its end. */
+      /** The earlier operations on its keys, or null. */
+      final CompletableFuture<Void> before;
+
+      /** Taken by whichever comes first: a worker running the call, its end, expiry or cancel. */
       final AtomicBoolean claimed = new AtomicBoolean();
 
       final CountDownLatch finished = new CountDownLatch(1);
       volatile Thread runsOn;
+      volatile Future<?> expiry;
 
-      Call(String operation, Collection<?> keys, Supplier<T> work) {
+      Call(
+          String operation,
+          Collection<?> keys,
+          Function<Deadline, T> work,
+          Deadline deadline,
+          CompletableFuture<Void> slot,
+          CompletableFuture<Void> before) {
         this.operation = operation;
         this.keys = keys;
         this.work = work;
+        this.deadline = deadline;
+        this.slot = slot;
+        this.before = before;
       }
 
-      /** Its predecessors are done: to a provider thread. */
-      void dispatch() {
+      /** Its predecessors are done (or {@code waited} for room): to a provider thread. */
+      void dispatch(String waited) {
         if (claimed.get()) {
+          return;
+        }
+        if (deadline.expired()) {
+          expire(waited); // checked at dequeue too: a fake ticker moves no timer
           return;
         }
         try {
@@ -262,14 +328,18 @@ public final class AsyncCalls {
 
       @Override
       public void run() {
+        if (deadline.expired()) {
+          expire("a thread of the async pool");
+          return;
+        }
         if (!claimed.compareAndSet(false, true)) {
-          return; // ended while queued: already failed
+          return; // ended, expired or withdrawn while queued: already completed
         }
         runsOn = Thread.currentThread();
         T value = null;
         Throwable failure = null;
         try {
-          value = work.get();
+          value = work.apply(deadline); // what is left of it, not a fresh one
         } catch (Throwable t) {
           failure = t;
         }
@@ -277,8 +347,44 @@ public final class AsyncCalls {
         finish(value, failure);
       }
 
+      /** Fails the call when its deadline passes, unless it has started or ended by then. */
+      void arm() {
+        Future<?> task = timer.schedule(this::onTimer, deadline.remainingNanos());
+        expiry = task;
+        if (task != null && claimed.get()) {
+          task.cancel(false); // ended meanwhile
+        }
+      }
+
+      private void onTimer() {
+        if (claimed.get()) {
+          return;
+        }
+        if (deadline.expired()) {
+          expire(
+              before != null && !before.isDone()
+                  ? "earlier operations on its keys"
+                  : "a thread of the async pool");
+        } else {
+          arm(); // its ticker (a test's fake one) says not yet: look again when it could be
+        }
+      }
+
+      /** Fails it unstarted with the synchronous call's time-out: the bound, and the time spent. */
+      private void expire(String waited) {
+        fail(
+            new CallTimeoutException(
+                operation
+                    + " on cache '"
+                    + cacheName
+                    + "': not started, the operation's time had run out while it waited for "
+                    + waited
+                    + "; the operation's deadline: "
+                    + deadline.describe()));
+      }
+
       /** Whether this ended the call (it had not started); then its stage has failed. */
-      boolean cancel() {
+      boolean endUnstarted() {
         return fail(
             new IllegalStateException(
                 "cache '" + cacheName + "' was closed before this " + operation + " started"));
@@ -288,6 +394,7 @@ public final class AsyncCalls {
         if (!claimed.compareAndSet(false, true)) {
           return false;
         }
+        work = null; // never to run: its arguments can go even while a thread's queue holds it
         finish(null, failure);
         return true;
       }
@@ -298,6 +405,10 @@ public final class AsyncCalls {
        */
       private void finish(T value, Throwable failure) {
         calls.remove(this);
+        Future<?> task = expiry;
+        if (task != null) {
+          task.cancel(false);
+        }
         permits.release();
         finished.countDown();
         try {
@@ -307,8 +418,56 @@ public final class AsyncCalls {
             result.completeExceptionally(failure);
           }
         } finally {
-          slot.complete(null);
-          leave(keys, slot);
+          passKeysOn();
+        }
+      }
+
+      /**
+       * Lets the next operations on its keys start: now, or, for one that ended without running
+       * (expired, withdrawn, closed) while earlier ones still run, once those have ended, so that
+       * one never runs beside the other.
+       */
+      private void passKeysOn() {
+        if (before == null || before.isDone()) {
+          open(keys, slot);
+          return;
+        }
+        if (keys.size() == 1) {
+          Object key = keys.iterator().next();
+          if (tails.replace(key, slot, before)) {
+            // Still the key's last: nobody waits for it, the next one waits for its predecessors
+            // directly. Issuing and cancelling behind a long operation then leaves nothing behind.
+            slot.complete(null);
+            if (before.isDone()) {
+              tails.remove(key, before); // ended meanwhile: its owner's removal may have come first
+            }
+            return;
+          }
+        }
+        Collection<?> queuedKeys = keys;
+        CompletableFuture<Void> queuedSlot = slot;
+        // Holds the keys and the slot, not the call: its arguments (values) can go.
+        before.whenComplete((ignored, failure) -> open(queuedKeys, queuedSlot));
+      }
+
+      /** The caller's stage: its {@link #cancel} withdraws the operation if it has not started. */
+      private final class Stage extends CompletableFuture<T> {
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+          if (fail(
+              new CancellationException(
+                  operation + " on cache '" + cacheName + "' cancelled before it started"))) {
+            return true; // withdrawn: it never runs, its room is given back
+          }
+          // Running (or done): the stage is cancelled, the store work goes on to its end, as a
+          // cache operation cannot stop half done; it keeps its room until then.
+          return super.cancel(mayInterruptIfRunning);
+        }
+
+        /** Dependents are plain futures: cancelling them withdraws nothing. */
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+          return new CompletableFuture<>();
         }
       }
     }
