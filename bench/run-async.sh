@@ -9,7 +9,7 @@
 #     bench/run-async.sh [full|smoke] [JMH options for every run…]
 #
 # full: AsyncBenchmark 3 forks × 5 × 1 s after 3 × 1 s warm-up (28 trials), VirtualThreadBenchmark
-# 3 forks × 5 × 2 s after 3 × 2 s (3 trials), about 20 minutes. smoke: 1 fork, 2 short iterations,
+# 3 forks × 5 × 2 s after 3 × 2 s (3 trials), about 20 minutes. smoke: 1 fork, 3 iterations of 1 s,
 # to see every peer and parameter run (decides nothing).
 #
 # As root: installs redis-server from Debian's packages when missing, then inside a private network
@@ -24,7 +24,7 @@ LEVEL=${1:-full}
 shift || true
 case "$LEVEL" in
   full) ASYNC_TIMING=(-f 3 -wi 3 -w 1 -i 5 -r 1) VTHREAD_TIMING=(-f 3 -wi 3 -w 2 -i 5 -r 2) ;;
-  smoke) ASYNC_TIMING=(-f 1 -wi 1 -w 1 -i 2 -r 1) VTHREAD_TIMING=(-f 1 -wi 1 -w 1 -i 2 -r 1) ;;
+  smoke) ASYNC_TIMING=(-f 1 -wi 1 -w 1 -i 3 -r 1) VTHREAD_TIMING=(-f 1 -wi 1 -w 1 -i 3 -r 1) ;;
   *) echo "bench/run-async.sh runs full or smoke, not '$LEVEL'" >&2; exit 2 ;;
 esac
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}

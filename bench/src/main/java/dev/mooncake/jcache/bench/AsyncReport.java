@@ -265,6 +265,9 @@ public final class AsyncReport {
     if (a == null || b == null) {
       return "—";
     }
+    if (Double.isNaN(a.error()) || Double.isNaN(b.error())) {
+      return NearReport.ratioWithError(a, b); // "±?": a figure without an interval has no range
+    }
     double high = NearReport.high(a, b);
     return NearReport.ratioWithError(a, b)
         + " ("
