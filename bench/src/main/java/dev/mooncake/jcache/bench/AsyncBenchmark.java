@@ -7,8 +7,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import org.openjdk.jmh.annotations.AuxCounters;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -96,18 +96,16 @@ public class AsyncBenchmark {
   /** Room in the window: operations outstanding + permits = inFlight at every instant. */
   private Semaphore room;
 
-  private final LongAdder misses = new LongAdder();
-  private final LongAdder errors = new LongAdder();
+  private Tally tally;
 
   /** The two operations through one peer's asynchronous API. */
-  private interface AsyncOps {
-    CompletionStage<?> get(String key);
-
-    CompletionStage<?> put(String key, Object value);
-  }
+  private record AsyncOps(
+      Function<String, CompletionStage<?>> get,
+      BiFunction<String, Object, CompletionStage<?>> put) {}
 
   @Setup(Level.Trial)
-  public void open() {
+  public void open(Tally tally) {
+    this.tally = tally;
     if (peer.equals(SYNC) && inFlight != 1) {
       throw new IllegalArgumentException(
           SYNC + " calls on the benchmark thread: it has no window, run it with -p inFlight=1");
@@ -159,31 +157,11 @@ public class AsyncBenchmark {
     switch (peer) {
       case ASYNC:
         MooncakeCacheAsync<String, Object> mooncake = cache.unwrap(MooncakeCacheAsync.class);
-        return new AsyncOps() {
-          @Override
-          public CompletionStage<?> get(String key) {
-            return mooncake.getAsync(key);
-          }
-
-          @Override
-          public CompletionStage<?> put(String key, Object value) {
-            return mooncake.putAsync(key, value);
-          }
-        };
+        return new AsyncOps(mooncake::getAsync, mooncake::putAsync);
       case REDISSON:
         org.redisson.api.CacheAsync<String, Object> redisson =
             cache.unwrap(org.redisson.api.CacheAsync.class);
-        return new AsyncOps() {
-          @Override
-          public CompletionStage<?> get(String key) {
-            return redisson.getAsync(key);
-          }
-
-          @Override
-          public CompletionStage<?> put(String key, Object value) {
-            return redisson.putAsync(key, value);
-          }
-        };
+        return new AsyncOps(redisson::getAsync, redisson::putAsync);
       case SYNC:
         return null;
       default:
@@ -218,12 +196,12 @@ public class AsyncBenchmark {
     }
   }
 
-  /** What a completed operation found: counted per iteration, read by {@link Counts}. */
+  /** What a completed operation found, into the {@link Tally}; gives its room back. */
   private void completed(Object found, Throwable failure, boolean get) {
     if (failure != null) {
-      errors.increment();
+      tally.errors.increment();
     } else if (get && found == null) {
-      misses.increment();
+      tally.misses.increment();
     }
     room.release();
   }
@@ -242,7 +220,7 @@ public class AsyncBenchmark {
     boolean get = !isPut[i];
     CompletionStage<?> stage;
     try {
-      stage = get ? async.get(key) : async.put(key, values[i & (VALUE_POOL - 1)]);
+      stage = get ? async.get().apply(key) : async.put().apply(key, values[i & (VALUE_POOL - 1)]);
     } catch (RuntimeException e) { // refused when issued (an overloaded or closed cache)
       completed(null, e, get);
       return;
@@ -252,7 +230,7 @@ public class AsyncBenchmark {
 
   /** One completed operation: asynchronous peers wait for room and issue, the sync one calls. */
   @Benchmark
-  public void operation(Counts counts) throws InterruptedException {
+  public void operation(Tally.Counts counts) throws InterruptedException {
     if (async == null) {
       callSync();
       return;
@@ -268,33 +246,10 @@ public class AsyncBenchmark {
       if (isPut[i]) {
         cache.put(key, values[i & (VALUE_POOL - 1)]);
       } else if (cache.get(key) == null) {
-        misses.increment();
+        tally.misses.increment();
       }
     } catch (RuntimeException e) {
-      errors.increment();
-    }
-  }
-
-  /** Gets that found nothing and operations that failed, per iteration (JMH's aux counters). */
-  @AuxCounters(AuxCounters.Type.EVENTS)
-  @State(Scope.Thread)
-  public static class Counts {
-    public long misses;
-    public long errors;
-    private long missesBefore;
-    private long errorsBefore;
-
-    @Setup(Level.Iteration)
-    public void start(AsyncBenchmark b) {
-      missesBefore = b.misses.sum();
-      errorsBefore = b.errors.sum();
-    }
-
-    // JMH reads the counters after the iteration's tear-down (the drain included)
-    @TearDown(Level.Iteration)
-    public void stop(AsyncBenchmark b) {
-      misses = b.misses.sum() - missesBefore;
-      errors = b.errors.sum() - errorsBefore;
+      tally.errors.increment();
     }
   }
 }

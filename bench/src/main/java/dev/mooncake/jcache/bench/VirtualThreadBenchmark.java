@@ -83,11 +83,11 @@ public class VirtualThreadBenchmark {
   private Thread[] workers;
   private volatile boolean stop;
   private final LongAdder completed = new LongAdder();
-  private final LongAdder misses = new LongAdder();
-  private final LongAdder errors = new LongAdder();
+  private Tally tally;
 
   @Setup(Level.Trial)
-  public void open() throws InterruptedException {
+  public void open(Tally tally) throws InterruptedException {
+    this.tally = tally;
     ThreadFactory factory = threads.equals(PLATFORM) ? Thread::new : virtualThreads();
     if (threads.equals(PINNED)) {
       System.setProperty(HAND_OFF_SWITCH, "false");
@@ -122,11 +122,11 @@ public class VirtualThreadBenchmark {
           if (random.nextInt(10) == 0) {
             cache.put(key, values[random.nextInt(VALUE_POOL)]);
           } else if (cache.get(key) == null) {
-            misses.increment();
+            tally.misses.increment();
           }
           completed.increment();
         } catch (RuntimeException e) {
-          errors.increment();
+          tally.errors.increment();
         }
       }
     };
@@ -173,7 +173,7 @@ public class VirtualThreadBenchmark {
 
   /** Samples the workers' completed operations into this iteration's count. */
   @Benchmark
-  public void window(Window window, Counts counts) throws InterruptedException {
+  public void window(Window window, Tally.Counts counts) throws InterruptedException {
     Thread.sleep(SAMPLE_MS);
     long now = completed.sum();
     window.operations += now - window.last;
@@ -191,28 +191,6 @@ public class VirtualThreadBenchmark {
     public void start(VirtualThreadBenchmark b) {
       operations = 0;
       last = b.completed.sum();
-    }
-  }
-
-  /** Gets that found nothing and calls that failed, per iteration. */
-  @AuxCounters(AuxCounters.Type.EVENTS)
-  @State(Scope.Thread)
-  public static class Counts {
-    public long misses;
-    public long errors;
-    private long missesBefore;
-    private long errorsBefore;
-
-    @Setup(Level.Iteration)
-    public void start(VirtualThreadBenchmark b) {
-      missesBefore = b.misses.sum();
-      errorsBefore = b.errors.sum();
-    }
-
-    @TearDown(Level.Iteration)
-    public void stop(VirtualThreadBenchmark b) {
-      misses = b.misses.sum() - missesBefore;
-      errors = b.errors.sum() - errorsBefore;
     }
   }
 
