@@ -15,6 +15,8 @@
 # As root: installs redis-server from Debian's packages when missing, then inside a private network
 # namespace that has only loopback starts mooncake_master and redis-server once
 # (bench/netns-servers.sh: on MASTER_CPUS, JMH on BENCH_CPUS) for all three JMH runs.
+# ASYNC_PARTS picks runs (default "sync async vthreads": mooncake-sync, the two async peers,
+# VirtualThreadBenchmark); the report renders what there is.
 # VirtualThreadBenchmark's forks run on JAVA25 (default: Temurin 25; virtual threads need 21+), the
 # rest on `java`. Results: bench/target/async/{sync,async,vthreads}.json and report.md.
 set -euo pipefail
@@ -63,19 +65,26 @@ jmh() { # JMH options…; JMH_JAVA_OPTS: e.g. -Djmh.ignoreLock=true beside anoth
     | tee -a "$OUT/jmh.txt"
 }
 : >"$OUT/jmh.txt"
+PARTS=" ${ASYNC_PARTS:-sync async vthreads} "
 # the baseline first: mooncake-sync has no window, one trial per value and mix
-jmh 'dev.mooncake.jcache.bench.AsyncBenchmark' -p peer=mooncake-sync -p inFlight=1 \
-  "${ASYNC_TIMING[@]}" -rf json -rff "$OUT/sync.json" "$@"
-jmh 'dev.mooncake.jcache.bench.AsyncBenchmark' -p peer=mooncake-async,redisson-async \
-  "${ASYNC_TIMING[@]}" -rf json -rff "$OUT/async.json" "$@"
-jmh 'dev.mooncake.jcache.bench.VirtualThreadBenchmark' -jvm "$JAVA25" \
-  "${VTHREAD_TIMING[@]}" -rf json -rff "$OUT/vthreads.json" "$@"
+if [[ $PARTS == *" sync "* ]]; then
+  jmh 'dev.mooncake.jcache.bench.AsyncBenchmark' -p peer=mooncake-sync -p inFlight=1 \
+    "${ASYNC_TIMING[@]}" -rf json -rff "$OUT/sync.json" "$@"
+fi
+if [[ $PARTS == *" async "* ]]; then
+  jmh 'dev.mooncake.jcache.bench.AsyncBenchmark' -p peer=mooncake-async,redisson-async \
+    "${ASYNC_TIMING[@]}" -rf json -rff "$OUT/async.json" "$@"
+fi
+if [[ $PARTS == *" vthreads "* ]]; then
+  jmh 'dev.mooncake.jcache.bench.VirtualThreadBenchmark' -jvm "$JAVA25" \
+    "${VTHREAD_TIMING[@]}" -rf json -rff "$OUT/vthreads.json" "$@"
+fi
 
 {
   echo "Run of $STARTED-$(date -u '+%H:%M') UTC, commit $(git rev-parse --short HEAD 2>/dev/null ||
-    echo unknown), \`bench/run-async.sh $LEVEL$(shell_words ${@+"$@"})\`; JMH on CPU" \
+    echo unknown), \`${ASYNC_PARTS:+ASYNC_PARTS="$ASYNC_PARTS" }bench/run-async.sh $LEVEL$(shell_words ${@+"$@"})\`; JMH on CPU" \
     "$BENCH_CPUS, mooncake_master and redis-server $(redis-server --version |
       sed -n 's/.* v=\([^ ]*\).*/\1/p') on CPU $MASTER_CPUS; load average before: $LOAD."
   echo
-  java -cp "$CP" dev.mooncake.jcache.bench.AsyncReport "$OUT"/{sync,async,vthreads}.json
+  java -cp "$CP" dev.mooncake.jcache.bench.AsyncReport $(for p in $PARTS; do echo "$OUT/$p.json"; done)
 } | tee "$OUT/report.md"

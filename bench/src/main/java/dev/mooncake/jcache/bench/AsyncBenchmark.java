@@ -134,10 +134,12 @@ public class AsyncBenchmark {
 
   /**
    * Names {@code keys.length} keys {@code prefix + i} into {@code keys} and puts each (values
-   * cycled), in putAll chunks of at most 4 MiB, then checks the last one reads back.
+   * cycled), in putAll chunks of 64 keys and at most 4 MiB, then checks the last one reads back.
+   * Under {@code cluster} a putAll holds its keys' locks until its last write: 256 keys at a time
+   * outlived the 5 s lease on a loaded machine (load average 19).
    */
   static void fill(Peer cache, String prefix, String[] keys, Object[] values, ValueKind kind) {
-    int chunk = (int) Math.max(1, Math.min(256, 4 * Peers.MIB / kind.bytes()));
+    int chunk = (int) Math.max(1, Math.min(64, 4 * Peers.MIB / kind.bytes()));
     Map<String, Object> batch = new HashMap<>();
     for (int i = 0; i < keys.length; i++) {
       keys[i] = prefix + i;

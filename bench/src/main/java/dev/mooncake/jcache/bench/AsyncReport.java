@@ -271,7 +271,7 @@ public final class AsyncReport {
     double high = NearReport.high(a, b);
     return NearReport.ratioWithError(a, b)
         + " ("
-        + Report.ratio(NearReport.low(a, b))
+        + Report.ratio(Math.max(0, NearReport.low(a, b))) // an interval wider than its figure
         + "-"
         + (Double.isInfinite(high) ? "∞" : Report.ratio(high))
         + ")";
