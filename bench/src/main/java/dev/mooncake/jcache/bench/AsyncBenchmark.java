@@ -201,7 +201,7 @@ public class AsyncBenchmark {
   /** What a completed operation found, into the {@link Tally}; gives its room back. */
   private void completed(Object found, Throwable failure, boolean get) {
     if (failure != null) {
-      tally.errors.increment();
+      tally.failed(failure);
     } else if (get && found == null) {
       tally.misses.increment();
     }
@@ -251,7 +251,7 @@ public class AsyncBenchmark {
         tally.misses.increment();
       }
     } catch (RuntimeException e) {
-      tally.errors.increment();
+      tally.failed(e);
     }
   }
 }

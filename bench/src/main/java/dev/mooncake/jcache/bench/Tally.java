@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.bench;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Level;
@@ -17,6 +18,15 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Tally {
   final LongAdder misses = new LongAdder();
   final LongAdder errors = new LongAdder();
+  private final AtomicBoolean told = new AtomicBoolean();
+
+  /** Counts a failed operation; the trial's first failure is printed, so the count has a cause. */
+  void failed(Throwable e) {
+    errors.increment();
+    if (told.compareAndSet(false, true)) {
+      System.err.println("# first failed operation of this trial (later ones only counted): " + e);
+    }
+  }
 
   /** JMH's per-iteration view of the tally (aux counters of the benchmark thread). */
   @AuxCounters(AuxCounters.Type.EVENTS)

@@ -126,7 +126,7 @@ public class VirtualThreadBenchmark {
           }
           completed.increment();
         } catch (RuntimeException e) {
-          tally.errors.increment();
+          tally.failed(e);
         }
       }
     };
