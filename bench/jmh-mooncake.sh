@@ -19,33 +19,15 @@ if [ -z "${MOONCAKE_STORE_LIBRARY:-}" ] || [ -z "${MOONCAKE_MASTER:-}" ]; then
   exit 0
 fi
 
+. bench/netns-servers.sh
 if [ "${BENCH_IN_NETNS:-}" != 1 ]; then
   . bench/build-once.sh
-  if [ "$(id -u)" != 0 ]; then
-    echo "bench/jmh-mooncake.sh needs root (unshare -n, ip link)" >&2
-    exit 1
-  fi
-  exec unshare -n env BENCH_IN_NETNS=1 bash "$0" "$BENCHMARK" "$@"
+  enter_netns "$0" "$BENCHMARK" "$@"
 fi
 
 # ---- inside the private network namespace: only loopback exists here
-ip link set lo up
-LAST_CPU=$(($(nproc) - 1))
-MASTER_CPUS=${MASTER_CPUS:-$LAST_CPU}
-BENCH_CPUS=${BENCH_CPUS:-$([ "$LAST_CPU" -gt 0 ] && echo "0-$((LAST_CPU - 1))" || echo 0)}
 LOGS=bench/target/$NAME
-mkdir -p "$LOGS"
-export MC_LOG_LEVEL=${MC_LOG_LEVEL:-WARNING}
-
-taskset -c "$MASTER_CPUS" "$MOONCAKE_MASTER" --rpc_address=127.0.0.1 --rpc_port=50051 \
-  --metrics_host=127.0.0.1 --metrics_port=9003 >"$LOGS/master.log" 2>&1 &
-MASTER_PID=$!
-trap 'kill "$MASTER_PID" 2>/dev/null || true; wait "$MASTER_PID" 2>/dev/null || true' EXIT
-for _ in $(seq 1 150); do
-  if (exec 3<>/dev/tcp/127.0.0.1/50051) 2>/dev/null; then break; fi
-  kill -0 "$MASTER_PID" 2>/dev/null || { echo "mooncake_master exited; see $LOGS/" >&2; exit 1; }
-  sleep 0.2
-done
+start_master "$LOGS"
 
 [ $# -gt 0 ] || set -- -f 3 -wi 3 -i 5
 # JMH_JAVA_OPTS: e.g. -Djmh.ignoreLock=true when another JMH run shares the machine (say so)

@@ -35,9 +35,7 @@ for p in $PARTS; do
   esac
 done
 
-LAST_CPU=$(($(nproc) - 1))
-MASTER_CPUS=${MASTER_CPUS:-$LAST_CPU}
-BENCH_CPUS=${BENCH_CPUS:-$([ "$LAST_CPU" -gt 0 ] && echo "0-$((LAST_CPU - 1))" || echo 0)}
+. bench/netns-servers.sh   # MASTER_CPUS, BENCH_CPUS; starts the servers below
 
 java_main() { # one BenchMain run per part, in this order
   for part in $PARTS; do
@@ -63,55 +61,23 @@ if [ "${BENCH_IN_NETNS:-}" != 1 ]; then
     echo "bench/run-mooncake.sh needs root (unshare -n, ip link); skipping the Mooncake part" >&2
     exit 1
   fi
-  if ! command -v redis-server >/dev/null 2>&1; then
-    apt-get update -q && apt-get install -y -q redis-server
-  fi
+  install_redis
   gcc -O2 -Wall -Wextra -std=gnu11 -I native/src/main/c \
     -o bench/target/mooncake-driver bench/src/main/c/mooncake_driver.c -ldl -lpthread -lm
-  exec unshare -n env BENCH_IN_NETNS=1 bash "$0" "$LEVEL" "$@"
+  enter_netns "$0" "$LEVEL" "$@"
 fi
 
 # ---- inside the private network namespace: only loopback exists here
-ip link set lo up
 LOGS=bench/target/mooncake-part
-mkdir -p "$LOGS"
-export MC_LOG_LEVEL=${MC_LOG_LEVEL:-WARNING}
 
 # KV events for the near-cache part's near cache (its config's events_endpoint); the mooncake
 # part's peers do not subscribe, so for them the publisher only costs the master its queue
 EVENTS_PORT=5557
 export MOONCAKE_EVENTS_ENDPOINT=tcp://127.0.0.1:$EVENTS_PORT
-taskset -c "$MASTER_CPUS" "$MOONCAKE_MASTER" --rpc_address=127.0.0.1 --rpc_port=50051 \
-  --metrics_host=127.0.0.1 --metrics_port=9003 --enable_kv_events \
-  --kv_events_bind_endpoint="$MOONCAKE_EVENTS_ENDPOINT" --kv_events_backend_id=bench \
-  >"$LOGS/master.log" 2>&1 &
-MASTER_PID=$!
-taskset -c "$MASTER_CPUS" redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
-  --protected-mode yes >"$LOGS/redis.log" 2>&1 &
-REDIS_PID=$!
-cleanup() {
-  kill "$MASTER_PID" "$REDIS_PID" 2>/dev/null || true
-  wait "$MASTER_PID" "$REDIS_PID" 2>/dev/null || true
-}
-trap cleanup EXIT
-
-wait_port() { # name port pid
-  for _ in $(seq 1 150); do
-    if ! kill -0 "$3" 2>/dev/null; then
-      echo "$1 exited; see $LOGS/" >&2
-      return 1
-    fi
-    if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
-      return 0
-    fi
-    sleep 0.2
-  done
-  echo "$1 did not listen on 127.0.0.1:$2 within 30 s; see $LOGS/" >&2
-  return 1
-}
-wait_port mooncake_master 50051 "$MASTER_PID"
+start_master "$LOGS" --enable_kv_events \
+  --kv_events_bind_endpoint="$MOONCAKE_EVENTS_ENDPOINT" --kv_events_backend_id=bench
 wait_port "mooncake_master's KV events" "$EVENTS_PORT" "$MASTER_PID"
-wait_port redis-server 6379 "$REDIS_PID"
+start_redis "$LOGS"
 
 java_main -Dbench.driver=bench/target/mooncake-driver \
   -Dbench.redis="$(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')"
