@@ -12,11 +12,13 @@ import javax.cache.configuration.MutableConfiguration;
 /**
  * The second load JVM of {@link RealDeadlinesTest}: {@code <config> <threads> <keys>} runs a {@link
  * MixedLoad} on cache "load", prints READY, and on a line "stop" prints one {@link
- * MixedLoad.OpStats#line} per operation type, then DONE.
+ * MixedLoad.OpStats#line} per operation type, {@code STALL <ms>} (its longest {@link Stalls
+ * scheduling stall}), then DONE.
  */
 public final class RealDeadlinesPeer {
   public static void main(String[] args) throws Exception {
     Cache<String, String> cache = loadCache(Path.of(args[0]));
+    Stalls stalls = new Stalls().start();
     MixedLoad load =
         new MixedLoad(cache, Integer.parseInt(args[1]), "peer-load", Integer.parseInt(args[2]))
             .start();
@@ -29,6 +31,7 @@ public final class RealDeadlinesPeer {
       // only "stop" is understood
     }
     load.stop().forEach((op, stats) -> System.out.println(stats.line(op)));
+    System.out.println("STALL " + stalls.stop());
     System.out.println("CALLS " + load.calls());
     System.out.println("DONE");
     System.out.flush();
