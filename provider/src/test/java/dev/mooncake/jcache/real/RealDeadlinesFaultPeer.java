@@ -25,7 +25,7 @@ public final class RealDeadlinesFaultPeer {
   private static final CountDownLatch RELEASE = new CountDownLatch(1);
 
   public static void main(String[] args) throws Exception {
-    Cache<String, String> cache = RealDeadlinesPeer.loadCache(Path.of(args[0]));
+    Cache<String, String> cache = RealMooncake.stringCache(Path.of(args[0]), "load");
     say("READY");
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -5,9 +5,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
-import javax.cache.Caching;
-import javax.cache.configuration.MutableConfiguration;
 
 /**
  * The second load JVM of {@link RealDeadlinesTest}: {@code <config> <threads> <keys>} runs a {@link
@@ -17,7 +14,7 @@ import javax.cache.configuration.MutableConfiguration;
  */
 public final class RealDeadlinesPeer {
   public static void main(String[] args) throws Exception {
-    Cache<String, String> cache = loadCache(Path.of(args[0]));
+    Cache<String, String> cache = RealMooncake.stringCache(Path.of(args[0]), "load");
     Stalls stalls = new Stalls().start();
     MixedLoad load =
         new MixedLoad(cache, Integer.parseInt(args[1]), "peer-load", Integer.parseInt(args[2]))
@@ -36,21 +33,6 @@ public final class RealDeadlinesPeer {
     System.out.println("DONE");
     System.out.flush();
     System.exit(0); // the store's close may wait for calls still inside a stopped master
-  }
-
-  /** Cache "load" (String to String) of the manager that {@code config} configures. */
-  static Cache<String, String> loadCache(Path config) {
-    CacheManager manager =
-        Caching.getCachingProvider()
-            .getCacheManager(config.toUri(), RealDeadlinesPeer.class.getClassLoader());
-    Cache<String, String> cache = manager.getCache("load", String.class, String.class);
-    if (cache == null) {
-      cache =
-          manager.createCache(
-              "load",
-              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
-    }
-    return cache;
   }
 
   private RealDeadlinesPeer() {}

@@ -14,6 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.configuration.MutableConfiguration;
 
 /** Where the real-Mooncake tests find their cluster, and why they skip when there is none. */
 final class RealMooncake {
@@ -31,6 +35,24 @@ final class RealMooncake {
   private static final URI METRICS = URI.create("http://127.0.0.1:9003/metrics");
 
   private RealMooncake() {}
+
+  /**
+   * Cache {@code name} (String to String) of the default provider's manager for {@code config},
+   * created unless another JVM's manager made it first: what the peers of the real tests open.
+   */
+  static Cache<String, String> stringCache(Path config, String name) {
+    CacheManager manager =
+        Caching.getCachingProvider()
+            .getCacheManager(config.toUri(), RealMooncake.class.getClassLoader());
+    Cache<String, String> cache = manager.getCache(name, String.class, String.class);
+    if (cache == null) {
+      cache =
+          manager.createCache(
+              name,
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    }
+    return cache;
+  }
 
   /** Skips the calling test, saying why, unless a real Mooncake is available here. */
   static void assumeAvailable() {
