@@ -67,19 +67,22 @@ final class StoreGate implements ObjectStore {
     }
 
     @Override
-    public ByteBuffer acquire(int minCapacity) {
-      return counted(minCapacity, false);
+    public ByteBuffer acquire(int minCapacity, Deadline deadline) {
+      return counted(minCapacity, false, deadline);
     }
 
     @Override
-    public ByteBuffer acquireKept(int minCapacity) {
-      return counted(minCapacity, true);
+    public ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
+      return counted(minCapacity, true, deadline);
     }
 
-    private ByteBuffer counted(int minCapacity, boolean kept) {
+    private ByteBuffer counted(int minCapacity, boolean kept, Deadline deadline) {
       int s = enter(); // counted as a call until the buffer is counted itself
       try {
-        ByteBuffer buffer = kept ? buffers.acquireKept(minCapacity) : buffers.acquire(minCapacity);
+        ByteBuffer buffer =
+            kept
+                ? buffers.acquireKept(minCapacity, deadline)
+                : buffers.acquire(minCapacity, deadline);
         buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
         return buffer;
       } finally {

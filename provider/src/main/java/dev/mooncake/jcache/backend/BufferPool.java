@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /**
@@ -11,17 +12,28 @@ public interface BufferPool {
 
   /**
    * A direct buffer with {@code position 0} and {@code limit == capacity >= minCapacity}. May wait
-   * (bounded) for space; throws {@link StoreException} naming the sizes when none can be had.
+   * for space, at most until the operation's {@code deadline} (and never longer than the pool's own
+   * bound); throws {@link StoreException} naming the sizes when none can be had by then.
    */
-  ByteBuffer acquire(int minCapacity);
+  ByteBuffer acquire(int minCapacity, Deadline deadline);
+
+  /** {@link #acquire(int, Deadline)} outside any operation: waits at most the pool's own bound. */
+  default ByteBuffer acquire(int minCapacity) {
+    return acquire(minCapacity, Deadline.none());
+  }
 
   /**
    * {@link #acquire} for a buffer its owner keeps across calls and may reuse right after a call
    * failed (the zero-copy API's): a store never lets a call it gave up on work on such a buffer,
    * only on a copy of it.
    */
+  default ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
+    return acquire(minCapacity, deadline);
+  }
+
+  /** {@link #acquireKept(int, Deadline)} outside any operation. */
   default ByteBuffer acquireKept(int minCapacity) {
-    return acquire(minCapacity);
+    return acquireKept(minCapacity, Deadline.none());
   }
 
   /**

@@ -173,7 +173,7 @@ public final class EntryStorage {
     int unreachableTries = 0;
     int leaseTries = 0;
     for (int attempt = 0; ; attempt++) {
-      ByteBuffer buffer = buffers.acquire(size);
+      ByteBuffer buffer = buffers.acquire(size, deadline);
       try {
         long result = store.getInto(key, buffer, deadline);
         if (result >= 0) {
@@ -256,7 +256,7 @@ public final class EntryStorage {
     @Override
     public ByteBuffer destination() {
       if (buffer == null) {
-        buffer = buffers.acquire(readBufferSize);
+        buffer = buffers.acquire(readBufferSize, deadline);
       }
       return buffer;
     }
@@ -350,7 +350,7 @@ public final class EntryStorage {
       for (int i = 0; i < count; i++) {
         transfer.reserve(i, size);
       }
-      ByteBuffer[] targets = transfer.buffers();
+      ByteBuffer[] targets = transfer.buffers(deadline);
       long[] results = new long[count];
       lanes.runChunked(
           Lane.RETRIEVE,
@@ -420,14 +420,17 @@ public final class EntryStorage {
       sizes[i] = size;
     }
 
-    /** The buffers, sized as reserved: slices of one shared buffer, or one each. */
-    ByteBuffer[] buffers() {
+    /**
+     * The buffers, sized as reserved: slices of one shared buffer, or one each; waiting for space
+     * at most until the operation's {@code deadline}.
+     */
+    ByteBuffer[] buffers(Deadline deadline) {
       long total = 0;
       for (int size : sizes) {
         total += size;
       }
       if (total <= Math.min(MAX_SHARED, buffers.maxBufferSize())) {
-        shared = buffers.acquire((int) total);
+        shared = buffers.acquire((int) total, deadline);
         int offset = 0;
         for (int i = 0; i < sizes.length; i++) {
           slices[i] = shared.slice(offset, sizes[i]);
@@ -435,7 +438,7 @@ public final class EntryStorage {
         }
       } else {
         for (int i = 0; i < sizes.length; i++) {
-          slices[i] = buffers.acquire(sizes[i]);
+          slices[i] = buffers.acquire(sizes[i], deadline);
         }
       }
       return slices;
@@ -502,7 +505,7 @@ public final class EntryStorage {
       Deadline deadline) {
     boolean existed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
     Codec.Encoded encoded = codec.encode(value);
-    ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt);
+    ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt, deadline);
     try {
       putChecked(key, buffer, existed && !read.provedExclusive(), held, deadline);
     } finally {
@@ -553,7 +556,7 @@ public final class EntryStorage {
         keys[i] = group.get(i).key();
         transfer.reserve(i, ValueHeader.OVERHEAD + encoded[from + i].bytes().length);
       }
-      ByteBuffer[] values = transfer.buffers();
+      ByteBuffer[] values = transfer.buffers(deadline);
       boolean[] removed = new boolean[keys.length];
       for (int i = 0; i < keys.length; i++) {
         Write write = group.get(i);
@@ -622,7 +625,7 @@ public final class EntryStorage {
       boolean exclusive,
       KeyLocks.Held held,
       Deadline deadline) {
-    ByteBuffer buffer = headed(key, format, payload, expireAt);
+    ByteBuffer buffer = headed(key, format, payload, expireAt, deadline);
     try {
       boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
       putChecked(key, buffer, removed && !exclusive, held, deadline);
@@ -885,9 +888,13 @@ public final class EntryStorage {
     return copiedBytes.sum();
   }
 
-  /** A pool buffer holding header, payload and trailer, limited to their length. */
-  private ByteBuffer headed(String key, byte format, byte[] payload, long expireAt) {
-    ByteBuffer buffer = buffers.acquire(ValueHeader.OVERHEAD + payload.length);
+  /**
+   * A pool buffer holding header, payload and trailer, limited to their length; waits for space at
+   * most until the operation's {@code deadline}.
+   */
+  private ByteBuffer headed(
+      String key, byte format, byte[] payload, long expireAt, Deadline deadline) {
+    ByteBuffer buffer = buffers.acquire(ValueHeader.OVERHEAD + payload.length, deadline);
     try {
       return fill(buffer, key, format, payload, expireAt);
     } catch (RuntimeException e) {

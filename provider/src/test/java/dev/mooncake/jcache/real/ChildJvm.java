@@ -21,14 +21,7 @@ record ChildJvm(int exitCode, String out, String err) {
    * children here start, open a store and move a few MiB in seconds: a hang guard).
    */
   static ChildJvm run(Class<?> main, List<String> options, String... args) throws Exception {
-    String classPath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(options);
-    command.addAll(List.of("-cp", classPath, main.getName()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).start();
+    Process process = new ProcessBuilder(command(main, options, args)).start();
     CompletableFuture<String> out = drain(process.getInputStream());
     CompletableFuture<String> err = drain(process.getErrorStream());
     boolean ended = process.waitFor(120, TimeUnit.SECONDS);
@@ -37,6 +30,18 @@ record ChildJvm(int exitCode, String out, String err) {
     }
     assertTrue(ended, () -> main.getSimpleName() + " did not end within 120 s");
     return new ChildJvm(process.exitValue(), out.get(), err.get());
+  }
+
+  /** The command line of a JVM that runs {@code main} of the test classpath. */
+  static List<String> command(Class<?> main, List<String> options, String... args) {
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(options);
+    command.addAll(List.of("-cp", classPath, main.getName()));
+    command.addAll(List.of(args));
+    return command;
   }
 
   private static CompletableFuture<String> drain(InputStream stream) {

@@ -1,23 +1,11 @@
 package dev.mooncake.jcache.real;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.mooncake.jcache.history.HistoryCluster;
 import dev.mooncake.jcache.history.PeerProcess;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A real Mooncake for one history run: a master of the run's own on 127.0.0.1:{@value #PORT}
@@ -32,11 +20,8 @@ final class RealHistoryCluster implements HistoryCluster {
   private static final int METRICS_PORT = PORT + 1000;
   private static final String SHARED_SEGMENT = "127.0.0.1:17071";
   private static final long CLIENT_TTL_MS = 10_000;
-  private static final Pattern CAPACITY =
-      Pattern.compile("(?m)^master_total_capacity_bytes (\\d+)");
 
   private final Path dir;
-  private final HttpClient http = HttpClient.newHttpClient();
   private Process master;
   private int masters;
 
@@ -86,16 +71,7 @@ final class RealHistoryCluster implements HistoryCluster {
    */
   @Override
   public long mounted(PeerProcess live) throws Exception {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + METRICS_PORT + "/metrics"))
-            .timeout(Duration.ofSeconds(5))
-            .build();
-    String metrics = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-    Matcher m = CAPACITY.matcher(metrics);
-    if (!m.find()) {
-      throw new AssertionError("the master's metrics have no master_total_capacity_bytes");
-    }
-    return Long.parseLong(m.group(1));
+    return RealMooncake.metric(METRICS_PORT, "master_total_capacity_bytes");
   }
 
   /** client_ttl + 20 s: the master's ~1 s sweep, and slack for runs beside a CPU hog. */
@@ -128,29 +104,7 @@ final class RealHistoryCluster implements HistoryCluster {
   /** A master on {@link #PORT}, up once it accepts connections. */
   @Override
   public void startMaster() throws Exception {
-    Path log = dir.resolve("master-" + ++masters + ".log");
-    master =
-        new ProcessBuilder(
-                System.getenv("MOONCAKE_MASTER"),
-                "--rpc_address=127.0.0.1",
-                "--rpc_port=" + PORT,
-                "--metrics_host=127.0.0.1",
-                "--metrics_port=" + METRICS_PORT,
-                "--default_kv_lease_ttl=500")
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", PORT), 1_000);
-        return;
-      } catch (IOException notYet) {
-        assertTrue(master.isAlive(), "the master exited; see " + log);
-        assertTrue(System.nanoTime() < deadline, "the master did not listen within 30 s");
-        Thread.sleep(20); // polling another process's socket
-      }
-    }
+    master = RealMooncake.startMaster(PORT, dir, "master-" + ++masters + ".log");
   }
 
   @Override

@@ -1,8 +1,11 @@
 package dev.mooncake.jcache.real;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,6 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.configuration.MutableConfiguration;
 
 /** Where the real-Mooncake tests find their cluster, and why they skip when there is none. */
 final class RealMooncake {
@@ -29,6 +36,24 @@ final class RealMooncake {
 
   private RealMooncake() {}
 
+  /**
+   * Cache {@code name} (String to String) of the default provider's manager for {@code config},
+   * created unless another JVM's manager made it first: what the peers of the real tests open.
+   */
+  static Cache<String, String> stringCache(Path config, String name) {
+    CacheManager manager =
+        Caching.getCachingProvider()
+            .getCacheManager(config.toUri(), RealMooncake.class.getClassLoader());
+    Cache<String, String> cache = manager.getCache(name, String.class, String.class);
+    if (cache == null) {
+      cache =
+          manager.createCache(
+              name,
+              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+    }
+    return cache;
+  }
+
   /** Skips the calling test, saying why, unless a real Mooncake is available here. */
   static void assumeAvailable() {
     boolean configured =
@@ -42,6 +67,51 @@ final class RealMooncake {
         "skipped: real-Mooncake tests run only"
             + " inside a private network namespace with a master on loopback: mvn verify"
             + " -Preal-mooncake (test-support/netns/bin/java)");
+  }
+
+  /**
+   * A master of a test's own on 127.0.0.1:{@code port} (metrics on {@code port + 1000}, leases of
+   * 500 ms), its output in {@code dir/log}; answers once it accepts connections. Inside the test's
+   * network namespace a fixed port is safe; a test that restarts it waits for the old one to end.
+   */
+  static Process startMaster(int port, Path dir, String log) throws Exception {
+    Path output = dir.resolve(log);
+    Process master =
+        new ProcessBuilder(
+                System.getenv("MOONCAKE_MASTER"),
+                "--rpc_address=127.0.0.1",
+                "--rpc_port=" + port,
+                "--metrics_host=127.0.0.1",
+                "--metrics_port=" + (port + 1000),
+                "--default_kv_lease_ttl=500")
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
+    // 30 s: a master listens within ~100 ms; the rest guards against a master that hangs.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+        return master;
+      } catch (IOException notYet) {
+        assertTrue(master.isAlive(), "the master exited; see " + output);
+        assertTrue(System.nanoTime() < deadline, "the master did not listen within 30 s");
+        Thread.sleep(20); // polling another process's socket, not a synchronisation of ours
+      }
+    }
+  }
+
+  /** {@code config}, rewritten to name the master on {@code port} instead of the wrapper's. */
+  static Path onMaster(Path config, int port) throws IOException {
+    Files.writeString(
+        config, Files.readString(config).replace("127.0.0.1:50051", "127.0.0.1:" + port));
+    return config;
+  }
+
+  /** Sends {@code signal} ({@code -STOP}, {@code -CONT}) to process {@code pid} with kill(1). */
+  static void signal(long pid, String signal) throws Exception {
+    int rc = new ProcessBuilder("kill", signal, String.valueOf(pid)).start().waitFor();
+    assertTrue(rc == 0, "kill " + signal + " " + pid + " answered " + rc);
   }
 
   /** A config file for the loopback cluster that test-support/netns/bin/java starts. */
@@ -86,10 +156,23 @@ final class RealMooncake {
 
   /** One value of the wrapper's master's Prometheus text ({@code name value}). */
   static long metric(String name) throws Exception {
+    return metric(METRICS, name);
+  }
+
+  /** One value of the Prometheus text of a master whose metrics are on {@code metricsPort}. */
+  static long metric(int metricsPort, String name) throws Exception {
+    return metric(metrics(metricsPort), name);
+  }
+
+  private static URI metrics(int metricsPort) {
+    return URI.create("http://127.0.0.1:" + metricsPort + "/metrics");
+  }
+
+  private static long metric(URI metrics, String name) throws Exception {
     String body =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(METRICS).timeout(Duration.ofSeconds(5)).build(),
+                HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
     return body.lines()
@@ -106,15 +189,26 @@ final class RealMooncake {
 
   /**
    * Waits until the wrapper's master counts at most {@code bytes} of mounted segments, for at most
-   * {@code boundMillis}; answers whether it came to that. Polls the master's metrics every 100 ms:
-   * another process's state, with no event to wait on.
+   * {@code boundMillis}; answers whether it came to that.
    */
   static boolean awaitMountedAtMost(long bytes, long boundMillis) throws Exception {
+    return awaitMountedAtMost(METRICS, bytes, boundMillis);
+  }
+
+  /** The same for a master whose metrics are on {@code metricsPort}. */
+  static boolean awaitMountedAtMost(int metricsPort, long bytes, long boundMillis)
+      throws Exception {
+    return awaitMountedAtMost(metrics(metricsPort), bytes, boundMillis);
+  }
+
+  /** Polls the master's metrics every 100 ms: another process's state, with no event to wait on. */
+  private static boolean awaitMountedAtMost(URI metrics, long bytes, long boundMillis)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
-    long mounted = mountedBytes();
+    long mounted = metric(metrics, "master_total_capacity_bytes");
     while (mounted > bytes && System.nanoTime() < deadline) {
       TimeUnit.MILLISECONDS.sleep(100);
-      mounted = mountedBytes();
+      mounted = metric(metrics, "master_total_capacity_bytes");
     }
     return mounted <= bytes;
   }

@@ -11,10 +11,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -73,40 +70,6 @@ class RealMooncakeFaultsTest {
   private Path config(String tenant, String extra) throws Exception {
     return RealMooncake.config(
         dir, tenant, SEGMENT_BYTES / (1 << 20) + "MB", OPERATION_TIMEOUT_MS, extra);
-  }
-
-  /** The config file, naming the master on {@code port} instead of the wrapper's. */
-  private static Path onMaster(Path config, int port) throws IOException {
-    Files.writeString(
-        config, Files.readString(config).replace("127.0.0.1:50051", "127.0.0.1:" + port));
-    return config;
-  }
-
-  /** A master on {@code port} (metrics on port + 1000), up once it accepts connections. */
-  private Process startMaster(int port, String log) throws Exception {
-    Process master =
-        new ProcessBuilder(
-                System.getenv("MOONCAKE_MASTER"),
-                "--rpc_address=127.0.0.1",
-                "--rpc_port=" + port,
-                "--metrics_host=127.0.0.1",
-                "--metrics_port=" + (port + 1000),
-                "--default_kv_lease_ttl=500")
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve(log).toFile())
-            .start();
-    // 30 s: a master listens within ~100 ms; the rest guards against a master that hangs.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
-        return master;
-      } catch (IOException notYet) {
-        assertTrue(master.isAlive(), "the master exited; see " + dir.resolve(log));
-        assertTrue(System.nanoTime() < deadline, "the master did not listen within 30 s");
-        Thread.sleep(20); // polling another process's socket, not a synchronisation of ours
-      }
-    }
   }
 
   /** What the load saw: calls by outcome and phase, the longest call, phase timestamps. */
@@ -183,14 +146,14 @@ class RealMooncakeFaultsTest {
 
   @Test
   void masterKilledUnderLoadThenANewMaster() throws Exception {
-    Process master = startMaster(KILL_PORT, "master-killed.log");
+    Process master = RealMooncake.startMaster(KILL_PORT, dir, "master-killed.log");
     Process newMaster = null;
     CacheManager manager = null;
     try {
       manager =
           new MooncakeCachingProvider()
               .getCacheManager(
-                  onMaster(config("kill-" + UUID.randomUUID(), ""), KILL_PORT).toUri(),
+                  RealMooncake.onMaster(config("kill-" + UUID.randomUUID(), ""), KILL_PORT).toUri(),
                   getClass().getClassLoader());
       Cache<String, String> cache =
           manager.createCache(
@@ -214,7 +177,7 @@ class RealMooncakeFaultsTest {
       boolean allFailed =
           load.everyThreadFailed.await(2 * OPERATION_TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
       long downMillis = (System.nanoTime() - load.killedAt.get()) / 1_000_000;
-      newMaster = startMaster(KILL_PORT, "master-restarted.log");
+      newMaster = RealMooncake.startMaster(KILL_PORT, dir, "master-restarted.log");
       load.restartedAt.set(System.nanoTime());
       // Measured 0.2-1.1 s to the first success; 60 s only guards against a client that never
       // reconnects (then the assertion below fails, saying so).

@@ -5,9 +5,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
-import javax.cache.Caching;
-import javax.cache.configuration.MutableConfiguration;
 
 /**
  * A second JVM for the real-Mooncake tests. {@code peer <config>}: answers {@code get k}, {@code
@@ -19,16 +16,7 @@ public final class RealMooncakePeer {
   public static void main(String[] args) throws Exception {
     String mode = args[0];
     Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("HOOK-RAN")));
-    CacheManager manager =
-        Caching.getCachingProvider()
-            .getCacheManager(Path.of(args[1]).toUri(), RealMooncakePeer.class.getClassLoader());
-    Cache<String, String> cache = manager.getCache("shared", String.class, String.class);
-    if (cache == null) {
-      cache =
-          manager.createCache(
-              "shared",
-              new MutableConfiguration<String, String>().setTypes(String.class, String.class));
-    }
+    Cache<String, String> cache = RealMooncake.stringCache(Path.of(args[1]), "shared");
     System.out.println("READY");
     System.out.flush();
     switch (mode) {

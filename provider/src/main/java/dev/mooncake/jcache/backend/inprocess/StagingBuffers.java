@@ -2,6 +2,7 @@ package dev.mooncake.jcache.backend.inprocess;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.StoreException;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * #maxBufferSize()}), and released buffers wait, per capacity, for the next acquire of that class:
  * a put or get in steady state allocates nothing. Everything allocated, idle or handed out, stays
  * within {@code local_buffer_size}; an acquire that would pass it first frees idle buffers of other
- * classes, then waits for a release up to the configured time, then fails naming the sizes.
+ * classes, then waits for a release until the operation's deadline (at most the configured time),
+ * then fails naming the sizes.
  *
  * <p>Every single-key get and put takes a buffer and gives it back, so the common case takes no
  * lock: per class, a few idle buffers wait in lock-free slots ({@link #FAST_SLOTS}), and acquire
@@ -78,7 +80,7 @@ final class StagingBuffers implements BufferPool {
   }
 
   @Override
-  public ByteBuffer acquire(int minCapacity) {
+  public ByteBuffer acquire(int minCapacity, Deadline deadline) {
     if (minCapacity < 0) {
       throw new IllegalArgumentException("negative buffer size " + minCapacity);
     }
@@ -102,7 +104,7 @@ final class StagingBuffers implements BufferPool {
       }
       return cached.clear();
     }
-    ByteBuffer reused = takeOrReserve(capacity, minCapacity);
+    ByteBuffer reused = takeOrReserve(capacity, minCapacity, deadline);
     if (reused != null) {
       handedOut.incrementAndGet();
       return reused;
@@ -158,8 +160,12 @@ final class StagingBuffers implements BufferPool {
     return new StoreException("the in-process store's buffer pool is closed");
   }
 
-  /** An idle buffer of that capacity, or null after reserving the bytes for a new one. */
-  private ByteBuffer takeOrReserve(int capacity, int minCapacity) {
+  /**
+   * An idle buffer of that capacity, or null after reserving the bytes for a new one. Waits for a
+   * release at most until {@code operation}'s deadline (read again after every wake-up) and the
+   * configured time.
+   */
+  private ByteBuffer takeOrReserve(int capacity, int minCapacity, Deadline operation) {
     lock.lock();
     // Set before looking at the fast slots: a release that parks a buffer there after our look
     // sees it and wakes us (both sides write, then read, volatile state).
@@ -189,16 +195,18 @@ final class StagingBuffers implements BufferPool {
           allocatedBytes += capacity;
           return null;
         }
-        long left = deadline - System.nanoTime();
+        long left = Math.min(deadline - System.nanoTime(), operation.remainingNanos());
         if (left <= 0) {
           throw new StoreException(
               "no staging buffer of "
                   + minCapacity
                   + " bytes (a "
                   + capacity
-                  + "-byte buffer) within "
-                  + TimeUnit.NANOSECONDS.toMillis(waitNanos)
-                  + " ms: "
+                  + "-byte buffer) "
+                  + (operation.expired()
+                      ? "by the operation's deadline (" + operation.describe() + ")"
+                      : "within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms")
+                  + ": "
                   + (allocatedBytes - idleBytes - fastBytes())
                   + " of "
                   + bound

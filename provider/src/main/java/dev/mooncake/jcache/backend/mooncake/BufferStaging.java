@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend.mooncake;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.util.ArrayList;
@@ -41,15 +42,16 @@ final class BufferStaging {
 
   /**
    * Stages one buffer: a {@code source} is read by the call (a put's value), else written (a get's
-   * destination); {@code bound}: the call may be given up on.
+   * destination); {@code bound}: the call may be given up on. A copy waits for region space at most
+   * until the operation's {@code deadline}.
    */
-  Transfer stage(ByteBuffer caller, boolean source, boolean bound) {
-    return new Transfer(caller, source, bound);
+  Transfer stage(ByteBuffer caller, boolean source, boolean bound, Deadline deadline) {
+    return new Transfer(caller, source, bound, deadline);
   }
 
   /** Stages the buffers of one batch call (see {@link #stage}). */
-  BatchTransfer stage(ByteBuffer[] callers, boolean source, boolean bound) {
-    return new BatchTransfer(callers, source, bound);
+  BatchTransfer stage(ByteBuffer[] callers, boolean source, boolean bound, Deadline deadline) {
+    return new BatchTransfer(callers, source, bound, deadline);
   }
 
   /** One buffer as Mooncake takes it: as is, held, registered for the call, or through a copy. */
@@ -62,7 +64,7 @@ final class BufferStaging {
     private final Runnable hold;
     private boolean abandoned;
 
-    private Transfer(ByteBuffer caller, boolean source, boolean bound) {
+    private Transfer(ByteBuffer caller, boolean source, boolean bound, Deadline deadline) {
       int position = caller.position();
       int remaining = caller.remaining();
       if (!source && caller.isReadOnly()) {
@@ -77,7 +79,7 @@ final class BufferStaging {
         this.hold = held;
         this.registration = held != null ? null : registrations.registerForCall(caller);
       } else {
-        this.staged = pool.acquire(remaining);
+        this.staged = pool.acquire(remaining, deadline);
         if (source) {
           staged.put(0, caller, position, remaining);
         }
@@ -133,14 +135,14 @@ final class BufferStaging {
     final int[] offsets;
     final int[] lengths;
 
-    private BatchTransfer(ByteBuffer[] callers, boolean source, boolean bound) {
+    private BatchTransfer(ByteBuffer[] callers, boolean source, boolean bound, Deadline deadline) {
       transfers = new ArrayList<>(callers.length);
       buffers = new ByteBuffer[callers.length];
       offsets = new int[callers.length];
       lengths = new int[callers.length];
       try {
         for (int i = 0; i < callers.length; i++) {
-          Transfer transfer = new Transfer(callers[i], source, bound);
+          Transfer transfer = new Transfer(callers[i], source, bound, deadline);
           transfers.add(transfer);
           buffers[i] = transfer.buffer;
           offsets[i] = transfer.offset;

@@ -3,6 +3,7 @@ package dev.mooncake.jcache.backend.mooncake;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
+import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -17,9 +18,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Direct buffers carved out of one {@link NativeRegion}: first fit over a free list of
  * 64-byte-aligned blocks, coalesced on release. The region is split into chunks of at most {@link
  * #DEFAULT_CHUNK} bytes (a ByteBuffer's capacity is an int), and no buffer spans two chunks. When
- * no block fits, {@link #acquire} waits for releases up to the operation timeout, then throws
- * {@link StoreException} naming the sizes. Every buffer handed out is a slice of a chunk view, so
- * the region's memory stays mapped while any of them is reachable (see {@link NativeRegion}).
+ * no block fits, {@link #acquire} waits for releases until the operation's deadline (at most the
+ * operation timeout), then throws {@link StoreException} naming the sizes. Every buffer handed out
+ * is a slice of a chunk view, so the region's memory stays mapped while any of them is reachable
+ * (see {@link NativeRegion}).
  */
 final class RegionBufferPool implements BufferPool {
   static final long DEFAULT_CHUNK = 1L << 30;
@@ -83,16 +85,20 @@ final class RegionBufferPool implements BufferPool {
   }
 
   @Override
-  public ByteBuffer acquire(int minCapacity) {
-    return acquire(minCapacity, false);
+  public ByteBuffer acquire(int minCapacity, Deadline deadline) {
+    return acquire(minCapacity, false, deadline);
   }
 
   @Override
-  public ByteBuffer acquireKept(int minCapacity) {
-    return acquire(minCapacity, true);
+  public ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
+    return acquire(minCapacity, true, deadline);
   }
 
-  private ByteBuffer acquire(int minCapacity, boolean kept) {
+  /**
+   * Waits for space at most until {@code operation}'s deadline, read again after every wake-up (a
+   * release that does not fit wakes the waiter too), and never past the pool's own timeout.
+   */
+  private ByteBuffer acquire(int minCapacity, boolean kept, Deadline operation) {
     if (minCapacity < 0) {
       throw new IllegalArgumentException("negative capacity " + minCapacity);
     }
@@ -125,9 +131,9 @@ final class RegionBufferPool implements BufferPool {
           inUse += size;
           return buffer;
         }
-        long remaining = deadline - System.nanoTime();
+        long remaining = Math.min(deadline - System.nanoTime(), operation.remainingNanos());
         if (remaining <= 0) {
-          throw new StoreException(exhausted(minCapacity));
+          throw new StoreException(exhausted(minCapacity, operation));
         }
         released.awaitNanos(remaining);
       }
@@ -140,7 +146,7 @@ final class RegionBufferPool implements BufferPool {
     }
   }
 
-  private String exhausted(int wanted) {
+  private String exhausted(int wanted, Deadline operation) {
     long largest = 0;
     for (long length : free.values()) {
       largest = Math.max(largest, length);
@@ -148,8 +154,10 @@ final class RegionBufferPool implements BufferPool {
     return "the transfer region is exhausted: wanted "
         + wanted
         + " bytes, waited "
-        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-        + " ms; region "
+        + (operation.expired()
+            ? "until the operation's deadline (" + operation.describe() + ")"
+            : TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")
+        + "; region "
         + region.size()
         + " bytes, "
         + inUse

@@ -144,7 +144,7 @@ final class StoreCallRunner {
       return outage.failFastCode();
     }
     boolean bound = bounded();
-    try (BufferStaging.Transfer staged = staging.stage(buffer, write, bound)) {
+    try (BufferStaging.Transfer staged = staging.stage(buffer, write, bound, operation)) {
       long result =
           run(
               op,
@@ -183,7 +183,7 @@ final class StoreCallRunner {
     boolean bound = bounded();
     long[] own = bound ? new long[answers.length] : answers; // a given-up call's own
     try (BufferStaging.BatchTransfer staged =
-        buffers == null ? null : staging.stage(buffers, write, bound)) {
+        buffers == null ? null : staging.stage(buffers, write, bound, operation)) {
       long overall =
           run(
               what,

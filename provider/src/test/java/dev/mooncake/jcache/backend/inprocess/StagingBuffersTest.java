@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.backend.PoolDeadlineChecks;
 import dev.mooncake.jcache.backend.StoreException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -101,6 +102,19 @@ class StagingBuffersTest {
     assertEquals(false, waiter.isDone());
     pool.release(held);
     assertSame(held, waiter.get(5, TimeUnit.SECONDS));
+    pool.close();
+  }
+
+  @Test
+  void aWaitForABufferEndsAtTheOperationsDeadlineNotTheConfiguredTime() throws Exception {
+    StagingBuffers pool = new StagingBuffers(64 * KIB, 60_000);
+    ByteBuffer a = pool.acquire(32 * 1024);
+    ByteBuffer b = pool.acquire(32 * 1024);
+    // 40,000 bytes take a 64 KiB buffer: with 32 KiB still out there is never room for it
+    PoolDeadlineChecks.aWaitEndsAtTheOperationsDeadline(
+        pool, pool::hasWaiters, 40_000, () -> pool.release(b));
+    PoolDeadlineChecks.noTimeLeftNoWait(pool, 40_000);
+    pool.release(a);
     pool.close();
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.backend.PoolDeadlineChecks;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import java.nio.ByteBuffer;
@@ -110,6 +111,18 @@ class RegionBufferPoolTest {
     waiter.join(5000); // the pool's own timeout is 10 s: only close can end the wait this soon
     assertFalse(waiter.isAlive(), "close did not wake the waiter");
     assertTrue(failure.get().getMessage().contains("closed"), failure.get().getMessage());
+  }
+
+  @Test
+  void aWaitForSpaceEndsAtTheOperationsDeadlineNotThePoolsTimeout() throws Exception {
+    RegionBufferPool pool = pool(64 << 10, 64 << 10, Duration.ofMinutes(1));
+    ByteBuffer a = pool.acquire(32 << 10);
+    ByteBuffer b = pool.acquire(32 << 10);
+    PoolDeadlineChecks.aWaitEndsAtTheOperationsDeadline(
+        pool, pool::hasWaiters, 40 << 10, () -> pool.release(b)); // 32 KiB free: not enough
+    PoolDeadlineChecks.noTimeLeftNoWait(pool, 40 << 10);
+    pool.release(a);
+    assertEquals(0, pool.inUse());
   }
 
   @Test
