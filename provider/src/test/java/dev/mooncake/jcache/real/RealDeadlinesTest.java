@@ -44,6 +44,16 @@ class RealDeadlinesTest {
 
   private static final long BOUND_MS = OPERATION_TIMEOUT_MS + SLACK_MS;
 
+  /**
+   * The bound for calls timed in a JVM whose threads overslept a 10 ms sleep by up to {@code
+   * stallMillis} during the scenario: the 400 ms of scheduling slack grows to that stall when the
+   * machine was worse (seen: stalls of 0.9-2 s at load average 20-35, with calls late by as much).
+   * A call that overruns its deadline by more than the JVM's own worst stall still fails.
+   */
+  static long boundFor(long stallMillis) {
+    return BOUND_MS + Math.max(0, stallMillis - (SLACK_MS - 100));
+  }
+
   private static final int PORT = 50081; // not RealHistoryCluster's 50071 nor the kill test's 50061
   private static final int THREADS = 3;
   private static final String CLUSTER = ",\n  \"consistency\": \"cluster\"";
@@ -483,14 +493,14 @@ class RealDeadlinesTest {
             MixedLoad.OpStats.parse(loadPeer.await("OP ", PEER_ANSWER));
         there.put(op.getKey(), op.getValue());
       }
+      long stallHere = stalls.stop();
+      long stallThere =
+          Long.parseLong(loadPeer.await("STALL ", PEER_ANSWER).substring("STALL ".length()).trim());
       System.out.printf(
-          "longest scheduling stall: %d ms here, %s in the load's peer; load average %s before,"
+          "longest scheduling stall: %d ms here, %d ms in the load's peer; load average %s before,"
               + " %s after%n",
-          stalls.stop(),
-          loadPeer.await("STALL ", PEER_ANSWER).substring("STALL ".length()),
-          loadBefore,
-          Stalls.loadAverage());
-      report(scenario.fault(), here, there, run.probes);
+          stallHere, stallThere, loadBefore, Stalls.loadAverage());
+      report(scenario.fault(), here, there, run.probes, boundFor(stallHere), boundFor(stallThere));
       scenario.after().apply(run);
     } finally {
       for (PeerJvm peer : run.peers) {
@@ -507,7 +517,9 @@ class RealDeadlinesTest {
       String fault,
       Map<String, MixedLoad.OpStats> here,
       Map<String, MixedLoad.OpStats> there,
-      Map<String, Long> probes) {
+      Map<String, Long> probes,
+      long boundHere,
+      long boundThere) {
     StringBuilder table = new StringBuilder();
     table.append(
         String.format(
@@ -536,14 +548,14 @@ class RealDeadlinesTest {
               b.calls() + "/" + b.failures()));
       MixedLoad.OpStats worse = a.longestMillis() >= b.longestMillis() ? a : b;
       longest.add(op + " " + worse.longestMillis() + " ms: " + worse.longestOutcome());
-      if (worse.longestMillis() > BOUND_MS) {
-        over.add(op + " " + worse.longestMillis() + " ms");
+      if (a.longestMillis() > boundHere || b.longestMillis() > boundThere) {
+        over.add(op + " " + a.longestMillis() + " / " + b.longestMillis() + " ms");
       }
     }
     probes.forEach(
         (probe, ms) -> {
           table.append(String.format("%-12s %8d  (a probe of the fault's)%n", probe, ms));
-          if (ms > BOUND_MS) {
+          if (ms > boundHere) {
             over.add(probe + " " + ms + " ms");
           }
         });
@@ -551,7 +563,14 @@ class RealDeadlinesTest {
     longest.forEach(line -> System.out.println("  the longest " + line));
     assertTrue(
         over.isEmpty(),
-        "longer than operation_timeout_ms + slack (" + BOUND_MS + " ms): " + over + "\n" + table);
+        "longer than operation_timeout_ms + slack ("
+            + boundHere
+            + " ms here, "
+            + boundThere
+            + " ms in the load's peer, each with its own scheduling stalls): "
+            + over
+            + "\n"
+            + table);
   }
 
   private static void awaitCalls(MixedLoad load, long atLeast) throws InterruptedException {
