@@ -781,12 +781,24 @@ public final class ClusterKeyLocks implements KeyLocks {
   // --- releasing ---------------------------------------------------------------------------------
 
   /**
-   * Releases within what is left of the operation's deadline (a release must not throw): one that
-   * cannot finish by then becomes a leftover, removed by a later lock call of this JVM or ended by
-   * the lease, so no JCache call waits past its deadline for its own release.
+   * What a release gets when its operation's time is spent: a holder paused inside its operation
+   * (SIGSTOP, a long GC) wakes with no time left, and a release given none leaves its lock behind
+   * until this JVM's next lock call, blocking every other JVM meanwhile (seen on a real Mooncake).
+   * A healthy read and remove take about a millisecond; 50 ms stays inside the documented slack.
+   */
+  static final long RELEASE_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * Releases within what is left of the operation's deadline, at least {@link #RELEASE_FLOOR_NANOS}
+   * (a release must not throw): one that cannot finish by then becomes a leftover, removed by a
+   * later lock call of this JVM or ended by the lease, so no JCache call waits past its deadline
+   * for its own release.
    */
   private void release(Hold hold, Deadline operation) {
-    Deadline deadline = budget(operation);
+    Deadline deadline =
+        Deadline.afterNanos(
+            Math.min(timeoutNanos, Math.max(operation.remainingNanos(), RELEASE_FLOOR_NANOS)),
+            ticker);
     boolean done;
     try {
       done =
@@ -952,7 +964,7 @@ public final class ClusterKeyLocks implements KeyLocks {
   }
 
   /** This lock's monotonic clock as a {@link Ticker}, for the deadlines measured on it. */
-  private record ClockTicker(LongSupplier clock) implements Ticker {
+  record ClockTicker(LongSupplier clock) implements Ticker {
     @Override
     public long epochMillis() {
       return System.currentTimeMillis();

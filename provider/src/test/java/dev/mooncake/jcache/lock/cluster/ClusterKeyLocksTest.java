@@ -356,6 +356,24 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void aHolderResumedPastItsOperationsDeadlineStillReleasesItsLock() {
+    // A holder paused inside its operation (SIGSTOP, a long GC) wakes with its deadline spent:
+    // its release gets a short budget of its own, else the lock would stay as a leftover and
+    // block every other JVM until this one made another lock call (seen on a real Mooncake).
+    Deadline operation =
+        Deadline.after(Duration.ofSeconds(1), new ClusterKeyLocks.ClockTicker(nanos::get));
+    KeyLocks.Held held = a.lock(KEY, operation);
+    advance(LEASE.plusSeconds(1));
+    assertTrue(operation.expired());
+    held.close();
+    assertFalse(cluster.has(LOCK), "the lock stayed behind its holder's late release");
+    assertEquals(0, a.leftovers());
+    try (KeyLocks.Held taken = b.lock(KEY)) {
+      assertTrue(cluster.has(LOCK), "another JVM could not take the key after the release");
+    }
+  }
+
+  @Test
   void aDeadHoldersLockGoesWithItsSegment() {
     a.lock(KEY); // never released: the process dies
     assertThrows(CacheException.class, () -> b.lock(KEY));
