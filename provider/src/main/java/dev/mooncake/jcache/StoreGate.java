@@ -2,6 +2,8 @@ package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.lock.ForwardingHeld;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
@@ -9,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.Supplier;
 
 /**
  * A manager's door to its store, so that closing the manager under load is clean. Before, a call
@@ -104,94 +105,95 @@ final class StoreGate implements ObjectStore {
 
   /** The key locks, each held lock counted as a call in flight until it is released. */
   KeyLocks locks(KeyLocks locks) {
-    return new KeyLocks() {
-      @Override
-      public Held lock(String key, Deadline deadline) {
-        return gated(() -> locks.lock(key, deadline));
+    return new GatedLocks(locks);
+  }
+
+  /**
+   * Every call of the seam gated; built on the forwarding base, so a lock's ride and the proof of
+   * each held lock pass through as they are.
+   */
+  private final class GatedLocks extends ForwardingKeyLocks {
+    GatedLocks(KeyLocks locks) {
+      super(locks);
+    }
+
+    @Override
+    public Held lock(String key, Ride ride, Deadline deadline) {
+      int s = enter();
+      Held held;
+      try {
+        held = super.lock(key, ride, deadline);
+      } catch (RuntimeException | Error e) {
+        leave(s);
+        throw e;
       }
+      return new Leaving(held, s);
+    }
 
-      // Forwarded as such: the default would drop the ride, and cost the caller its read.
-      @Override
-      public Held lock(String key, Ride ride, Deadline deadline) {
-        return gated(() -> locks.lock(key, ride, deadline));
+    // One batch, as the locks take it (a cluster lock batches its round trips).
+    @Override
+    public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
+      if (orderedKeys.length == 0) {
+        return List.of();
       }
-
-      // Forwarded as such: the default would take the keys one at a time, not in batches.
-      @Override
-      public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
-        if (orderedKeys.length == 0) {
-          return List.of();
-        }
-        int s = enter(); // one stripe per thread: one count per key, each left by its own close
-        for (int i = 1; i < orderedKeys.length; i++) {
-          inFlight.incrementAndGet(s);
-        }
-        List<Held> held;
-        try {
-          held = locks.lockAll(orderedKeys, deadline);
-        } catch (RuntimeException | Error e) {
-          for (int i = 0; i < orderedKeys.length; i++) {
-            leave(s);
-          }
-          throw e;
-        }
-        List<Held> gated = new ArrayList<>(held.size());
-        for (Held h : held) {
-          gated.add(leaving(h, s));
-        }
-        return gated;
+      int s = enter(); // one stripe per thread: one count per key, each left by its own close
+      for (int i = 1; i < orderedKeys.length; i++) {
+        inFlight.incrementAndGet(s);
       }
-
-      private Held gated(Supplier<Held> lock) {
-        int s = enter();
-        Held held;
-        try {
-          held = lock.get();
-        } catch (RuntimeException | Error e) {
-          leave(s);
-          throw e;
-        }
-        return leaving(held, s);
-      }
-
-      private Held leaving(Held held, int s) {
-        return new Held() {
-          @Override
-          public void ensureHeld() {
-            held.ensureHeld();
-          }
-
-          @Override
-          public void close() {
-            try {
-              held.close();
-            } finally {
-              leave(s);
-            }
-          }
-        };
-      }
-
-      @Override
-      public long readStamp(String key) {
-        int s = enter();
-        try {
-          return locks.readStamp(key);
-        } finally {
+      List<Held> held;
+      try {
+        held = super.lockAll(orderedKeys, deadline);
+      } catch (RuntimeException | Error e) {
+        for (int i = 0; i < orderedKeys.length; i++) {
           leave(s);
         }
+        throw e;
       }
+      List<Held> gated = new ArrayList<>(held.size());
+      for (Held h : held) {
+        gated.add(new Leaving(h, s));
+      }
+      return gated;
+    }
 
-      @Override
-      public boolean mayHaveChanged(String key, long stamp) {
-        int s = enter();
-        try {
-          return locks.mayHaveChanged(key, stamp);
-        } finally {
-          leave(s);
-        }
+    @Override
+    public long readStamp(String key) {
+      int s = enter();
+      try {
+        return super.readStamp(key);
+      } finally {
+        leave(s);
       }
-    };
+    }
+
+    @Override
+    public boolean mayHaveChanged(String key, long stamp) {
+      int s = enter();
+      try {
+        return super.mayHaveChanged(key, stamp);
+      } finally {
+        leave(s);
+      }
+    }
+  }
+
+  /** A held lock that leaves the gate when it is released. */
+  private final class Leaving extends ForwardingHeld {
+    private final int stripe;
+
+    Leaving(KeyLocks.Held held, int stripe) {
+      super(held);
+      this.stripe = stripe;
+    }
+
+    @Override
+    public void close() {
+      try {
+        super.close();
+      } finally {
+        leave(stripe);
+      }
+    }
   }
 
   private int enter() {

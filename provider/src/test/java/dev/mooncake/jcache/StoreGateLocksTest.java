@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.Deadline;
@@ -19,14 +20,12 @@ class StoreGateLocksTest {
   private static final String[] KEYS = {"a", "b", "c"};
 
   /** Local locks that record the batches asked of them. */
-  private static final class Batches implements KeyLocks {
-    final LocalKeyLocks local = new LocalKeyLocks();
+  private static final class Batches extends ForwardingKeyLocks {
     final List<Integer> batches = new ArrayList<>();
     RuntimeException failure;
 
-    @Override
-    public Held lock(String key, Deadline deadline) {
-      return local.lock(key, deadline);
+    Batches() {
+      super(new LocalKeyLocks());
     }
 
     @Override
@@ -35,17 +34,7 @@ class StoreGateLocksTest {
       if (failure != null) {
         throw failure;
       }
-      return KeyLocks.super.lockAll(orderedKeys, deadline);
-    }
-
-    @Override
-    public long readStamp(String key) {
-      return local.readStamp(key);
-    }
-
-    @Override
-    public boolean mayHaveChanged(String key, long stamp) {
-      return local.mayHaveChanged(key, stamp);
+      return super.lockAll(orderedKeys, deadline);
     }
   }
 
@@ -54,7 +43,7 @@ class StoreGateLocksTest {
     try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
       StoreGate gate = new StoreGate(store, "test");
       Batches batches = new Batches();
-      List<KeyLocks.Held> held = gate.locks(batches).lockAll(KEYS);
+      List<KeyLocks.Held> held = gate.locks(batches).lockAll(KEYS, Deadline.none());
       assertEquals(List.of(3), batches.batches, "the batch was split into single locks");
       assertEquals(3, held.size());
       held.get(0).close();
@@ -71,7 +60,8 @@ class StoreGateLocksTest {
       StoreGate gate = new StoreGate(store, "test");
       Batches batches = new Batches();
       batches.failure = new IllegalStateException("scripted");
-      assertThrows(IllegalStateException.class, () -> gate.locks(batches).lockAll(KEYS));
+      assertThrows(
+          IllegalStateException.class, () -> gate.locks(batches).lockAll(KEYS, Deadline.none()));
       assertTrue(gate.shutAndDrain(0), "a failed batch stayed counted");
     }
   }
