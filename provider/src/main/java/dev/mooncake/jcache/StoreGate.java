@@ -1,6 +1,8 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.ForwardingBufferPool;
+import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.lock.ForwardingHeld;
 import dev.mooncake.jcache.lock.ForwardingKeyLocks;
@@ -36,13 +38,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call
  * whose increment the drain did not see reads the shut gate afterwards and backs out.
  */
-final class StoreGate implements ObjectStore {
+final class StoreGate extends ForwardingObjectStore {
   private static final int STRIPES = 64;
   private static final int SPACING = 8; // longs per stripe: one cache line each
 
   static final long HELD_BUFFER_WAIT_MILLIS = 2_000;
 
-  private final ObjectStore store;
   private final String owner;
   private final AtomicLongArray inFlight = new AtomicLongArray(STRIPES * SPACING);
   private final AtomicLongArray buffersOut = new AtomicLongArray(STRIPES * SPACING);
@@ -50,7 +51,7 @@ final class StoreGate implements ObjectStore {
   private volatile boolean shut;
 
   StoreGate(ObjectStore store, String owner) {
-    this.store = store;
+    super(store);
     this.owner = owner;
     this.pool = new GatedPool(store.buffers());
   }
@@ -60,11 +61,9 @@ final class StoreGate implements ObjectStore {
   }
 
   /** The store's pool, counting the buffers it hands out (see the class comment). */
-  private final class GatedPool implements BufferPool {
-    private final BufferPool buffers;
-
+  private final class GatedPool extends ForwardingBufferPool {
     GatedPool(BufferPool buffers) {
-      this.buffers = buffers;
+      super(buffers);
     }
 
     @Override
@@ -80,7 +79,7 @@ final class StoreGate implements ObjectStore {
     private ByteBuffer counted(int minCapacity, boolean kept) {
       int s = enter(); // counted as a call until the buffer is counted itself
       try {
-        ByteBuffer buffer = kept ? buffers.acquireKept(minCapacity) : buffers.acquire(minCapacity);
+        ByteBuffer buffer = kept ? super.acquireKept(minCapacity) : super.acquire(minCapacity);
         buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
         return buffer;
       } finally {
@@ -91,15 +90,10 @@ final class StoreGate implements ObjectStore {
     @Override
     public void release(ByteBuffer buffer) {
       try {
-        buffers.release(buffer);
+        super.release(buffer);
       } finally {
         buffersOut.decrementAndGet(stripe(System.identityHashCode(buffer)));
       }
-    }
-
-    @Override
-    public long maxBufferSize() {
-      return buffers.maxBufferSize();
     }
   }
 
@@ -244,7 +238,7 @@ final class StoreGate implements ObjectStore {
   public int put(String key, ByteBuffer value, Deadline deadline) {
     int s = enter();
     try {
-      return store.put(key, value, deadline);
+      return super.put(key, value, deadline);
     } finally {
       leave(s);
     }
@@ -254,7 +248,7 @@ final class StoreGate implements ObjectStore {
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchPut(keys, values, deadline);
+      return super.batchPut(keys, values, deadline);
     } finally {
       leave(s);
     }
@@ -264,7 +258,7 @@ final class StoreGate implements ObjectStore {
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     int s = enter();
     try {
-      return store.getInto(key, destination, deadline);
+      return super.getInto(key, destination, deadline);
     } finally {
       leave(s);
     }
@@ -274,7 +268,7 @@ final class StoreGate implements ObjectStore {
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchGetInto(keys, destinations, deadline);
+      return super.batchGetInto(keys, destinations, deadline);
     } finally {
       leave(s);
     }
@@ -284,7 +278,7 @@ final class StoreGate implements ObjectStore {
   public int isExist(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.isExist(key, deadline);
+      return super.isExist(key, deadline);
     } finally {
       leave(s);
     }
@@ -294,7 +288,7 @@ final class StoreGate implements ObjectStore {
   public int[] batchIsExist(String[] keys, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchIsExist(keys, deadline);
+      return super.batchIsExist(keys, deadline);
     } finally {
       leave(s);
     }
@@ -304,7 +298,7 @@ final class StoreGate implements ObjectStore {
   public long getSize(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.getSize(key, deadline);
+      return super.getSize(key, deadline);
     } finally {
       leave(s);
     }
@@ -314,7 +308,7 @@ final class StoreGate implements ObjectStore {
   public int remove(String key, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.remove(key, force, deadline);
+      return super.remove(key, force, deadline);
     } finally {
       leave(s);
     }
@@ -324,7 +318,7 @@ final class StoreGate implements ObjectStore {
   public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.removeByRegex(pattern, force, deadline);
+      return super.removeByRegex(pattern, force, deadline);
     } finally {
       leave(s);
     }
@@ -333,20 +327,5 @@ final class StoreGate implements ObjectStore {
   @Override
   public BufferPool buffers() {
     return pool;
-  }
-
-  @Override
-  public boolean inProcess() {
-    return store.inProcess();
-  }
-
-  @Override
-  public String describe() {
-    return store.describe();
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }

@@ -65,4 +65,55 @@ class StoreGateLocksTest {
       assertTrue(gate.shutAndDrain(0), "a failed batch stayed counted");
     }
   }
+
+  /**
+   * Local locks that answer every ride, as a cluster lock does when its read-back proves it held.
+   */
+  private static final class Answering extends ForwardingKeyLocks {
+    Answering() {
+      super(new LocalKeyLocks());
+    }
+
+    @Override
+    public Held lock(String key, Ride ride, Deadline deadline) {
+      Held held = super.lock(key, ride, deadline);
+      if (ride != null) {
+        ride.answered(42);
+      }
+      return held;
+    }
+  }
+
+  /** A ride that remembers what it heard. */
+  private static final class HeardRide implements KeyLocks.Ride {
+    final List<Long> answers = new ArrayList<>();
+
+    @Override
+    public java.nio.ByteBuffer destination() {
+      return java.nio.ByteBuffer.allocate(8);
+    }
+
+    @Override
+    public void answered(long result) {
+      answers.add(result);
+    }
+
+    @Override
+    public Runnable detach() {
+      return () -> {};
+    }
+  }
+
+  @Test
+  void theGatesLocksKeepTheRide() throws Exception {
+    try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
+      StoreGate gate = new StoreGate(store, "test");
+      HeardRide ride = new HeardRide();
+      KeyLocks.Held held = gate.locks(new Answering()).lock("k", ride, Deadline.none());
+      assertEquals(List.of(42L), ride.answers, "the gate dropped the ride");
+      held.ensureHeld();
+      held.close();
+      assertTrue(gate.shutAndDrain(0), "a released lock stayed counted");
+    }
+  }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
 import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
@@ -305,6 +306,29 @@ class ClusterKeyLocksTest {
     assertEquals(0, storeA.reads, "the read-back was not folded into the batch");
     assertEquals(1, storeA.batchReads);
     assertEquals(1, storeA.removes);
+  }
+
+  @Test
+  void aDecoratorBuiltOnTheForwardingBaseKeepsTheRide() {
+    cluster.putForeign(KEY, "entry".getBytes(StandardCharsets.UTF_8), "c:1");
+    AtomicInteger stamps = new AtomicInteger();
+    KeyLocks counting = // changes one method, as a decorator does; the rest forwards
+        new ForwardingKeyLocks(a) {
+          @Override
+          public long readStamp(String key) {
+            stamps.incrementAndGet();
+            return super.readStamp(key);
+          }
+        };
+    Ride ride = new Ride();
+    try (KeyLocks.Held held = counting.lock(KEY, ride, Deadline.none())) {
+      assertEquals(List.of(5L), ride.answers, "the decorator dropped the ride");
+      held.ensureHeld();
+    }
+    assertEquals(1, storeA.batchReads, "the entry was not read with the lock");
+    assertEquals(0, storeA.reads);
+    counting.readStamp(KEY);
+    assertEquals(1, stamps.get());
   }
 
   @Test
