@@ -6,11 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.OwnSegment;
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
-import dev.mooncake.jcache.lock.cluster.LockStore;
+import dev.mooncake.jcache.lock.cluster.SegmentLockStore;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -36,7 +37,7 @@ class LockedKeyTest {
   private final AtomicLong lockClock = new AtomicLong(1_000_000_000L);
   private final ClusterKeyLocks cluster =
       new ClusterKeyLocks(
-          new SameStoreLocks(store),
+          new SegmentLockStore(store, new OwnStore(store)),
           "jvm-test",
           LEASE,
           Duration.ofSeconds(2),
@@ -143,42 +144,16 @@ class LockedKeyTest {
         .toList();
   }
 
-  /** Lock objects in the entries' store, as a cluster client's own segment holds them. */
-  private record SameStoreLocks(ObjectStore store) implements LockStore {
+  /** The entries' store as a client's own segment, where its lock objects live. */
+  private record OwnStore(ObjectStore store) implements OwnSegment {
     @Override
-    public int createPinned(String key, ByteBuffer value, Deadline deadline) {
+    public String ownSegment() {
+      return "locked-test:1";
+    }
+
+    @Override
+    public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
       return store.put(key, value, deadline);
-    }
-
-    @Override
-    public long read(String key, ByteBuffer destination, Deadline deadline) {
-      return store.getInto(key, destination, deadline);
-    }
-
-    @Override
-    public long[] readWith(
-        String lockKey,
-        ByteBuffer lockDestination,
-        String key,
-        ByteBuffer destination,
-        Deadline deadline) {
-      return store.batchGetInto(
-          new String[] {lockKey, key}, new ByteBuffer[] {lockDestination, destination}, deadline);
-    }
-
-    @Override
-    public long size(String key, Deadline deadline) {
-      return store.getSize(key, deadline);
-    }
-
-    @Override
-    public int remove(String key, Deadline deadline) {
-      return store.remove(key, true, deadline);
-    }
-
-    @Override
-    public String describe() {
-      return "locks in " + store.describe();
     }
   }
 }
