@@ -1,7 +1,11 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.ForwardingBufferPool;
+import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.lock.ForwardingHeld;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
@@ -9,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.Supplier;
 
 /**
  * A manager's door to its store, so that closing the manager under load is clean. Before, a call
@@ -35,13 +38,12 @@ import java.util.function.Supplier;
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call
  * whose increment the drain did not see reads the shut gate afterwards and backs out.
  */
-final class StoreGate implements ObjectStore {
+final class StoreGate extends ForwardingObjectStore {
   private static final int STRIPES = 64;
   private static final int SPACING = 8; // longs per stripe: one cache line each
 
   static final long HELD_BUFFER_WAIT_MILLIS = 2_000;
 
-  private final ObjectStore store;
   private final String owner;
   private final AtomicLongArray inFlight = new AtomicLongArray(STRIPES * SPACING);
   private final AtomicLongArray buffersOut = new AtomicLongArray(STRIPES * SPACING);
@@ -49,7 +51,7 @@ final class StoreGate implements ObjectStore {
   private volatile boolean shut;
 
   StoreGate(ObjectStore store, String owner) {
-    this.store = store;
+    super(store);
     this.owner = owner;
     this.pool = new GatedPool(store.buffers());
   }
@@ -59,11 +61,9 @@ final class StoreGate implements ObjectStore {
   }
 
   /** The store's pool, counting the buffers it hands out (see the class comment). */
-  private final class GatedPool implements BufferPool {
-    private final BufferPool buffers;
-
+  private final class GatedPool extends ForwardingBufferPool {
     GatedPool(BufferPool buffers) {
-      this.buffers = buffers;
+      super(buffers);
     }
 
     @Override
@@ -80,9 +80,7 @@ final class StoreGate implements ObjectStore {
       int s = enter(); // counted as a call until the buffer is counted itself
       try {
         ByteBuffer buffer =
-            kept
-                ? buffers.acquireKept(minCapacity, deadline)
-                : buffers.acquire(minCapacity, deadline);
+            kept ? super.acquireKept(minCapacity, deadline) : super.acquire(minCapacity, deadline);
         buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
         return buffer;
       } finally {
@@ -93,108 +91,104 @@ final class StoreGate implements ObjectStore {
     @Override
     public void release(ByteBuffer buffer) {
       try {
-        buffers.release(buffer);
+        super.release(buffer);
       } finally {
         buffersOut.decrementAndGet(stripe(System.identityHashCode(buffer)));
       }
-    }
-
-    @Override
-    public long maxBufferSize() {
-      return buffers.maxBufferSize();
     }
   }
 
   /** The key locks, each held lock counted as a call in flight until it is released. */
   KeyLocks locks(KeyLocks locks) {
-    return new KeyLocks() {
-      @Override
-      public Held lock(String key, Deadline deadline) {
-        return gated(() -> locks.lock(key, deadline));
+    return new GatedLocks(locks);
+  }
+
+  /**
+   * Every call of the seam gated; built on the forwarding base, so a lock's ride and the proof of
+   * each held lock pass through as they are.
+   */
+  private final class GatedLocks extends ForwardingKeyLocks {
+    GatedLocks(KeyLocks locks) {
+      super(locks);
+    }
+
+    @Override
+    public Held lock(String key, Ride ride, Deadline deadline) {
+      int s = enter();
+      Held held;
+      try {
+        held = super.lock(key, ride, deadline);
+      } catch (RuntimeException | Error e) {
+        leave(s);
+        throw e;
       }
+      return new Leaving(held, s);
+    }
 
-      // Forwarded as such: the default would drop the ride, and cost the caller its read.
-      @Override
-      public Held lock(String key, Ride ride, Deadline deadline) {
-        return gated(() -> locks.lock(key, ride, deadline));
+    // One batch, as the locks take it (a cluster lock batches its round trips).
+    @Override
+    public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
+      if (orderedKeys.length == 0) {
+        return List.of();
       }
-
-      // Forwarded as such: the default would take the keys one at a time, not in batches.
-      @Override
-      public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
-        if (orderedKeys.length == 0) {
-          return List.of();
-        }
-        int s = enter(); // one stripe per thread: one count per key, each left by its own close
-        for (int i = 1; i < orderedKeys.length; i++) {
-          inFlight.incrementAndGet(s);
-        }
-        List<Held> held;
-        try {
-          held = locks.lockAll(orderedKeys, deadline);
-        } catch (RuntimeException | Error e) {
-          for (int i = 0; i < orderedKeys.length; i++) {
-            leave(s);
-          }
-          throw e;
-        }
-        List<Held> gated = new ArrayList<>(held.size());
-        for (Held h : held) {
-          gated.add(leaving(h, s));
-        }
-        return gated;
+      int s = enter(); // one stripe per thread: one count per key, each left by its own close
+      for (int i = 1; i < orderedKeys.length; i++) {
+        inFlight.incrementAndGet(s);
       }
-
-      private Held gated(Supplier<Held> lock) {
-        int s = enter();
-        Held held;
-        try {
-          held = lock.get();
-        } catch (RuntimeException | Error e) {
-          leave(s);
-          throw e;
-        }
-        return leaving(held, s);
-      }
-
-      private Held leaving(Held held, int s) {
-        return new Held() {
-          @Override
-          public void ensureHeld() {
-            held.ensureHeld();
-          }
-
-          @Override
-          public void close() {
-            try {
-              held.close();
-            } finally {
-              leave(s);
-            }
-          }
-        };
-      }
-
-      @Override
-      public long readStamp(String key) {
-        int s = enter();
-        try {
-          return locks.readStamp(key);
-        } finally {
+      List<Held> held;
+      try {
+        held = super.lockAll(orderedKeys, deadline);
+      } catch (RuntimeException | Error e) {
+        for (int i = 0; i < orderedKeys.length; i++) {
           leave(s);
         }
+        throw e;
       }
+      List<Held> gated = new ArrayList<>(held.size());
+      for (Held h : held) {
+        gated.add(new Leaving(h, s));
+      }
+      return gated;
+    }
 
-      @Override
-      public boolean mayHaveChanged(String key, long stamp) {
-        int s = enter();
-        try {
-          return locks.mayHaveChanged(key, stamp);
-        } finally {
-          leave(s);
-        }
+    @Override
+    public long readStamp(String key) {
+      int s = enter();
+      try {
+        return super.readStamp(key);
+      } finally {
+        leave(s);
       }
-    };
+    }
+
+    @Override
+    public boolean mayHaveChanged(String key, long stamp) {
+      int s = enter();
+      try {
+        return super.mayHaveChanged(key, stamp);
+      } finally {
+        leave(s);
+      }
+    }
+  }
+
+  /** A held lock that leaves the gate when it is released. */
+  private final class Leaving extends ForwardingHeld {
+    private final int stripe;
+
+    Leaving(KeyLocks.Held held, int stripe) {
+      super(held);
+      this.stripe = stripe;
+    }
+
+    @Override
+    public void close() {
+      try {
+        super.close();
+      } finally {
+        leave(stripe);
+      }
+    }
   }
 
   private int enter() {
@@ -245,7 +239,7 @@ final class StoreGate implements ObjectStore {
   public int put(String key, ByteBuffer value, Deadline deadline) {
     int s = enter();
     try {
-      return store.put(key, value, deadline);
+      return super.put(key, value, deadline);
     } finally {
       leave(s);
     }
@@ -255,7 +249,7 @@ final class StoreGate implements ObjectStore {
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchPut(keys, values, deadline);
+      return super.batchPut(keys, values, deadline);
     } finally {
       leave(s);
     }
@@ -265,7 +259,7 @@ final class StoreGate implements ObjectStore {
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     int s = enter();
     try {
-      return store.getInto(key, destination, deadline);
+      return super.getInto(key, destination, deadline);
     } finally {
       leave(s);
     }
@@ -275,7 +269,7 @@ final class StoreGate implements ObjectStore {
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchGetInto(keys, destinations, deadline);
+      return super.batchGetInto(keys, destinations, deadline);
     } finally {
       leave(s);
     }
@@ -285,7 +279,7 @@ final class StoreGate implements ObjectStore {
   public int isExist(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.isExist(key, deadline);
+      return super.isExist(key, deadline);
     } finally {
       leave(s);
     }
@@ -295,7 +289,7 @@ final class StoreGate implements ObjectStore {
   public int[] batchIsExist(String[] keys, Deadline deadline) {
     int s = enter();
     try {
-      return store.batchIsExist(keys, deadline);
+      return super.batchIsExist(keys, deadline);
     } finally {
       leave(s);
     }
@@ -305,7 +299,7 @@ final class StoreGate implements ObjectStore {
   public long getSize(String key, Deadline deadline) {
     int s = enter();
     try {
-      return store.getSize(key, deadline);
+      return super.getSize(key, deadline);
     } finally {
       leave(s);
     }
@@ -315,7 +309,7 @@ final class StoreGate implements ObjectStore {
   public int remove(String key, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.remove(key, force, deadline);
+      return super.remove(key, force, deadline);
     } finally {
       leave(s);
     }
@@ -325,7 +319,7 @@ final class StoreGate implements ObjectStore {
   public long removeByRegex(String pattern, boolean force, Deadline deadline) {
     int s = enter();
     try {
-      return store.removeByRegex(pattern, force, deadline);
+      return super.removeByRegex(pattern, force, deadline);
     } finally {
       leave(s);
     }
@@ -334,20 +328,5 @@ final class StoreGate implements ObjectStore {
   @Override
   public BufferPool buffers() {
     return pool;
-  }
-
-  @Override
-  public boolean inProcess() {
-    return store.inProcess();
-  }
-
-  @Override
-  public String describe() {
-    return store.describe();
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.ConfigLoader;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.Deadline;
@@ -19,14 +20,12 @@ class StoreGateLocksTest {
   private static final String[] KEYS = {"a", "b", "c"};
 
   /** Local locks that record the batches asked of them. */
-  private static final class Batches implements KeyLocks {
-    final LocalKeyLocks local = new LocalKeyLocks();
+  private static final class Batches extends ForwardingKeyLocks {
     final List<Integer> batches = new ArrayList<>();
     RuntimeException failure;
 
-    @Override
-    public Held lock(String key, Deadline deadline) {
-      return local.lock(key, deadline);
+    Batches() {
+      super(new LocalKeyLocks());
     }
 
     @Override
@@ -35,17 +34,7 @@ class StoreGateLocksTest {
       if (failure != null) {
         throw failure;
       }
-      return KeyLocks.super.lockAll(orderedKeys, deadline);
-    }
-
-    @Override
-    public long readStamp(String key) {
-      return local.readStamp(key);
-    }
-
-    @Override
-    public boolean mayHaveChanged(String key, long stamp) {
-      return local.mayHaveChanged(key, stamp);
+      return super.lockAll(orderedKeys, deadline);
     }
   }
 
@@ -54,7 +43,7 @@ class StoreGateLocksTest {
     try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
       StoreGate gate = new StoreGate(store, "test");
       Batches batches = new Batches();
-      List<KeyLocks.Held> held = gate.locks(batches).lockAll(KEYS);
+      List<KeyLocks.Held> held = gate.locks(batches).lockAll(KEYS, Deadline.none());
       assertEquals(List.of(3), batches.batches, "the batch was split into single locks");
       assertEquals(3, held.size());
       held.get(0).close();
@@ -71,8 +60,60 @@ class StoreGateLocksTest {
       StoreGate gate = new StoreGate(store, "test");
       Batches batches = new Batches();
       batches.failure = new IllegalStateException("scripted");
-      assertThrows(IllegalStateException.class, () -> gate.locks(batches).lockAll(KEYS));
+      assertThrows(
+          IllegalStateException.class, () -> gate.locks(batches).lockAll(KEYS, Deadline.none()));
       assertTrue(gate.shutAndDrain(0), "a failed batch stayed counted");
+    }
+  }
+
+  /**
+   * Local locks that answer every ride, as a cluster lock does when its read-back proves it held.
+   */
+  private static final class Answering extends ForwardingKeyLocks {
+    Answering() {
+      super(new LocalKeyLocks());
+    }
+
+    @Override
+    public Held lock(String key, Ride ride, Deadline deadline) {
+      Held held = super.lock(key, ride, deadline);
+      if (ride != null) {
+        ride.answered(42);
+      }
+      return held;
+    }
+  }
+
+  /** A ride that remembers what it heard. */
+  private static final class HeardRide implements KeyLocks.Ride {
+    final List<Long> answers = new ArrayList<>();
+
+    @Override
+    public java.nio.ByteBuffer destination() {
+      return java.nio.ByteBuffer.allocate(8);
+    }
+
+    @Override
+    public void answered(long result) {
+      answers.add(result);
+    }
+
+    @Override
+    public Runnable detach() {
+      return () -> {};
+    }
+  }
+
+  @Test
+  void theGatesLocksKeepTheRide() throws Exception {
+    try (InProcessStore store = InProcessStore.open(ConfigLoader.defaults())) {
+      StoreGate gate = new StoreGate(store, "test");
+      HeardRide ride = new HeardRide();
+      KeyLocks.Held held = gate.locks(new Answering()).lock("k", ride, Deadline.none());
+      assertEquals(List.of(42L), ride.answers, "the gate dropped the ride");
+      held.ensureHeld();
+      held.close();
+      assertTrue(gate.shutAndDrain(0), "a released lock stayed counted");
     }
   }
 }

@@ -25,11 +25,9 @@ public interface BufferPool {
   /**
    * {@link #acquire} for a buffer its owner keeps across calls and may reuse right after a call
    * failed (the zero-copy API's): a store never lets a call it gave up on work on such a buffer,
-   * only on a copy of it.
+   * only on a copy of it. No default: a decorator must forward it ({@link ForwardingBufferPool}).
    */
-  default ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
-    return acquire(minCapacity, deadline);
-  }
+  ByteBuffer acquireKept(int minCapacity, Deadline deadline);
 
   /** {@link #acquireKept(int, Deadline)} outside any operation. */
   default ByteBuffer acquireKept(int minCapacity) {

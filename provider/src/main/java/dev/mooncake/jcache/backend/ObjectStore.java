@@ -135,11 +135,10 @@ public interface ObjectStore extends AutoCloseable {
   /**
    * Whether calls complete inside this JVM without I/O. Not part of Mooncake's contract but a fact
    * about the implementation: with no round trip to overlap, splitting a batch across lane threads
-   * only adds hand-offs, so the cache runs batches on the caller's thread.
+   * only adds hand-offs, so the cache runs batches on the caller's thread. No default: a decorator
+   * that forgot it would answer false for an in-process store ({@link ForwardingObjectStore}).
    */
-  default boolean inProcess() {
-    return false;
-  }
+  boolean inProcess();
 
   /** A short description for messages and logs, e.g. {@code in-process(64 MiB)}. */
   String describe();

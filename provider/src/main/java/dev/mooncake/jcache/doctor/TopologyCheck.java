@@ -139,7 +139,7 @@ final class TopologyCheck {
       try (KeyLocks.Held held =
           connection
               .locks()
-              .lock(key, Deadline.after(config.operationTimeout(), Ticker.system()))) {
+              .lock(key, null, Deadline.after(config.operationTimeout(), Ticker.system()))) {
         held.ensureHeld();
       }
       out.println("lock     taken and released in " + ConfigDoctor.millis(start));

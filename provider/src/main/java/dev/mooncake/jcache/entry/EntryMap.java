@@ -20,9 +20,11 @@ import java.util.function.Function;
  * <p><b>The step.</b> {@link #compute} takes the key's lock, reads the live entry (an expired one
  * is removed first and reported as expired), asks the remapping for a {@link Decision}, applies it
  * to the store and reports the change to the {@link Listener}, all before the lock is released, and
- * answers an {@link Outcome}. The held lock travels with every mutation into {@link EntryStorage},
- * which asks it ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries
- * included, so a distributed lock that lost its lease writes nothing more.
+ * answers an {@link Outcome}. Taking the lock ({@link EntryLocks}) answers a {@link LockedKey}: the
+ * entry read under the lock, the lock's proof, and the only mutators of the key. Each asks the
+ * proof right before each remove and put, retries included, so a distributed lock that lost its
+ * lease writes nothing more; and whether a put may skip its dropped-put check is the locked key's
+ * to say, not a flag passed along here.
  *
  * <p><b>The read protocol.</b> Mooncake's put never overwrites, so a writer replaces a value by
  * remove-then-put and an unlocked read can fall into that gap. {@link #get} takes a read stamp,
@@ -69,7 +71,7 @@ public final class EntryMap<K> {
   public record Put<K>(String storeKey, K key, Object value) {}
 
   private final EntryStorage storage;
-  private final KeyLocks locks;
+  private final EntryLocks locks;
   private final Ticker ticker;
   private final Function<String, K> cacheKeys;
   private final Listener<K> listener;
@@ -87,7 +89,7 @@ public final class EntryMap<K> {
       Function<String, K> cacheKeys,
       Listener<K> listener) {
     this.storage = storage;
-    this.locks = locks;
+    this.locks = new EntryLocks(storage, locks);
     this.ticker = ticker;
     this.cacheKeys = cacheKeys;
     this.listener = listener;
@@ -134,21 +136,20 @@ public final class EntryMap<K> {
   }
 
   private StoredEntry getLocked(K key, String storeKey, Deadline deadline) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
-        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
-      return live(key, storeKey, held, read.entry(), deadline);
+    try (LockedKey locked = locks.lock(storeKey, deadline)) {
+      return live(key, locked, deadline);
     }
   }
 
   /**
    * The entry read with the lock held (by the lock's own read-back where it makes one: see {@link
-   * KeyLocks#lock(String, KeyLocks.Ride)}); an expired entry is removed, reported, and read as
-   * absent.
+   * KeyLocks#lock}); an expired entry is removed, reported, and read as absent.
    */
-  private StoredEntry live(
-      K key, String storeKey, KeyLocks.Held held, StoredEntry entry, Deadline deadline) {
+  private StoredEntry live(K key, LockedKey locked, Deadline deadline) {
+    StoredEntry entry = locked.entry();
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
-      if (storage.delete(storeKey, held, deadline)) {
+      String storeKey = locked.key();
+      if (locked.delete(deadline)) {
         index.remove(storeKey);
         listener.expired(key, entry);
       }
@@ -162,14 +163,10 @@ public final class EntryMap<K> {
 
   /** One atomic step on the key: read the live entry, decide, apply, report. */
   public Outcome compute(K key, String storeKey, Remapping remapping, Deadline deadline) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
-        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
-      StoredEntry current = live(key, storeKey, held, read.entry(), deadline);
+    try (LockedKey locked = locks.lock(storeKey, deadline)) {
+      StoredEntry current = live(key, locked, deadline);
       Decision decision = remapping.remap(current);
-      return new Outcome(
-          current,
-          decision,
-          apply(key, storeKey, current, decision, read.provedExclusive(), held, deadline));
+      return new Outcome(current, decision, apply(key, locked, current, decision, deadline));
     }
   }
 
@@ -181,60 +178,39 @@ public final class EntryMap<K> {
    * and then the remove is skipped.
    */
   public Outcome computeUnread(K key, String storeKey, Remapping remapping, Deadline deadline) {
-    try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
-        KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
+    try (LockedKey locked = locks.lock(storeKey, deadline)) {
       Decision decision = remapping.remap(null);
       if (decision.kind != Decision.Kind.WRITE) {
-        return new Outcome(
-            null,
-            decision,
-            apply(key, storeKey, null, decision, read.provedExclusive(), held, deadline));
+        return new Outcome(null, decision, apply(key, locked, null, decision, deadline));
       }
-      boolean existed =
-          storage.replace(storeKey, decision.value, decision.expireAt, read, held, deadline);
+      boolean existed = locked.replace(decision.value, decision.expireAt, deadline);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
   }
 
-  /**
-   * Applies the decision under the held lock; {@code exclusive}: the lock's read-back proved it
-   * exclusive across the cluster, so a write after our remove needs no check ({@link
-   * EntryStorage#replace} says why).
-   */
+  /** Applies the decision through the locked key's mutators. */
   private boolean apply(
-      K key,
-      String storeKey,
-      StoredEntry current,
-      Decision decision,
-      boolean exclusive,
-      KeyLocks.Held held,
-      Deadline deadline) {
+      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
+    String storeKey = locked.key();
     switch (decision.kind) {
       case KEEP:
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          storage.rewrite(storeKey, current, decision.expireAt, exclusive, held, deadline);
+          locked.rewrite(current, decision.expireAt, deadline);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
-        storage.write(
-            storeKey,
-            decision.value,
-            decision.expireAt,
-            current == null,
-            exclusive,
-            held,
-            deadline);
+        locked.write(decision.value, decision.expireAt, current == null, deadline);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
         if (current == null) {
           return false;
         }
-        boolean removed = storage.delete(storeKey, held, deadline);
+        boolean removed = locked.delete(deadline);
         index.remove(storeKey);
         if (removed) {
           listener.removed(key, current);
@@ -267,7 +243,7 @@ public final class EntryMap<K> {
     for (int i = 0; i < storeKeys.length; i++) {
       storeKeys[i] = sorted.get(i).storeKey();
     }
-    List<KeyLocks.Held> held = locks.lockAll(storeKeys, deadline);
+    List<LockedKey> locked = locks.lockAll(storeKeys, deadline);
     try {
       StoredEntry[] current =
           unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys, deadline);
@@ -277,7 +253,7 @@ public final class EntryMap<K> {
       for (int i = 0; i < storeKeys.length; i++) {
         StoredEntry entry = current[i];
         if (entry != null && entry.isExpired(now)) {
-          if (storage.delete(storeKeys[i], held.get(i), deadline)) {
+          if (locked.get(i).delete(deadline)) {
             index.remove(storeKeys[i]);
             listener.expired(sorted.get(i).key(), entry);
           }
@@ -289,11 +265,7 @@ public final class EntryMap<K> {
         }
         writes.add(
             new EntryStorage.Write(
-                storeKeys[i],
-                sorted.get(i).value(),
-                expireAt,
-                !unread && entry == null,
-                held.get(i)));
+                locked.get(i), sorted.get(i).value(), expireAt, !unread && entry == null));
         positions.add(i);
       }
       boolean[] replaced = storage.writeAll(writes, deadline);
@@ -306,7 +278,7 @@ public final class EntryMap<K> {
       }
       return writes.size();
     } finally {
-      KeyLocks.closeAll(held);
+      EntryLocks.closeAll(locked);
     }
   }
 
@@ -318,8 +290,8 @@ public final class EntryMap<K> {
    * EntryStorage#writeInPlace}) under the key's lock, without reading the old entry.
    */
   public void writeInPlace(String storeKey, ByteBuffer value, long expireAt, Deadline deadline) {
-    try (KeyLocks.Held held = locks.lock(storeKey, deadline)) {
-      storage.writeInPlace(storeKey, value, expireAt, false, held, deadline);
+    try (LockedKey locked = locks.lockWithoutRide(storeKey, deadline)) {
+      locked.writeInPlace(value, expireAt, false, deadline);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }
@@ -335,7 +307,7 @@ public final class EntryMap<K> {
     long stamp = locks.readStamp(storeKey);
     long expireAt = storage.readInPlace(storeKey, destination, deadline);
     if (expireAt == ExpiryTimes.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
-      try (KeyLocks.Held held = locks.lock(storeKey, deadline)) {
+      try (LockedKey locked = locks.lockWithoutRide(storeKey, deadline)) {
         expireAt = storage.readInPlace(storeKey, destination, deadline);
       }
     }
@@ -373,9 +345,8 @@ public final class EntryMap<K> {
     for (String storeKey : due) {
       K key = cacheKeys.apply(storeKey);
       Deadline deadline = Deadline.after(storage.operationTimeout(), ticker);
-      try (EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
-          KeyLocks.Held held = locks.lock(storeKey, read, deadline)) {
-        StoredEntry live = live(key, storeKey, held, read.entry(), deadline);
+      try (LockedKey locked = locks.lock(storeKey, deadline)) {
+        StoredEntry live = live(key, locked, deadline);
         if (live != null) {
           expiring.add(storeKey, live.expireAt());
         }

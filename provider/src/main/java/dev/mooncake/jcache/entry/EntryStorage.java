@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One cache's view of the store: values with their header in, {@link StoredEntry StoredEntries}
  * out, every call on its lane, every failure a {@link CacheException} naming the operation, the
- * cache and Mooncake's code. It knows nothing of locks, expiry or events: only {@link EntryMap}
- * calls it (hence package-private), with the key's lock held for every mutation; the lock is asked
- * ({@link KeyLocks.Held#ensureHeld}) right before each remove and put, retries included.
+ * cache and Mooncake's code. It knows nothing of expiry or events: only {@link EntryMap} calls it
+ * (hence package-private). Every mutation of a key is made through the key's {@link LockedKey},
+ * which it takes as its argument: its proof is asked ({@link LockedKey#ensureHeld}) right before
+ * each remove and put, retries included, and only it says whether a put after a remove may skip the
+ * check for a dropped put ({@link LockedKey#provedExclusive}).
  */
 public final class EntryStorage {
   private static final Logger LOG = LoggerFactory.getLogger(EntryStorage.class);
@@ -235,11 +237,10 @@ public final class EntryStorage {
   }
 
   /**
-   * The read of a key's entry that a locked step makes first. Handed to {@link
-   * KeyLocks#lock(String, KeyLocks.Ride)}: a cluster lock reads the entry in the same batch call as
-   * its owner token, and the step's own read is saved; otherwise {@link #entry} reads as {@link
-   * #read} does. Its buffer is taken from the pool only when the lock asks for it; closing gives it
-   * back.
+   * The read of a key's entry that a locked step makes first. Handed to {@link KeyLocks#lock},
+   * through {@link EntryLocks#lock}: a cluster lock reads the entry in the same batch call as its
+   * owner token, and the step's own read is saved; otherwise {@link #entry} reads as {@link #read}
+   * does. Its buffer is taken from the pool only when the lock asks for it; closing gives it back.
    */
   final class EntryRead implements KeyLocks.Ride, AutoCloseable {
     private final String key;
@@ -251,6 +252,10 @@ public final class EntryStorage {
     private EntryRead(String key, Deadline deadline) {
       this.key = key;
       this.deadline = deadline;
+    }
+
+    String key() {
+      return key;
     }
 
     @Override
@@ -461,53 +466,33 @@ public final class EntryStorage {
   /**
    * Stores {@code value} under {@code key}, replacing what is there. Mooncake's put never
    * overwrites, so this is remove (with force: reads hold leases) then put. Callers hold the key's
-   * lock, so no writer of this JVM can slip in between. A replace is checked: see {@link
-   * #putBytes}.
+   * lock, so no writer of this JVM can slip in between. A replace is checked ({@link #putChecked})
+   * unless the lock proved itself exclusive ({@link LockedKey#provedExclusive}).
    *
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
-   * @param exclusive whether the lock proved itself exclusive across the cluster ({@link
-   *     EntryRead#provedExclusive}): the put after our remove is then not checked, by the argument
-   *     of {@link #replace}
    */
   void write(
-      String key,
-      Object value,
-      long expireAt,
-      boolean knownAbsent,
-      boolean exclusive,
-      KeyLocks.Held held,
-      Deadline deadline) {
+      LockedKey locked, Object value, long expireAt, boolean knownAbsent, Deadline deadline) {
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(
-        key, encoded.format(), encoded.bytes(), expireAt, knownAbsent, exclusive, held, deadline);
+    putBytes(locked, encoded.format(), encoded.bytes(), expireAt, knownAbsent, deadline);
   }
 
   /**
    * Removes whatever is under {@code key}, then stores {@code value} (a write that did not read the
    * old entry). Answers whether something was removed.
    *
-   * <p>The put after the remove is checked ({@link #putChecked}) unless {@code read} shows the lock
-   * proved exclusive across the cluster: then our remove answered that it removed the object, no
-   * other writer of the key can start before we release (every writer holds the lock), so our put
-   * finds the key absent with no put of it in flight, and a create-only put of such a key creates
-   * it (F1 of cluster-consistency.md, the fact the lock itself rests on). That saves the blind put
-   * over a present key the round trip that kept it above two more than {@code local}.
-   *
-   * @param read the lock's ride: whether the key is known absent (skips the remove), whether the
-   *     lock proved exclusive (skips the check)
+   * <p>The lock's read-back tells whether the key is absent (then no remove). The put after the
+   * remove is checked ({@link #putChecked}) unless the lock proved exclusive across the cluster
+   * ({@link LockedKey#provedExclusive} gives the argument). That saves the blind put over a present
+   * key the round trip that kept it above two more than {@code local}.
    */
-  boolean replace(
-      String key,
-      Object value,
-      long expireAt,
-      EntryRead read,
-      KeyLocks.Held held,
-      Deadline deadline) {
-    boolean existed = !trustAbsent(read.knownAbsent()) && deleteNow(key, held, deadline);
+  boolean replace(LockedKey locked, Object value, long expireAt, Deadline deadline) {
+    String key = locked.key();
+    boolean existed = !trustAbsent(locked.knownAbsent()) && deleteNow(locked, deadline);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt, deadline);
     try {
-      putChecked(key, buffer, existed && !read.provedExclusive(), held, deadline);
+      putChecked(locked, buffer, existed && !locked.provedExclusive(), deadline);
     } finally {
       buffers.release(buffer);
     }
@@ -517,13 +502,17 @@ public final class EntryStorage {
   /**
    * One value to write in a batch.
    *
-   * @param key the store key
+   * @param locked the key, locked: asked before each mutation of it
    * @param value the value to encode
    * @param expireAt its expiry time
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
-   * @param held the key's lock, asked before each mutation of the key
    */
-  record Write(String key, Object value, long expireAt, boolean knownAbsent, KeyLocks.Held held) {}
+  record Write(LockedKey locked, Object value, long expireAt, boolean knownAbsent) {
+    /** The store key. */
+    String key() {
+      return locked.key();
+    }
+  }
 
   /**
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
@@ -567,11 +556,11 @@ public final class EntryStorage {
             encoded[from + i].bytes(),
             write.expireAt());
         if (!trustAbsent(write.knownAbsent())) {
-          removed[i] = deleteNow(write.key(), write.held(), deadline);
+          removed[i] = deleteNow(write.locked(), deadline);
         }
       }
       for (Write write : group) {
-        write.held().ensureHeld();
+        write.locked().ensureHeld();
       }
       int[] results = new int[keys.length];
       lanes.runChunked(
@@ -594,7 +583,7 @@ public final class EntryStorage {
           throw failure("batch put", keys[i], results[i]);
         } else if (results[i] != 0) {
           // in flight: retried singly
-          putChecked(keys[i], values[i], true, group.get(i).held(), deadline);
+          putChecked(group.get(i).locked(), values[i], true, deadline);
         }
       }
       checkBatchStored(group, values, toCheck, deadline);
@@ -604,31 +593,24 @@ public final class EntryStorage {
 
   /**
    * Stores an entry read earlier again with a new expiry time (access expiry), no re-encoding;
-   * {@code exclusive} as for {@link #write}.
+   * checked as {@link #write} is.
    */
-  void rewrite(
-      String key,
-      StoredEntry entry,
-      long expireAt,
-      boolean exclusive,
-      KeyLocks.Held held,
-      Deadline deadline) {
-    putBytes(key, entry.format(), entry.payload(), expireAt, false, exclusive, held, deadline);
+  void rewrite(LockedKey locked, StoredEntry entry, long expireAt, Deadline deadline) {
+    putBytes(locked, entry.format(), entry.payload(), expireAt, false, deadline);
   }
 
   private void putBytes(
-      String key,
+      LockedKey locked,
       byte format,
       byte[] payload,
       long expireAt,
       boolean absent,
-      boolean exclusive,
-      KeyLocks.Held held,
       Deadline deadline) {
-    ByteBuffer buffer = headed(key, format, payload, expireAt, deadline);
+    ByteBuffer buffer = headed(locked.key(), format, payload, expireAt, deadline);
     try {
-      boolean removed = !trustAbsent(absent) && deleteNow(key, held, deadline);
-      putChecked(key, buffer, removed && !exclusive, held, deadline);
+      boolean removed = !trustAbsent(absent) && deleteNow(locked, deadline);
+      // Unchecked only after a lock that proved itself exclusive: LockedKey#provedExclusive.
+      putChecked(locked, buffer, removed && !locked.provedExclusive(), deadline);
     } finally {
       buffers.release(buffer);
     }
@@ -645,9 +627,10 @@ public final class EntryStorage {
    * the check would cost every create a round trip.
    */
   private void putChecked(
-      String key, ByteBuffer value, boolean replacing, KeyLocks.Held held, Deadline deadline) {
+      LockedKey locked, ByteBuffer value, boolean replacing, Deadline deadline) {
+    String key = locked.key();
     for (int attempt = 0; ; attempt++) {
-      held.ensureHeld();
+      locked.ensureHeld();
       long result = lanes.callLong(Lane.STORE, () -> store.put(key, value, deadline));
       if (result == 0 && !replacing) {
         return;
@@ -679,7 +662,7 @@ public final class EntryStorage {
         throw failure("put", key, result, retriesFor(deadline));
       }
       backOff(attempt);
-      deleteNow(key, held, deadline);
+      deleteNow(locked, deadline);
       replacing = true;
     }
   }
@@ -698,8 +681,8 @@ public final class EntryStorage {
     for (int i = 0; i < checked.length; i++) {
       if (present[i] != 1) {
         Write write = writes.get(indexes.get(i));
-        deleteNow(write.key(), write.held(), deadline);
-        putChecked(write.key(), values[indexes.get(i)], true, write.held(), deadline);
+        deleteNow(write.locked(), deadline);
+        putChecked(write.locked(), values[indexes.get(i)], true, deadline);
       }
     }
   }
@@ -725,12 +708,8 @@ public final class EntryStorage {
    * transfers straight from the caller's buffer.
    */
   void writeInPlace(
-      String key,
-      ByteBuffer value,
-      long expireAt,
-      boolean knownAbsent,
-      KeyLocks.Held held,
-      Deadline deadline) {
+      LockedKey locked, ByteBuffer value, long expireAt, boolean knownAbsent, Deadline deadline) {
+    String key = locked.key();
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
       throw new IllegalArgumentException(
@@ -751,8 +730,8 @@ public final class EntryStorage {
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
     ValueHeader.write(
         whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining(), StoreKeyHash.of(key));
-    boolean removed = !trustAbsent(knownAbsent) && deleteNow(key, held, deadline);
-    putChecked(key, whole, removed, held, deadline);
+    boolean removed = !trustAbsent(knownAbsent) && deleteNow(locked, deadline);
+    putChecked(locked, whole, removed, deadline);
   }
 
   /**
@@ -915,9 +894,9 @@ public final class EntryStorage {
     return buffer.limit(ValueHeader.OVERHEAD + payload.length);
   }
 
-  /** Removes the object; true when there was one. */
-  boolean delete(String key, KeyLocks.Held held, Deadline deadline) {
-    return deleteNow(key, held, deadline);
+  /** Removes the key's object; true when there was one. */
+  boolean delete(LockedKey locked, Deadline deadline) {
+    return deleteNow(locked, deadline);
   }
 
   /**
@@ -925,9 +904,10 @@ public final class EntryStorage {
    * until the operation's {@code deadline}: another JVM's write of the key is about to land, and
    * callers must not see that as an error.
    */
-  private boolean deleteNow(String key, KeyLocks.Held held, Deadline deadline) {
+  private boolean deleteNow(LockedKey locked, Deadline deadline) {
+    String key = locked.key();
     for (int attempt = 0; ; attempt++) {
-      held.ensureHeld();
+      locked.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
       if (result == 0) {
         return true;

@@ -15,6 +15,10 @@ import java.util.List;
  * KeyLockRegistry}): managers that share a connection share its keys, so they must share its locks
  * too.
  *
+ * <p>The seam is narrow on purpose (four methods, no defaults): a decorator extends {@link
+ * ForwardingKeyLocks} and overrides what it changes, and can drop nothing. The entry layer takes
+ * these locks through {@code entry.EntryLocks}, which answers a {@code LockedKey}.
+ *
  * <p>Plain reads take no lock. Because Mooncake's put never overwrites, a writer replaces a value
  * by remove-then-put, and an unlocked read can fall into that gap. Readers therefore take a {@link
  * #readStamp} before reading and, when they find nothing, ask {@link #mayHaveChanged}: if a lock on
@@ -24,53 +28,38 @@ public interface KeyLocks {
 
   /**
    * Blocks until this thread holds the key's lock, at most until {@code deadline} (the operation's:
-   * then a {@link javax.cache.CacheException} names its bound and what was spent). Re-entrant.
+   * then a {@link javax.cache.CacheException} names its bound and what was spent; {@link
+   * Deadline#none()} outside any operation). Re-entrant.
+   *
+   * <p>A read of the key's own object may ride along ({@code ride}; null: none): a lock that must
+   * read something back to learn that it holds the key (the cluster lock reads its owner token)
+   * reads the key in the same store call, and gives {@code ride} the answer only when that call
+   * proved the lock held, so the caller's read is saved. A lock that reads nothing (this JVM's
+   * locks, re-entry) leaves {@code ride} unanswered, and the caller reads as usual. One method for
+   * both, so that a decorator cannot forward the lock and drop the ride.
    */
-  Held lock(String key, Deadline deadline);
-
-  /** {@link #lock(String, Deadline)} outside any operation ({@link Deadline#none()}). */
-  default Held lock(String key) {
-    return lock(key, Deadline.none());
-  }
-
-  /**
-   * {@link #lock}, and a read of the key's own object riding along: a lock that must read something
-   * back to learn that it holds the key (the cluster lock reads its owner token) reads the key in
-   * the same store call, and gives {@code ride} the answer only when that call proved the lock
-   * held, so the caller's read is saved. A lock that reads nothing (this JVM's locks, re-entry)
-   * leaves {@code ride} unanswered, and the caller reads as usual.
-   */
-  default Held lock(String key, Ride ride, Deadline deadline) {
-    return lock(key, deadline);
-  }
-
-  /** {@link #lock(String, Ride, Deadline)} outside any operation. */
-  default Held lock(String key, Ride ride) {
-    return lock(key, ride, Deadline.none());
-  }
+  Held lock(String key, Ride ride, Deadline deadline);
 
   /**
    * Locks every key, in the order given, which must be one order shared by every caller (sorted
    * store keys): then two batches never wait on each other in a cycle. Answers one {@link Held} per
-   * key, in the same order; on failure none stays held. This default takes them one at a time; a
-   * lock that pays a round trip per acquisition takes them in batches.
+   * key, in the same order; on failure none stays held. A lock that pays a round trip per
+   * acquisition takes them in batches; others may take them one at a time ({@link #lockEach}).
    */
-  default List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
+  List<Held> lockAll(String[] orderedKeys, Deadline deadline);
+
+  /** {@link #lockAll} one key at a time, for locks that pay nothing per acquisition. */
+  static List<Held> lockEach(KeyLocks locks, String[] orderedKeys, Deadline deadline) {
     List<Held> held = new ArrayList<>(orderedKeys.length);
     try {
       for (String key : orderedKeys) {
-        held.add(lock(key, deadline));
+        held.add(locks.lock(key, null, deadline));
       }
       return held;
     } catch (RuntimeException | Error e) {
       closeAll(held);
       throw e;
     }
-  }
-
-  /** {@link #lockAll(String[], Deadline)} outside any operation. */
-  default List<Held> lockAll(String[] orderedKeys) {
-    return lockAll(orderedKeys, Deadline.none());
   }
 
   /** Closes every lock of a {@link #lockAll} answer, the last first. */
@@ -113,12 +102,12 @@ public interface KeyLocks {
   /** A held lock; closing it releases it. */
   interface Held extends AutoCloseable {
     /**
-     * Called by the entry layer right before each store mutation (remove, put) made under this
-     * lock, so that no write goes out after the lock was lost. A distributed lock whose lease has
-     * expired throws a {@link javax.cache.CacheException} naming the key; a local lock cannot be
-     * lost, and does nothing.
+     * The proof of exclusivity, asked by the entry layer right before each store mutation (remove,
+     * put) made under this lock, so that no write goes out after the lock was lost. A distributed
+     * lock whose lease has expired throws a {@link javax.cache.CacheException} naming the key; a
+     * local lock cannot be lost, and does nothing. No default: a decorator must say what it does.
      */
-    default void ensureHeld() {}
+    void ensureHeld();
 
     @Override
     void close();

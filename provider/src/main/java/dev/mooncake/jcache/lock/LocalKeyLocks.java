@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.lock;
 
 import dev.mooncake.jcache.time.Deadline;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -22,8 +23,9 @@ public final class LocalKeyLocks implements KeyLocks {
   private final AtomicLongArray acquisitions = new AtomicLongArray(STRIPES);
   private final AtomicIntegerArray holders = new AtomicIntegerArray(STRIPES);
 
+  /** Reads nothing to take a lock, so a {@code ride} is never answered: the caller reads. */
   @Override
-  public Held lock(String key, Deadline deadline) {
+  public Held lock(String key, Ride ride, Deadline deadline) {
     int stripe = stripe(key);
     // Announce before taking the lock, so a reader's stamp sees any writer that may follow.
     holders.incrementAndGet(stripe);
@@ -47,7 +49,12 @@ public final class LocalKeyLocks implements KeyLocks {
               + deadline.describe()
               + "): another thread of this JVM holds it");
     }
-    return () -> release(key, entry, stripe);
+    return new Local(key, entry, stripe);
+  }
+
+  @Override
+  public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
+    return KeyLocks.lockEach(this, orderedKeys, deadline); // no round trip to save by batching
   }
 
   /** Waits for the lock until the deadline; an interrupt ends the wait as a failure. */
@@ -91,6 +98,28 @@ public final class LocalKeyLocks implements KeyLocks {
   private static int stripe(String key) {
     int h = key.hashCode();
     return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  /** One held local lock. */
+  private final class Local implements Held {
+    private final String key;
+    private final Entry entry;
+    private final int stripe;
+
+    Local(String key, Entry entry, int stripe) {
+      this.key = key;
+      this.entry = entry;
+      this.stripe = stripe;
+    }
+
+    /** A lock of this JVM cannot be lost while its thread holds it. */
+    @Override
+    public void ensureHeld() {}
+
+    @Override
+    public void close() {
+      release(key, entry, stripe);
+    }
   }
 
   private static final class Entry {

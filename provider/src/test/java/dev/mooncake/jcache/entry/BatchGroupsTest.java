@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
  * one call; either way every value comes back at its index.
  */
 class BatchGroupsTest {
-  private static final KeyLocks.Held NO_LOCK = () -> {};
   private static final int LARGE = 300 * 1024; // three fit in a group, four do not
 
   private final ScriptedStorage fixture =
@@ -46,7 +44,8 @@ class BatchGroupsTest {
     List<EntryStorage.Write> writes = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       writes.add(
-          new EntryStorage.Write("k" + i, value(i, size), ExpiryTimes.ETERNAL, true, NO_LOCK));
+          new EntryStorage.Write(
+              TestLocks.unproved(storage, "k" + i), value(i, size), ExpiryTimes.ETERNAL, true));
     }
     return writes;
   }
@@ -110,13 +109,22 @@ class BatchGroupsTest {
   @Test
   void aGroupedWriteTellsPerKeyWhetherItReplacedSomething() {
     storage.write(
-        "k1", value(1, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+        TestLocks.unproved(storage, "k1"),
+        value(1, LARGE),
+        ExpiryTimes.ETERNAL,
+        true,
+        storage.deadline());
     storage.write(
-        "k5", value(5, LARGE), ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+        TestLocks.unproved(storage, "k5"),
+        value(5, LARGE),
+        ExpiryTimes.ETERNAL,
+        true,
+        storage.deadline());
     List<EntryStorage.Write> writes = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       writes.add(
-          new EntryStorage.Write("k" + i, value(i, LARGE), ExpiryTimes.ETERNAL, false, NO_LOCK));
+          new EntryStorage.Write(
+              TestLocks.unproved(storage, "k" + i), value(i, LARGE), ExpiryTimes.ETERNAL, false));
     }
     boolean[] replaced = storage.writeAll(writes, storage.deadline());
     assertArrayEquals(

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
+import dev.mooncake.jcache.lock.ForwardingHeld;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.Deadline;
@@ -56,39 +58,37 @@ class EntryMapTest {
           });
 
   /** Local locks whose held locks count ensureHeld calls, and can be told they were lost. */
-  static final class GuardedLocks implements KeyLocks {
-    final LocalKeyLocks local = new LocalKeyLocks();
+  static final class GuardedLocks extends ForwardingKeyLocks {
     int ensured;
     boolean lost;
     boolean writerMayHaveRun;
 
+    GuardedLocks() {
+      super(new LocalKeyLocks());
+    }
+
     @Override
-    public Held lock(String key, Deadline deadline) {
-      Held held = local.lock(key, deadline);
-      return new Held() {
+    public Held lock(String key, Ride ride, Deadline deadline) {
+      return new ForwardingHeld(super.lock(key, ride, deadline)) {
         @Override
         public void ensureHeld() {
           ensured++;
           if (lost) {
             throw new CacheException("lock on '" + key + "' lost");
           }
-        }
-
-        @Override
-        public void close() {
-          held.close();
+          super.ensureHeld();
         }
       };
     }
 
     @Override
-    public long readStamp(String key) {
-      return local.readStamp(key);
+    public List<Held> lockAll(String[] orderedKeys, Deadline deadline) {
+      return KeyLocks.lockEach(this, orderedKeys, deadline); // each one guarded
     }
 
     @Override
     public boolean mayHaveChanged(String key, long stamp) {
-      return writerMayHaveRun || local.mayHaveChanged(key, stamp);
+      return writerMayHaveRun || super.mayHaveChanged(key, stamp);
     }
   }
 

@@ -29,9 +29,6 @@ class EntryStorageTest {
   private static final int NOT_READY = StoreStatus.REPLICA_IS_NOT_READY.code();
   private static final int HAS_LEASE = StoreStatus.OBJECT_HAS_LEASE.code();
 
-  /** A lock that is always held (local locks cannot be lost). */
-  private static final KeyLocks.Held NO_LOCK = () -> {};
-
   private final ScriptedStorage fixture = new ScriptedStorage("entry-test", Duration.ofMillis(500));
   private final FakeTicker ticker = fixture.ticker;
   private final ScriptedStore store = fixture.store;
@@ -49,7 +46,8 @@ class EntryStorageTest {
 
   @Test
   void aReadRetryLoopStopsAtTheOperationsDeadlineNotAFreshTimeout() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     long[] expired = new long[1000];
     java.util.Arrays.fill(expired, StoreStatus.LEASE_EXPIRED.code()); // -707: retried by deadline
     store.script("getInto", expired).advancing(ticker, 50);
@@ -67,16 +65,19 @@ class EntryStorageTest {
 
   @Test
   void aRemoveAnsweringNotReadyOrLeasedIsRetried() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("remove", NOT_READY, HAS_LEASE, NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     assertEquals("new", read("k"));
     assertEquals(4, store.count("remove"), "three transient answers, then the remove");
   }
 
   @Test
   void aRemoveStillBusyAfterTheTimeoutFailsNamingCacheKeyAndStatus() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     long[] busy = new long[1000];
     java.util.Arrays.fill(busy, NOT_READY);
     store.script("remove", busy).advancing(ticker, 50);
@@ -85,7 +86,11 @@ class EntryStorageTest {
             CacheException.class,
             () ->
                 storage.write(
-                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
+                    TestLocks.unproved(storage, "k"),
+                    "new",
+                    ExpiryTimes.ETERNAL,
+                    false,
+                    storage.deadline()));
     assertTrue(e.getMessage().contains("remove on cache 'orders'"), e.getMessage());
     assertTrue(e.getMessage().contains("store key 'k'"), e.getMessage());
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
@@ -98,7 +103,8 @@ class EntryStorageTest {
 
   @Test
   void aLockLostWhileRetryingStopsTheRetriesBeforeTheNextMutation() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("remove", NOT_READY, NOT_READY, NOT_READY, NOT_READY);
     java.util.concurrent.atomic.AtomicInteger asked =
         new java.util.concurrent.atomic.AtomicInteger();
@@ -119,7 +125,11 @@ class EntryStorageTest {
             CacheException.class,
             () ->
                 storage.write(
-                    "k", "new", ExpiryTimes.ETERNAL, false, false, losing, storage.deadline()));
+                    TestLocks.held(storage, "k", losing),
+                    "new",
+                    ExpiryTimes.ETERNAL,
+                    false,
+                    storage.deadline()));
     assertEquals("lease on 'k' lost", e.getMessage());
     assertEquals(2, store.count("remove"), "a mutation went out after the lock was lost");
     assertEquals(1, store.count("put"));
@@ -133,10 +143,16 @@ class EntryStorageTest {
         continue;
       }
       String key = "put" + code;
-      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+      storage.write(
+          TestLocks.unproved(storage, key), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
       store.script("put", code);
       if (StoreStatus.isTransientForWrites(code)) {
-        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+        storage.write(
+            TestLocks.unproved(storage, key),
+            "new",
+            ExpiryTimes.ETERNAL,
+            false,
+            storage.deadline());
         assertEquals("new", read(key), status + " was retried");
       } else {
         CacheException e =
@@ -144,7 +160,11 @@ class EntryStorageTest {
                 CacheException.class,
                 () ->
                     storage.write(
-                        key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()),
+                        TestLocks.unproved(storage, key),
+                        "new",
+                        ExpiryTimes.ETERNAL,
+                        false,
+                        storage.deadline()),
                 status.name());
         assertTrue(e.getMessage().startsWith("put on cache 'orders'"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
@@ -161,10 +181,16 @@ class EntryStorageTest {
         continue; // answers, not failures: removed, absent
       }
       String key = "remove" + code;
-      storage.write(key, "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+      storage.write(
+          TestLocks.unproved(storage, key), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
       store.script("remove", code);
       if (StoreStatus.isTransientForWrites(code)) {
-        storage.write(key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+        storage.write(
+            TestLocks.unproved(storage, key),
+            "new",
+            ExpiryTimes.ETERNAL,
+            false,
+            storage.deadline());
         assertEquals("new", read(key), status + " was retried");
       } else {
         CacheException e =
@@ -172,7 +198,11 @@ class EntryStorageTest {
                 CacheException.class,
                 () ->
                     storage.write(
-                        key, "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()),
+                        TestLocks.unproved(storage, key),
+                        "new",
+                        ExpiryTimes.ETERNAL,
+                        false,
+                        storage.deadline()),
                 status.name());
         assertTrue(e.getMessage().startsWith("remove on cache 'orders'"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
@@ -183,17 +213,21 @@ class EntryStorageTest {
 
   @Test
   void aPutAnsweringNotReadyIsRetriedWithRemoveThenPut() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("put", NOT_READY);
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     assertEquals("new", read("k"));
   }
 
   @Test
   void aPutTheStoreDropsAfterARemoveIsDetectedAndRepeated() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("put", ScriptedStore.DROP); // answers OK, stores nothing
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     assertEquals("new", read("k"), "the dropped put left the key absent");
     assertEquals(
         List.of("remove", "put", "getSize", "remove", "put", "getSize"),
@@ -202,7 +236,8 @@ class EntryStorageTest {
 
   @Test
   void aPutThatKeepsBeingDroppedFailsAfterTheTimeout() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     long[] drops = new long[1000];
     java.util.Arrays.fill(drops, ScriptedStore.DROP);
     store.script("put", drops).advancing(ticker, 50);
@@ -211,7 +246,11 @@ class EntryStorageTest {
             CacheException.class,
             () ->
                 storage.write(
-                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
+                    TestLocks.unproved(storage, "k"),
+                    "new",
+                    ExpiryTimes.ETERNAL,
+                    false,
+                    storage.deadline()));
     assertTrue(
         e.getMessage().contains("put on cache 'orders' was dropped for store key 'k'"),
         e.getMessage());
@@ -220,14 +259,17 @@ class EntryStorageTest {
 
   @Test
   void aCreateIsNotCheckedAndCostsOneCall() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     assertEquals(List.of("put"), store.calls());
   }
 
   @Test
   void aReplacePutIsCheckedOnce() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     assertEquals(List.of("put", "remove", "put", "getSize"), store.calls());
   }
 
@@ -236,10 +278,16 @@ class EntryStorageTest {
     try (EntryStorage.EntryRead unanswered = storage.entryRead("k", storage.deadline())) {
       assertFalse(
           storage.replace(
-              "k", "first", ExpiryTimes.ETERNAL, unanswered, NO_LOCK, storage.deadline()));
+              new LockedKey(storage, unanswered, TestLocks.ALWAYS_HELD),
+              "first",
+              ExpiryTimes.ETERNAL,
+              storage.deadline()));
       assertTrue(
           storage.replace(
-              "k", "second", ExpiryTimes.ETERNAL, unanswered, NO_LOCK, storage.deadline()));
+              new LockedKey(storage, unanswered, TestLocks.ALWAYS_HELD),
+              "second",
+              ExpiryTimes.ETERNAL,
+              storage.deadline()));
     }
     assertEquals("second", read("k"));
     assertEquals(
@@ -258,48 +306,65 @@ class EntryStorageTest {
 
   @Test
   void anUnreadReplaceUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     int before = store.calls().size() + 1; // the ride's own read
     try (EntryStorage.EntryRead proved = provedRead("k")) {
       assertTrue(
-          storage.replace("k", "new", ExpiryTimes.ETERNAL, proved, NO_LOCK, storage.deadline()));
+          storage.replace(
+              new LockedKey(storage, proved, TestLocks.ALWAYS_HELD),
+              "new",
+              ExpiryTimes.ETERNAL,
+              storage.deadline()));
     }
     assertEquals(List.of("remove", "put"), store.calls().subList(before, store.calls().size()));
     assertEquals("new", read("k"));
     try (EntryStorage.EntryRead proved = provedRead("absent")) {
       assertFalse(
-          storage.replace("absent", "v", ExpiryTimes.ETERNAL, proved, NO_LOCK, storage.deadline()));
+          storage.replace(
+              new LockedKey(storage, proved, TestLocks.ALWAYS_HELD),
+              "v",
+              ExpiryTimes.ETERNAL,
+              storage.deadline()));
     }
     assertEquals("put", store.calls().get(store.calls().size() - 1), "known absent: no remove");
   }
 
   @Test
   void aWriteOrRewriteUnderALockProvedExclusiveIsNotChecked() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
-    store.clearCalls();
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, true, NO_LOCK, storage.deadline());
-    assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
-    StoredEntry entry = storage.read("k", storage.deadline());
-    assertEquals("new", entry.value());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
+    try (EntryStorage.EntryRead read = provedRead("k")) {
+      LockedKey proved = new LockedKey(storage, read, TestLocks.ALWAYS_HELD);
+      store.clearCalls();
+      storage.write(proved, "new", ExpiryTimes.ETERNAL, false, storage.deadline());
+      assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
+      StoredEntry entry = storage.read("k", storage.deadline());
+      assertEquals("new", entry.value());
+
+      store.clearCalls();
+      storage.rewrite(proved, entry, 1234L, storage.deadline());
+      assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
+      assertEquals(1234L, storage.read("k", storage.deadline()).expireAt());
+    }
 
     store.clearCalls();
-    storage.rewrite("k", entry, 1234L, true, NO_LOCK, storage.deadline());
-    assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");
-    assertEquals(1234L, storage.read("k", storage.deadline()).expireAt());
-
-    store.clearCalls();
-    storage.write("k", "again", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "again", ExpiryTimes.ETERNAL, false, storage.deadline());
     assertEquals(List.of("remove", "put", "getSize"), store.calls(), "proved nothing: checked");
   }
 
   @Test
   void aBatchPutDroppedAfterARemoveIsRepeated() {
-    storage.write("a", "old-a", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "a"), "old-a", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("batchIsExist", 0); // the store lost what it answered OK for
     storage.writeAll(
         List.of(
-            new EntryStorage.Write("a", "new-a", ExpiryTimes.ETERNAL, false, NO_LOCK),
-            new EntryStorage.Write("b", "new-b", ExpiryTimes.ETERNAL, true, NO_LOCK)),
+            new EntryStorage.Write(
+                TestLocks.unproved(storage, "a"), "new-a", ExpiryTimes.ETERNAL, false),
+            new EntryStorage.Write(
+                TestLocks.unproved(storage, "b"), "new-b", ExpiryTimes.ETERNAL, true)),
         storage.deadline());
     assertEquals("new-a", read("a"));
     assertEquals("new-b", read("b"));
@@ -328,9 +393,11 @@ class EntryStorageTest {
 
   @Test
   void aReadTornAtTheSameLengthIsRepeatedThenFails() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     byte[] successor = raw("k");
     byte[] torn = torn(old, successor);
     store.clearCalls();
@@ -347,10 +414,13 @@ class EntryStorageTest {
 
   @Test
   void aBatchReadTornAtTheSameLengthIsRepeatedSingly() {
-    storage.write("a", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "a"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     byte[] old = raw("a");
-    storage.write("a", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
-    storage.write("b", "bee", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "a"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "b"), "bee", ExpiryTimes.ETERNAL, true, storage.deadline());
     byte[] torn = torn(old, raw("a"));
     store.clearCalls();
     store.scriptBytes("batchGetInto", torn);
@@ -370,9 +440,11 @@ class EntryStorageTest {
 
   @Test
   void aRideTornAtTheSameLengthIsReadAgainUnderTheLock() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     byte[] old = raw("k");
-    storage.write("k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, false, storage.deadline());
     byte[] torn = torn(old, raw("k"));
     store.clearCalls();
     try (EntryStorage.EntryRead read = storage.entryRead("k", storage.deadline())) {
@@ -417,15 +489,25 @@ class EntryStorageTest {
             IllegalArgumentException.class,
             () ->
                 storage.writeInPlace(
-                    "k", value, ExpiryTimes.ETERNAL, true, NO_LOCK, storage.deadline()));
+                    TestLocks.unproved(storage, "k"),
+                    value,
+                    ExpiryTimes.ETERNAL,
+                    true,
+                    storage.deadline()));
     assertTrue(e.getMessage().contains("4 free bytes after its limit"), e.getMessage());
     assertEquals(List.of(), store.calls(), "nothing was sent");
   }
 
   @Test
   void anotherKeysWholeValueIsReadAgainAndNeverReturned() {
-    storage.write("k", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
-    storage.write("other", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "mine", ExpiryTimes.ETERNAL, true, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "other"),
+        "them",
+        ExpiryTimes.ETERNAL,
+        true,
+        storage.deadline());
     byte[] others =
         raw("other"); // whole and well-formed, of the same length: only its owner differs
     store.clearCalls();
@@ -444,8 +526,10 @@ class EntryStorageTest {
 
   @Test
   void anotherKeysWholeValueInABatchARideOrAZeroCopyReadIsReadAgain() {
-    storage.write("a", "mine", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
-    storage.write("b", "them", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "a"), "mine", ExpiryTimes.ETERNAL, true, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "b"), "them", ExpiryTimes.ETERNAL, true, storage.deadline());
     byte[] bs = raw("b");
     store.clearCalls();
     store.scriptBytes("batchGetInto", bs); // a's slot of the batch holds b's object
@@ -476,7 +560,8 @@ class EntryStorageTest {
 
   @Test
   void aReadThatDoesNotMatchItsHeaderIsRepeated() {
-    storage.write("k", "new", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "new", ExpiryTimes.ETERNAL, true, storage.deadline());
     // a torn read: a length that is not the one the header (or no header) says
     store.script("getInto", ValueHeader.SIZE + 1);
     assertEquals("new", read("k"));
@@ -491,7 +576,8 @@ class EntryStorageTest {
 
   @Test
   void aReadWhoseLeaseRanOutIsReadAgainWithinTheDeadline() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     long expired = StoreStatus.LEASE_EXPIRED.code();
     store.script("getInto", expired, expired);
     assertEquals("v", read("k"));
@@ -513,7 +599,8 @@ class EntryStorageTest {
   @Test
   void aReadBufferTooSmallIsGrownOnceWithTheSizeAsked() {
     String large = "x".repeat(10_000); // more than the first read buffer (4 KiB)
-    storage.write("big", large, ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "big"), large, ExpiryTimes.ETERNAL, true, storage.deadline());
     assertEquals(large, read("big"));
     assertEquals(List.of("put", "getInto", "getSize", "getInto"), store.calls());
     assertEquals(large, read("big"));
@@ -523,7 +610,8 @@ class EntryStorageTest {
 
   @Test
   void aReadOfAnObjectStillBeingWrittenRetriesThenReadsAbsent() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("getInto", NOT_READY, NOT_READY);
     assertEquals("v", read("k"));
     long[] forever = new long[100];
@@ -539,6 +627,7 @@ class EntryStorageTest {
     for (int i = 0; i < payload.length; i++) {
       value.put(ValueHeader.SIZE + i, (byte) payload[i]);
     }
-    storage.writeInPlace(key, value, ExpiryTimes.ETERNAL, absent, NO_LOCK, storage.deadline());
+    storage.writeInPlace(
+        TestLocks.unproved(storage, key), value, ExpiryTimes.ETERNAL, absent, storage.deadline());
   }
 }

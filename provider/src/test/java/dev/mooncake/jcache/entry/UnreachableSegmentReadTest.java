@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mooncake.jcache.backend.ScriptedStore;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
  */
 class UnreachableSegmentReadTest {
   private static final long TRANSFER_FAIL = StoreStatus.TRANSFER_FAIL.code();
-  private static final KeyLocks.Held NO_LOCK = () -> {};
 
   private final ScriptedStorage fixture =
       new ScriptedStorage("unreachable-test", Duration.ofMillis(500));
@@ -41,7 +39,8 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aReadAnsweringTransferFailIsRepeatedThenAMiss() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     assertNull(storage.read("k", storage.deadline()));
     assertEquals(4, store.count("getInto"), "one read and three repeats");
@@ -51,7 +50,8 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aTransferThatSucceedsWhenRepeatedReadsTheValue() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("getInto", TRANSFER_FAIL);
     assertEquals("v", storage.read("k", storage.deadline()).value());
     assertEquals(0, storage.unreachableReads());
@@ -59,7 +59,8 @@ class UnreachableSegmentReadTest {
 
   @Test
   void theRepeatsStopAtTheOperationDeadline() {
-    storage.write("k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     store.advancing(ticker, 600); // each call takes longer than the 500 ms operation timeout
     assertNull(storage.read("k", storage.deadline()));
@@ -72,7 +73,8 @@ class UnreachableSegmentReadTest {
     ByteBuffer value = storage.buffers().acquire(ValueHeader.SIZE + 3);
     value.position(ValueHeader.SIZE).limit(ValueHeader.SIZE + 3);
     value.put(ValueHeader.SIZE, new byte[] {1, 2, 3});
-    storage.writeInPlace("z", value, ExpiryTimes.ETERNAL, true, NO_LOCK, storage.deadline());
+    storage.writeInPlace(
+        TestLocks.unproved(storage, "z"), value, ExpiryTimes.ETERNAL, true, storage.deadline());
     storage.buffers().release(value);
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     ByteBuffer destination = ByteBuffer.allocateDirect(64);
@@ -83,12 +85,14 @@ class UnreachableSegmentReadTest {
 
   @Test
   void aWriteAfterAnUnreachableMissRemovesFirstForAWhile() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     store.script("getInto", TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL, TRANSFER_FAIL);
     assertNull(storage.read("k", storage.deadline()));
     int before = store.calls().size();
     // read-through's put of the loaded value: the caller believes the key absent
-    storage.write("k", "loaded", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "loaded", ExpiryTimes.ETERNAL, true, storage.deadline());
     assertEquals(
         List.of("remove", "put", "getSize"),
         store.calls().subList(before, store.calls().size()),
@@ -97,7 +101,8 @@ class UnreachableSegmentReadTest {
 
     ticker.advanceMillis(61_000); // long after: a create costs one put again
     before = store.calls().size();
-    storage.write("fresh", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "fresh"), "v", ExpiryTimes.ETERNAL, true, storage.deadline());
     assertEquals(List.of("put"), store.calls().subList(before, store.calls().size()));
   }
 
@@ -109,13 +114,18 @@ class UnreachableSegmentReadTest {
             CacheException.class,
             () ->
                 storage.write(
-                    "k", "v", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline()));
+                    TestLocks.unproved(storage, "k"),
+                    "v",
+                    ExpiryTimes.ETERNAL,
+                    true,
+                    storage.deadline()));
     assertTrue(e.getMessage().contains("-800 TRANSFER_FAIL"), e.getMessage());
   }
 
   @Test
   void theRetriesOfOneMutationShareOneDeadline() {
-    storage.write("k", "old", ExpiryTimes.ETERNAL, true, false, NO_LOCK, storage.deadline());
+    storage.write(
+        TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     long notReady = StoreStatus.REPLICA_IS_NOT_READY.code();
     long[] removes = new long[8]; // 400 ms of a busy remove, then it goes through
     Arrays.fill(removes, notReady);
@@ -128,7 +138,11 @@ class UnreachableSegmentReadTest {
             CacheException.class,
             () ->
                 storage.write(
-                    "k", "new", ExpiryTimes.ETERNAL, false, false, NO_LOCK, storage.deadline()));
+                    TestLocks.unproved(storage, "k"),
+                    "new",
+                    ExpiryTimes.ETERNAL,
+                    false,
+                    storage.deadline()));
     assertTrue(e.getMessage().contains("-703 REPLICA_IS_NOT_READY"), e.getMessage());
     int calls = store.calls().size() - before;
     // 500 ms at 50 ms a call: about 10 calls in all. A fresh deadline per loop (as before) gave

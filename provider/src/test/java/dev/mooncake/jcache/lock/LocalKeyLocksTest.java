@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.time.Deadline;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ class LocalKeyLocksTest {
   @Test
   void locksExistOnlyWhileUsed() {
     for (int i = 0; i < 1000; i++) {
-      try (KeyLocks.Held held = locks.lock("k" + i)) {
+      try (KeyLocks.Held held = locks.lock("k" + i, null, Deadline.none())) {
         assertEquals(1, locks.size());
       }
     }
@@ -26,14 +27,14 @@ class LocalKeyLocksTest {
   void aKeyIsHeldByOneThreadAndUnrelatedKeysDoNotWait() throws Exception {
     CountDownLatch otherKeyLocked = new CountDownLatch(1);
     CountDownLatch sameKeyLocked = new CountDownLatch(1);
-    try (KeyLocks.Held held = locks.lock("a")) {
+    try (KeyLocks.Held held = locks.lock("a", null, Deadline.none())) {
       Thread other =
           new Thread(
               () -> {
-                try (KeyLocks.Held b = locks.lock("b")) {
+                try (KeyLocks.Held b = locks.lock("b", null, Deadline.none())) {
                   otherKeyLocked.countDown();
                 }
-                try (KeyLocks.Held a = locks.lock("a")) {
+                try (KeyLocks.Held a = locks.lock("a", null, Deadline.none())) {
                   sameKeyLocked.countDown();
                 }
               });
@@ -49,7 +50,7 @@ class LocalKeyLocksTest {
     long quiet = locks.readStamp("k");
     assertFalse(locks.mayHaveChanged("k", quiet));
 
-    try (KeyLocks.Held held = locks.lock("k")) {
+    try (KeyLocks.Held held = locks.lock("k", null, Deadline.none())) {
       assertTrue(locks.mayHaveChanged("k", quiet), "a lock taken after the stamp went unseen");
       long duringHold = locks.readStamp("k");
       assertTrue(locks.mayHaveChanged("k", duringHold), "a stamp taken while held looked quiet");

@@ -79,6 +79,15 @@ final class StagingBuffers implements BufferPool {
     this.waitNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
   }
 
+  /**
+   * In-process calls run to their end on the caller's thread (none is given up on): a kept buffer
+   * is a plain one.
+   */
+  @Override
+  public ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
+    return acquire(minCapacity, deadline);
+  }
+
   @Override
   public ByteBuffer acquire(int minCapacity, Deadline deadline) {
     if (minCapacity < 0) {

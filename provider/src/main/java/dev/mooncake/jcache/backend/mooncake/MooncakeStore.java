@@ -331,6 +331,12 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     return opened.pool();
   }
 
+  /** Every call is a round trip to the master or a transfer to another segment. */
+  @Override
+  public boolean inProcess() {
+    return false;
+  }
+
   @Override
   public String describe() {
     return runner.describe();

@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.event.remote;
 
-import dev.mooncake.jcache.backend.BufferPool;
+import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
@@ -13,13 +13,16 @@ import java.util.function.IntSupplier;
  * {@code remove_by_regex} publishes nothing (measured; subclasses say what they do about it); reads
  * publish nothing and pass through.
  *
+ * <p>Built on {@link ForwardingObjectStore}: reads and the rest pass through as they are.
+ *
  * <p>{@link ObservedStore} uses it to expect its own echoes on the stream; the tests' stand-in for
  * the master uses it to publish them, so the two cannot disagree on what a call publishes.
  */
-public abstract class EventedStore implements ObjectStore {
+public abstract class EventedStore extends ForwardingObjectStore {
   protected final ObjectStore store;
 
   protected EventedStore(ObjectStore store) {
+    super(store);
     this.store = store;
   }
 
@@ -84,50 +87,5 @@ public abstract class EventedStore implements ObjectStore {
   @Override
   public int remove(String key, boolean force, Deadline deadline) {
     return oneKey(key, KvEvent.Kind.REMOVED, () -> store.remove(key, force, deadline));
-  }
-
-  @Override
-  public long getInto(String key, ByteBuffer destination, Deadline deadline) {
-    return store.getInto(key, destination, deadline);
-  }
-
-  @Override
-  public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
-    return store.batchGetInto(keys, destinations, deadline);
-  }
-
-  @Override
-  public int isExist(String key, Deadline deadline) {
-    return store.isExist(key, deadline);
-  }
-
-  @Override
-  public int[] batchIsExist(String[] keys, Deadline deadline) {
-    return store.batchIsExist(keys, deadline);
-  }
-
-  @Override
-  public long getSize(String key, Deadline deadline) {
-    return store.getSize(key, deadline);
-  }
-
-  @Override
-  public BufferPool buffers() {
-    return store.buffers();
-  }
-
-  @Override
-  public boolean inProcess() {
-    return store.inProcess();
-  }
-
-  @Override
-  public String describe() {
-    return store.describe();
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }

@@ -165,11 +165,6 @@ public final class ClusterKeyLocks implements KeyLocks {
     return quarter.compareTo(READ_BOUND) < 0 ? quarter : READ_BOUND;
   }
 
-  @Override
-  public Held lock(String key, Deadline deadline) {
-    return lock(key, null, deadline);
-  }
-
   /**
    * The deadline of one acquisition or release on this lock's clock: what is left of the
    * operation's {@code deadline}, at most {@code operation_timeout_ms} (all of it outside an
@@ -187,7 +182,7 @@ public final class ClusterKeyLocks implements KeyLocks {
    */
   @Override
   public Held lock(String key, Ride ride, Deadline deadline) {
-    Held localHeld = local.lock(key, deadline);
+    Held localHeld = local.lock(key, null, deadline);
     try {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
@@ -217,7 +212,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     List<Hold> fresh = new ArrayList<>();
     try {
       for (String key : orderedKeys) {
-        locals.add(local.lock(key, deadline));
+        locals.add(local.lock(key, null, deadline));
       }
       acquireMissing(orderedKeys, fresh, deadline);
     } catch (RuntimeException | Error e) {

@@ -6,11 +6,12 @@ import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
 /** Lock objects on a Mooncake client: hard-pinned puts into its own segment. */
-final class SegmentLockStore implements LockStore {
+public final class SegmentLockStore implements LockStore {
   private final ObjectStore store;
   private final OwnSegment segment;
 
-  SegmentLockStore(ObjectStore store, OwnSegment segment) {
+  /** Lock objects in {@code segment}, the own segment of {@code store}'s client. */
+  public SegmentLockStore(ObjectStore store, OwnSegment segment) {
     this.store = store;
     this.segment = segment;
   }

@@ -10,6 +10,7 @@ import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
+import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ class ClusterConnectionTest {
             StoreConnection.open(config(MooncakeConfig.Consistency.CLUSTER), Ticker.system())) {
       assertInstanceOf(ClusterKeyLocks.class, first.locks());
       assertTrue(first.locks() == second.locks(), "two managers on one client, two lock sets");
-      try (KeyLocks.Held held = first.locks().lock("mcj/dA/Yw/aw")) {
+      try (KeyLocks.Held held = first.locks().lock("mcj/dA/Yw/aw", null, Deadline.none())) {
         assertEquals(1, first.store().isExist("mcjlock/dA/Yw/aw"), "no lock object");
         String created = createdWith(first.store(), "mcjlock/dA/Yw/aw");
         assertTrue(created.contains("hard_pin=1"), created);
@@ -62,7 +63,7 @@ class ClusterConnectionTest {
                   StoreConnection.open(config(MooncakeConfig.Consistency.LOCAL), Ticker.system()));
       assertTrue(e.getMessage().contains("runs consistency \"cluster\""), e.getMessage());
       assertTrue(e.getMessage().contains("asks for \"local\""), e.getMessage());
-      try (KeyLocks.Held held = cluster.locks().lock("mcj/a/b/c")) {
+      try (KeyLocks.Held held = cluster.locks().lock("mcj/a/b/c", null, Deadline.none())) {
         held.ensureHeld(); // the refused one gave back what it took
       }
     }

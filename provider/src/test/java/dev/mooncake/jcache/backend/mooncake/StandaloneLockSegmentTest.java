@@ -88,7 +88,7 @@ class StandaloneLockSegmentTest {
   void clusterLocksRunOnTheLockSegment() {
     try (StoreConnection connection = StoreConnection.open(app().build(), Ticker.system())) {
       assertInstanceOf(ClusterKeyLocks.class, connection.locks());
-      try (KeyLocks.Held held = connection.locks().lock("mcj/dA/Yw/aw")) {
+      try (KeyLocks.Held held = connection.locks().lock("mcj/dA/Yw/aw", null, Deadline.none())) {
         assertEquals(1, pool.isExist("mcjlock/dA/Yw/aw"), "no lock object");
         held.ensureHeld();
       }

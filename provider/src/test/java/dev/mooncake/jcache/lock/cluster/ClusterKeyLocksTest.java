@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.BoundedCalls;
 import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
@@ -95,9 +96,10 @@ class ClusterKeyLocksTest {
 
   @Test
   void aSecondJvmWaitsThenTimesOutNamingTheCacheTheKeyAndTheHolder() {
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       long before = nanos.get();
-      CacheException e = assertThrows(CacheException.class, () -> b.lock(KEY));
+      CacheException e =
+          assertThrows(CacheException.class, () -> b.lock(KEY, null, Deadline.none()));
       assertTrue(e.getMessage().contains("cache 'orders'"), e.getMessage());
       assertTrue(e.getMessage().contains(KEY), e.getMessage());
       assertTrue(e.getMessage().contains("held by jvm-a"), e.getMessage());
@@ -107,7 +109,7 @@ class ClusterKeyLocksTest {
       assertEquals(0, b.held());
     }
     assertFalse(cluster.has(LOCK), "the lock object outlived its release");
-    try (KeyLocks.Held held = b.lock(KEY)) {
+    try (KeyLocks.Held held = b.lock(KEY, null, Deadline.none())) {
       assertTrue(cluster.has(LOCK));
     }
   }
@@ -125,13 +127,13 @@ class ClusterKeyLocksTest {
 
   @Test
   void reentryNestsAndOnlyTheOutermostCloseReleases() {
-    KeyLocks.Held outer = a.lock(KEY);
-    KeyLocks.Held inner = a.lock(KEY);
+    KeyLocks.Held outer = a.lock(KEY, null, Deadline.none());
+    KeyLocks.Held inner = a.lock(KEY, null, Deadline.none());
     assertEquals(1, storeA.puts, "re-entry went to the store");
     inner.close();
     inner.close(); // idempotent
     assertTrue(cluster.has(LOCK), "the inner close released the outer lock");
-    assertThrows(CacheException.class, () -> b.lock(KEY));
+    assertThrows(CacheException.class, () -> b.lock(KEY, null, Deadline.none()));
     outer.close();
     assertFalse(cluster.has(LOCK));
     assertEquals(0, a.held());
@@ -139,7 +141,7 @@ class ClusterKeyLocksTest {
 
   @Test
   void aLockCostsOnePutOneReadAndOneRemove() {
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       held.ensureHeld();
     }
     assertEquals(1, storeA.puts);
@@ -162,7 +164,7 @@ class ClusterKeyLocksTest {
   @Test
   void lockAllTakesFreeKeysWithOneBatchPutAndOneBatchReadAndReleasesEveryOne() {
     String[] keys = sortedKeys();
-    List<KeyLocks.Held> held = a.lockAll(keys);
+    List<KeyLocks.Held> held = a.lockAll(keys, Deadline.none());
     assertEquals(keys.length, held.size());
     assertEquals(keys.length, a.held());
     assertEquals(1, storeA.batchPuts);
@@ -173,7 +175,7 @@ class ClusterKeyLocksTest {
       assertTrue(cluster.has(LockNames.lockKey(key)));
     }
     held.forEach(KeyLocks.Held::ensureHeld);
-    assertThrows(CacheException.class, () -> b.lock(keys[2]));
+    assertThrows(CacheException.class, () -> b.lock(keys[2], null, Deadline.none()));
     KeyLocks.closeAll(held);
     assertEquals(0, a.held());
     assertEquals(0, cluster.size(), "locks left behind");
@@ -182,8 +184,9 @@ class ClusterKeyLocksTest {
   @Test
   void lockAllReentersKeysAlreadyHeldAndOnlyTheOutermostCloseReleases() {
     String[] keys = sortedKeys();
-    try (KeyLocks.Held outer = a.lock(keys[1])) {
-      List<KeyLocks.Held> held = a.lockAll(new String[] {keys[0], keys[1], keys[1], keys[2]});
+    try (KeyLocks.Held outer = a.lock(keys[1], null, Deadline.none())) {
+      List<KeyLocks.Held> held =
+          a.lockAll(new String[] {keys[0], keys[1], keys[1], keys[2]}, Deadline.none());
       assertEquals(4, held.size());
       assertEquals(3, a.held());
       assertEquals(1, storeA.batchPuts);
@@ -198,7 +201,7 @@ class ClusterKeyLocksTest {
   @Test
   void aKeyHeldElsewhereIsWaitedForAloneWithoutHoldingTheKeysAfterIt() {
     String[] keys = sortedKeys();
-    KeyLocks.Held bHolds = b.lock(keys[1]);
+    KeyLocks.Held bHolds = b.lock(keys[1], null, Deadline.none());
     AtomicInteger pauses = new AtomicInteger();
     List<String> whileWaiting = new ArrayList<>();
     ClusterKeyLocks waiting =
@@ -213,13 +216,13 @@ class ClusterKeyLocksTest {
               if (pauses.getAndIncrement() == 0) {
                 // A waits for keys[1]: the keys after it must be free. B's lock of keys[3] would
                 // wait out its timeout and throw if A still held it.
-                try (KeyLocks.Held later = b.lock(keys[3])) {
+                try (KeyLocks.Held later = b.lock(keys[3], null, Deadline.none())) {
                   whileWaiting.add(keys[3]);
                 }
                 bHolds.close();
               }
             });
-    List<KeyLocks.Held> held = waiting.lockAll(keys);
+    List<KeyLocks.Held> held = waiting.lockAll(keys, Deadline.none());
     assertEquals(List.of(keys[3]), whileWaiting);
     assertEquals(keys.length, waiting.held());
     assertEquals(0, waiting.leftovers());
@@ -235,7 +238,7 @@ class ClusterKeyLocksTest {
     String[] keys = sortedKeys();
     // keys[0]'s read-back answers "put in flight": its lock may or may not be ours
     storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
-    List<KeyLocks.Held> held = a.lockAll(keys);
+    List<KeyLocks.Held> held = a.lockAll(keys, Deadline.none());
     assertEquals(keys.length, a.held());
     assertEquals(0, a.leftovers(), "the unknown record was not settled");
     KeyLocks.closeAll(held);
@@ -245,13 +248,14 @@ class ClusterKeyLocksTest {
   @Test
   void aLockAllThatTimesOutHoldsNothingAfterwards() throws Exception {
     String[] keys = sortedKeys();
-    try (KeyLocks.Held bHolds = b.lock(keys[2])) {
-      CacheException e = assertThrows(CacheException.class, () -> a.lockAll(keys));
+    try (KeyLocks.Held bHolds = b.lock(keys[2], null, Deadline.none())) {
+      CacheException e = assertThrows(CacheException.class, () -> a.lockAll(keys, Deadline.none()));
       assertTrue(e.getMessage().contains("held by jvm-b"), e.getMessage());
       assertEquals(0, a.held());
       assertEquals(1, cluster.size(), "A's locks outlived the failed lockAll");
       // and the JVM-local locks went too: another thread of A takes a key at once
-      java.util.concurrent.CompletableFuture.runAsync(() -> a.lock(keys[0]).close())
+      java.util.concurrent.CompletableFuture.runAsync(
+              () -> a.lock(keys[0], null, Deadline.none()).close())
           .get(30, java.util.concurrent.TimeUnit.SECONDS);
     }
     assertEquals(0, cluster.size());
@@ -289,11 +293,11 @@ class ClusterKeyLocksTest {
   void theReadBackReadsTheKeyInTheSameBatchAndTellsTheRideOnlyWhenTheLockIsOurs() {
     cluster.putForeign(KEY, "entry".getBytes(StandardCharsets.UTF_8), "c:1");
     Ride ride = new Ride();
-    try (KeyLocks.Held held = a.lock(KEY, ride)) {
+    try (KeyLocks.Held held = a.lock(KEY, ride, Deadline.none())) {
       assertEquals(List.of(5L), ride.answers);
       assertEquals("entry", new String(ride.buffer.array(), 0, 5, StandardCharsets.UTF_8));
       Ride again = new Ride();
-      try (KeyLocks.Held inner = a.lock(KEY, again)) {
+      try (KeyLocks.Held inner = a.lock(KEY, again, Deadline.none())) {
         assertEquals(0, again.asked, "re-entry read something");
         assertEquals(List.of(), again.answers);
       }
@@ -305,9 +309,32 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void aDecoratorBuiltOnTheForwardingBaseKeepsTheRide() {
+    cluster.putForeign(KEY, "entry".getBytes(StandardCharsets.UTF_8), "c:1");
+    AtomicInteger stamps = new AtomicInteger();
+    KeyLocks counting = // changes one method, as a decorator does; the rest forwards
+        new ForwardingKeyLocks(a) {
+          @Override
+          public long readStamp(String key) {
+            stamps.incrementAndGet();
+            return super.readStamp(key);
+          }
+        };
+    Ride ride = new Ride();
+    try (KeyLocks.Held held = counting.lock(KEY, ride, Deadline.none())) {
+      assertEquals(List.of(5L), ride.answers, "the decorator dropped the ride");
+      held.ensureHeld();
+    }
+    assertEquals(1, storeA.batchReads, "the entry was not read with the lock");
+    assertEquals(0, storeA.reads);
+    counting.readStamp(KEY);
+    assertEquals(1, stamps.get());
+  }
+
+  @Test
   void whileAnotherJvmHoldsTheKeyPollsReadTheLockAloneAndOnlyTheWinningBatchIsHeard() {
     Ride ride = new Ride();
-    KeyLocks.Held heldByA = a.lock(KEY);
+    KeyLocks.Held heldByA = a.lock(KEY, null, Deadline.none());
     // B's first read-back (a batch) finds A's token: the entry answer is dropped. B then waits on
     // the master's metadata (the size, no read of A's segment); A releases, so B's poll finds
     // nothing, B puts again and its batch wins.
@@ -318,7 +345,7 @@ class ClusterKeyLocksTest {
           }
         };
     cluster.putForeign(KEY, "v".getBytes(StandardCharsets.UTF_8), "c:1");
-    try (KeyLocks.Held held = b.lock(KEY, ride)) {
+    try (KeyLocks.Held held = b.lock(KEY, ride, Deadline.none())) {
       assertEquals(List.of(1L), ride.answers, "only the batch that proved the lock is heard");
     }
     assertEquals(2, storeB.puts);
@@ -329,7 +356,7 @@ class ClusterKeyLocksTest {
 
   @Test
   void afterTheLeaseTheHolderRefusesToWriteAndItsReleaseRemovesOnlyItsOwnLock() {
-    KeyLocks.Held held = a.lock(KEY);
+    KeyLocks.Held held = a.lock(KEY, null, Deadline.none());
     advance(LEASE.minusMillis(1));
     held.ensureHeld();
     advance(Duration.ofMillis(1));
@@ -339,16 +366,16 @@ class ClusterKeyLocksTest {
 
     // Paused past client_ttl: Mooncake dropped A's segment, B took the key.
     cluster.drop("a:1");
-    KeyLocks.Held taken = b.lock(KEY);
+    KeyLocks.Held taken = b.lock(KEY, null, Deadline.none());
     held.close();
     assertTrue(cluster.has(LOCK), "the late release removed another JVM's lock");
-    assertThrows(CacheException.class, () -> a.lock(KEY), "two holders");
+    assertThrows(CacheException.class, () -> a.lock(KEY, null, Deadline.none()), "two holders");
     taken.close();
   }
 
   @Test
   void aLateReleaseOfALockStillOursRemovesIt() {
-    KeyLocks.Held held = a.lock(KEY);
+    KeyLocks.Held held = a.lock(KEY, null, Deadline.none());
     advance(LEASE.plusSeconds(1));
     held.close();
     assertFalse(cluster.has(LOCK));
@@ -362,23 +389,23 @@ class ClusterKeyLocksTest {
     // block every other JVM until this one made another lock call (seen on a real Mooncake).
     Deadline operation =
         Deadline.after(Duration.ofSeconds(1), new ClusterKeyLocks.ClockTicker(nanos::get));
-    KeyLocks.Held held = a.lock(KEY, operation);
+    KeyLocks.Held held = a.lock(KEY, null, operation);
     advance(LEASE.plusSeconds(1));
     assertTrue(operation.expired());
     held.close();
     assertFalse(cluster.has(LOCK), "the lock stayed behind its holder's late release");
     assertEquals(0, a.leftovers());
-    try (KeyLocks.Held taken = b.lock(KEY)) {
+    try (KeyLocks.Held taken = b.lock(KEY, null, Deadline.none())) {
       assertTrue(cluster.has(LOCK), "another JVM could not take the key after the release");
     }
   }
 
   @Test
   void aDeadHoldersLockGoesWithItsSegment() {
-    a.lock(KEY); // never released: the process dies
-    assertThrows(CacheException.class, () -> b.lock(KEY));
+    a.lock(KEY, null, Deadline.none()); // never released: the process dies
+    assertThrows(CacheException.class, () -> b.lock(KEY, null, Deadline.none()));
     cluster.drop("a:1");
-    try (KeyLocks.Held held = b.lock(KEY)) {
+    try (KeyLocks.Held held = b.lock(KEY, null, Deadline.none())) {
       held.ensureHeld();
     }
   }
@@ -388,20 +415,20 @@ class ClusterKeyLocksTest {
     // -703 on the read-back: the master then tells the object's size, ours: read again.
     storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
     storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       assertEquals(3, storeA.reads);
       assertEquals(2, storeA.sizes);
       assertEquals(1, storeA.puts);
     }
     // B's put finds A's lock; A's lock goes before B reads back (-704): B puts again and wins.
-    a.lock(KEY);
+    a.lock(KEY, null, Deadline.none());
     storeB.beforeRead =
         key -> {
           if (storeB.reads == 0) {
             cluster.drop("a:1");
           }
         };
-    try (KeyLocks.Held mine = b.lock(KEY)) {
+    try (KeyLocks.Held mine = b.lock(KEY, null, Deadline.none())) {
       assertEquals(2, storeB.puts);
       assertEquals(2, storeB.reads);
       assertEquals(0, storeB.sizes);
@@ -412,14 +439,14 @@ class ClusterKeyLocksTest {
   void transientStoreErrorsAreRetriedAndOthersFailClearly() {
     storeA.putAnswers.add(StoreStatus.RPC_FAIL.code());
     storeA.putAnswers.add(StoreStatus.NO_AVAILABLE_HANDLE.code());
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       assertEquals(3, storeA.puts);
     }
     storeA.putAnswers.add(StoreStatus.INVALID_PARAMS.code());
-    CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY));
+    CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY, null, Deadline.none()));
     assertTrue(e.getMessage().contains("-600 INVALID_PARAMS"), e.getMessage());
     assertEquals(0, a.held());
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       held.ensureHeld(); // the failure left nothing behind
     }
   }
@@ -434,11 +461,13 @@ class ClusterKeyLocksTest {
       int puts = storeA.puts;
       storeA.putAnswers.add(code);
       if (StoreStatus.isTransientForLockCalls(code)) {
-        try (KeyLocks.Held held = a.lock(KEY)) {
+        try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
           assertEquals(puts + 2, storeA.puts, status + " was retried");
         }
       } else {
-        CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY), status.name());
+        CacheException e =
+            assertThrows(
+                CacheException.class, () -> a.lock(KEY, null, Deadline.none()), status.name());
         assertTrue(e.getMessage().contains("putting its cluster lock"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
         assertEquals(puts + 1, storeA.puts, status + " was retried");
@@ -456,11 +485,13 @@ class ClusterKeyLocksTest {
       }
       storeA.readAnswers.add((long) code);
       if (StoreStatus.isTransientForLockCalls(code)) {
-        try (KeyLocks.Held held = a.lock(KEY)) {
+        try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
           held.ensureHeld(); // waited on the master's size, which was ours: read again
         }
       } else {
-        CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY), status.name());
+        CacheException e =
+            assertThrows(
+                CacheException.class, () -> a.lock(KEY, null, Deadline.none()), status.name());
         assertTrue(e.getMessage().contains("reading its cluster lock"), e.getMessage());
         assertTrue(e.getMessage().contains(StoreStatus.describe(code)), e.getMessage());
         assertEquals(0, a.held());
@@ -472,7 +503,7 @@ class ClusterKeyLocksTest {
   @Test
   void aForeignObjectAtTheLockKeyIsReported() {
     cluster.putForeign(LOCK, "not a lock".getBytes(StandardCharsets.UTF_8), "c:1");
-    CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY));
+    CacheException e = assertThrows(CacheException.class, () -> a.lock(KEY, null, Deadline.none()));
     assertTrue(e.getMessage().contains("is not a lock of this provider"), e.getMessage());
   }
 
@@ -488,7 +519,7 @@ class ClusterKeyLocksTest {
             cluster.drop("c:1");
           }
         };
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       held.ensureHeld();
       assertTrue(cluster.has(LOCK));
     }
@@ -510,7 +541,7 @@ class ClusterKeyLocksTest {
             cluster.drop("d:1");
           }
         };
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       held.ensureHeld();
     }
     assertEquals(3, storeA.reads, "the torn read, jvm-d's record, ours");
@@ -521,9 +552,9 @@ class ClusterKeyLocksTest {
   void aLockOfOurOwnThatOutlivedItsPutIsRemovedAndTheKeyRacedAgain() {
     // A put that timed out (-901) yet took effect later: our token, not this attempt's.
     storeA.putAnswers.add(StoreStatus.RPC_TIMEOUT.code());
-    a.lock(KEY).close();
+    a.lock(KEY, null, Deadline.none()).close();
     cluster.putForeign(LOCK, new LockRecord(a.instance(), 1, "jvm-a").encode(LOCK).array(), "a:1");
-    try (KeyLocks.Held held = a.lock(KEY)) {
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
       assertTrue(storeA.removes >= 2, "the stale lock was not removed");
     }
     assertFalse(cluster.has(LOCK));
@@ -534,11 +565,12 @@ class ClusterKeyLocksTest {
     for (int i = 0; i < 1000; i++) {
       storeA.removeAnswers.add(StoreStatus.RPC_FAIL.code());
     }
-    a.lock(KEY).close(); // retries until the operation timeout, then leaves it
+    a.lock(KEY, null, Deadline.none())
+        .close(); // retries until the operation timeout, then leaves it
     assertEquals(1, a.leftovers());
     assertTrue(cluster.has(LOCK));
     storeA.removeAnswers.clear();
-    try (KeyLocks.Held other = a.lock(storeKey("orders", "k2"))) {
+    try (KeyLocks.Held other = a.lock(storeKey("orders", "k2"), null, Deadline.none())) {
       assertEquals(0, a.leftovers());
       assertFalse(cluster.has(LOCK));
     }
@@ -550,7 +582,7 @@ class ClusterKeyLocksTest {
     // B's read-back gives up after its bound, waits on sizes, and races once A's segment goes.
     ClusterKeyLocks waiter = boundedLocks(storeB, "jvm-b", new BoundedCalls("test-reads", 4));
     cluster.putForeign(KEY, "v".getBytes(StandardCharsets.UTF_8), "c:1");
-    a.lock(KEY); // A holds, then stops
+    a.lock(KEY, null, Deadline.none()); // A holds, then stops
     cluster.pause("a:1");
     storeB.beforeSize =
         key -> {
@@ -561,7 +593,7 @@ class ClusterKeyLocksTest {
     Ride ride = new Ride();
     java.nio.ByteBuffer first = ride.buffer;
     long before = nanos.get();
-    try (KeyLocks.Held held = waiter.lock(KEY, ride)) {
+    try (KeyLocks.Held held = waiter.lock(KEY, ride, Deadline.none())) {
       held.ensureHeld();
       assertEquals(List.of(first), ride.detached, "the stuck batch kept the ride's first buffer");
       assertEquals(List.of(), ride.givenBack, "given back while the stuck read could write to it");
@@ -591,7 +623,7 @@ class ClusterKeyLocksTest {
             awaitTrue(() -> slow.stuckReads() == 0);
           }
         };
-    try (KeyLocks.Held held = slow.lock(KEY)) {
+    try (KeyLocks.Held held = slow.lock(KEY, null, Deadline.none())) {
       held.ensureHeld();
     }
     assertEquals(2, storeA.reads, "the slow read-back, then one read once it had returned");
@@ -605,19 +637,21 @@ class ClusterKeyLocksTest {
     ClusterKeyLocks one = boundedLocks(storeB, "jvm-b", new BoundedCalls("test-reads", 1));
     cluster.putForeign(LOCK, foreign("jvm-c"), "c:1");
     cluster.pause("c:1"); // jvm-c holds KEY and is stopped
-    CacheException paused = assertThrows(CacheException.class, () -> one.lock(KEY));
+    CacheException paused =
+        assertThrows(CacheException.class, () -> one.lock(KEY, null, Deadline.none()));
     assertTrue(paused.getMessage().contains("did not answer a read"), paused.getMessage());
     assertTrue(paused.getMessage().contains("a paused process"), paused.getMessage());
     assertEquals(1, one.stuckReads());
     // The one stuck read is the bound: another key's read-back is not started, and its lock call
     // times out saying why (nothing concluded without reading our token).
     String other = storeKey("orders", "k2");
-    CacheException full = assertThrows(CacheException.class, () -> one.lock(other));
+    CacheException full =
+        assertThrows(CacheException.class, () -> one.lock(other, null, Deadline.none()));
     assertTrue(full.getMessage().contains("not started"), full.getMessage());
     assertTrue(full.getMessage().contains("(at most 1)"), full.getMessage());
     cluster.resume("c:1");
     awaitTrue(() -> one.stuckReads() == 0);
-    try (KeyLocks.Held held = one.lock(other)) {
+    try (KeyLocks.Held held = one.lock(other, null, Deadline.none())) {
       held.ensureHeld(); // its own lock object, left by the call that timed out, is found ours
     }
     assertFalse(cluster.has(LockNames.lockKey(other)));
@@ -649,7 +683,8 @@ class ClusterKeyLocksTest {
                 () -> {
                   for (int i = 0; i < 300; i++) {
                     int k = i % 3;
-                    try (KeyLocks.Held held = jvm.lock(storeKey("c", "k" + k))) {
+                    try (KeyLocks.Held held =
+                        jvm.lock(storeKey("c", "k" + k), null, Deadline.none())) {
                       if (k == 0 && inside.incrementAndGet() != 1) {
                         overlaps.incrementAndGet();
                       }
@@ -762,7 +797,7 @@ class ClusterKeyLocksTest {
   void everyStoreCallOfAnAcquisitionAndAReleaseEndsByItsDeadline() {
     Unanswering store = new Unanswering(storeA);
     ClusterKeyLocks locks = locks(store, "jvm-a");
-    try (KeyLocks.Held held = locks.lock(KEY)) {
+    try (KeyLocks.Held held = locks.lock(KEY, null, Deadline.none())) {
       assertFalse(store.allowed.isEmpty());
     }
     assertFalse(cluster.has(LOCK));
@@ -778,7 +813,8 @@ class ClusterKeyLocksTest {
     Unanswering store = new Unanswering(storeA);
     ClusterKeyLocks locks = locks(store, "jvm-a");
     store.putTakesEffectUnanswered = true;
-    CacheException e = assertThrows(CacheException.class, () -> locks.lock(KEY));
+    CacheException e =
+        assertThrows(CacheException.class, () -> locks.lock(KEY, null, Deadline.none()));
     assertTrue(e.getMessage().contains("cluster lock not acquired"), e.getMessage());
     assertTrue(e.getMessage().contains("got no answer in time"), e.getMessage());
     assertTrue(e.getMessage().contains("-901 RPC_TIMEOUT"), e.getMessage());
@@ -787,11 +823,11 @@ class ClusterKeyLocksTest {
     assertEquals(0, locks.held());
     store.putTakesEffectUnanswered = false;
     // The master answers again: the next lock call removes the record of ours, then takes the key.
-    try (KeyLocks.Held held = locks.lock(KEY)) {
+    try (KeyLocks.Held held = locks.lock(KEY, null, Deadline.none())) {
       assertEquals(0, locks.leftovers());
     }
     assertFalse(cluster.has(LOCK));
-    try (KeyLocks.Held held = b.lock(KEY)) {
+    try (KeyLocks.Held held = b.lock(KEY, null, Deadline.none())) {
       assertTrue(cluster.has(LOCK), "another JVM could not take the key after it");
     }
   }
@@ -800,13 +836,13 @@ class ClusterKeyLocksTest {
   void aReleaseWithoutAnswerDoesNotThrowAndKeepsTheLockAsALeftover() {
     Unanswering store = new Unanswering(storeA);
     ClusterKeyLocks locks = locks(store, "jvm-a");
-    KeyLocks.Held held = locks.lock(KEY);
+    KeyLocks.Held held = locks.lock(KEY, null, Deadline.none());
     store.removeUnanswered = true;
     held.close(); // a release never throws
     assertEquals(0, locks.held());
     assertEquals(1, locks.leftovers());
     store.removeUnanswered = false;
-    try (KeyLocks.Held again = locks.lock(storeKey("orders", "k2"))) {
+    try (KeyLocks.Held again = locks.lock(storeKey("orders", "k2"), null, Deadline.none())) {
       assertEquals(0, locks.leftovers(), "the next lock call did not remove the leftover");
     }
     assertFalse(cluster.has(LOCK));
