@@ -15,6 +15,18 @@ public abstract class ForwardingBufferPool implements BufferPool {
     this.delegate = delegate;
   }
 
+  /** Final: arrives as {@link #acquire(int, Deadline)}, so an override of that covers it. */
+  @Override
+  public final ByteBuffer acquire(int minCapacity) {
+    return acquire(minCapacity, Deadline.none());
+  }
+
+  /** Final: arrives as {@link #acquireKept(int, Deadline)}, so an override of that covers it. */
+  @Override
+  public final ByteBuffer acquireKept(int minCapacity) {
+    return acquireKept(minCapacity, Deadline.none());
+  }
+
   @Override
   public ByteBuffer acquire(int minCapacity, Deadline deadline) {
     return delegate.acquire(minCapacity, deadline);
