@@ -3,7 +3,10 @@
 # threads"): AsyncBenchmark (one thread keeping N operations in flight through the provider's
 # async API and Redisson's CacheAsync, and the provider's synchronous calls as the baseline) and
 # VirtualThreadBenchmark (1,000 virtual threads with and without the hand-off, 1,000 platform
-# threads), then the markdown table with the ratios (AsyncReport).
+# threads), then the markdown table with the ratios (AsyncReport). Every run has JMH's profiler
+# CpuShareProfiler: per iteration, how busy the fork's CPUs were and which threads (callers, the
+# provider's, Mooncake's native ones, the JVM's, the servers) used them; AsyncReport prints it as
+# "Where the CPU went", the profile that says what limits the throughput.
 #
 #   MOONCAKE_STORE_LIBRARY=…/libmooncake_store.so MOONCAKE_MASTER=…/mooncake_master \
 #     bench/run-async.sh [full|smoke] [JMH options for every run…]
@@ -62,6 +65,7 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
 jmh() { # JMH options…; JMH_JAVA_OPTS: e.g. -Djmh.ignoreLock=true beside another JMH run (say so)
   taskset -c "$BENCH_CPUS" java ${JMH_JAVA_OPTS:-} -cp "$CP" org.openjdk.jmh.Main "$@" \
+    -prof dev.mooncake.jcache.bench.CpuShareProfiler \
     | tee -a "$OUT/jmh.txt"
 }
 : >"$OUT/jmh.txt"

@@ -38,6 +38,7 @@ public final class AsyncReport {
   public static void main(String[] args) throws IOException {
     List<Record> records = new ArrayList<>();
     Set<String> settings = new LinkedHashSet<>();
+    List<CpuTable.Row> cpu = new ArrayList<>();
     int samples = 0;
     for (String file : args) {
       if (!Files.exists(Path.of(file))) {
@@ -45,12 +46,18 @@ public final class AsyncReport {
         continue;
       }
       for (JsonNode run : JSON.readTree(Files.readString(Path.of(file)))) {
-        records.add(record(run));
+        Record record = record(run);
+        records.add(record);
+        if (CpuTable.profiled(run)) {
+          cpu.add(new CpuTable.Row(record, run.path("secondaryMetrics")));
+        }
         samples = run.path("forks").asInt() * run.path("measurementIterations").asInt();
         settings.add(settings(run));
       }
     }
-    System.out.print(render(records, settings, samples));
+    StringBuilder md = new StringBuilder(render(records, settings, samples));
+    CpuTable.render(md, cpu, "per result of the runs above");
+    System.out.print(md);
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -71,6 +72,9 @@ public class VirtualThreadBenchmark {
   /** The hand-off pool's threads are named so (docs/lanes.md, "Virtual threads"). */
   static final String HAND_OFF_THREAD = "mooncake-vthread-calls-";
 
+  /** The platform peer's threads ({@link CpuShareProfiler} counts them as callers). */
+  static final String LOAD_THREAD = "bench-load-";
+
   private static final int VALUE_POOL = 8;
   private static final long STOP_SECONDS = 60;
 
@@ -88,7 +92,11 @@ public class VirtualThreadBenchmark {
   @Setup(Level.Trial)
   public void open(Tally tally) throws InterruptedException {
     this.tally = tally;
-    ThreadFactory factory = threads.equals(PLATFORM) ? Thread::new : virtualThreads();
+    AtomicInteger loadThreads = new AtomicInteger();
+    ThreadFactory factory =
+        threads.equals(PLATFORM)
+            ? work -> new Thread(work, LOAD_THREAD + loadThreads.incrementAndGet())
+            : virtualThreads();
     if (threads.equals(PINNED)) {
       System.setProperty(HAND_OFF_SWITCH, "false");
     } else if (!threads.equals(VIRTUAL) && !threads.equals(PLATFORM)) {
