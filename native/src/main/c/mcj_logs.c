@@ -1,8 +1,9 @@
 /*
  * Native log settings: natives of NativeLogs. Mooncake logs through glog, which reads its GLOG_*
- * variables when it is loaded and Mooncake's MC_LOG_* when its config is first read, so these are
- * set in the C environment (System.getenv cannot see them) before libmooncake_store.so is
- * dlopen()ed. glog 0.6 (Debian's, what Mooncake links there) ignores GLOG_stderrthreshold
+ * variables when it is loaded, and Mooncake reads its MC_LOG_* in a static initialiser of its
+ * library, so these are set in the C environment (System.getenv cannot see them) just before
+ * libmooncake_store.so is dlopen()ed and unset right after (children must not inherit them).
+ * glog 0.6 (Debian's, what Mooncake links there) ignores GLOG_stderrthreshold
  * (google/glog#558, fixed in 0.7), so that one flag is also written directly, through the loaded
  * library's symbol table, before any Mooncake code runs.
  */

@@ -4,7 +4,8 @@
  *  - when the library is loaded glog reads GLOG_minloglevel; GLOG_stderrthreshold is NOT read
  *    (glog 0.6, google/glog#558): the threshold is the variable FLAGS_stderrthreshold exported
  *    under glog's symbol (default 2, ERROR), which the bridge writes through dlsym;
- *  - Mooncake's config (the first create of the process) sets the minimum level from
+ *  - Mooncake's config, read while the library is loaded (3b5a594: a static initialiser calls
+ *    globalConfig()), sets the minimum level from
  *    MC_LOG_LEVEL (exactly TRACE, INFO, WARNING or ERROR; anything else INFO); with MC_LOG_DIR
  *    set it initialises glog under the program name "mooncake-transfer-engine" and, when it is a
  *    writable directory, logs to files there: a line goes to the file of its severity and of
@@ -52,6 +53,7 @@ static int warned_before_init;
 __attribute__((constructor)) static void fake_glog_load(void) {
   const char *level = getenv("GLOG_minloglevel");
   if (level != NULL) min_level = atoi(level);
+  fake_log_config(); /* Mooncake's global config, also read during the dlopen */
 }
 
 static void write_all(int fd, const char *text, size_t length) {

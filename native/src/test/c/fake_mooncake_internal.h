@@ -105,7 +105,7 @@ FAKE_HIDDEN void fake_events_drop_next(int n);
 
 /* ---- log lines (fake_mooncake_glog.c) ---- */
 
-/* Mooncake's config, read at the first create: MC_LOG_LEVEL, MC_LOG_DIR. */
+/* Mooncake's config, read while the library is loaded: MC_LOG_LEVEL, MC_LOG_DIR. */
 FAKE_HIDDEN void fake_log_config(void);
 /* One line at severity I, W, E or F, written where glog would write it. */
 FAKE_HIDDEN void fake_log(char severity, const char *file, int line, const char *format, ...)

@@ -829,7 +829,6 @@ static pthread_once_t tracker_once = PTHREAD_ONCE_INIT;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 
 static void read_environment(void) {
-  fake_log_config(); /* Mooncake's global config: MC_LOG_LEVEL, MC_LOG_DIR */
   const char *fail = getenv("FAKE_MC_FAIL_OPS");
   if (fail != NULL) {
     pthread_mutex_lock(&lock);

@@ -66,11 +66,13 @@ public final class MooncakeLibrary {
       synchronized (LOADED) {
         cached = LOADED.get(path);
         if (cached == null) {
-          NativeLogs.beforeLoad(); // glog reads its environment when it is loaded
+          NativeLogs.beforeLoad(); // glog and Mooncake's config read the variables during dlopen
           try {
             cached = openLibrary(path);
           } catch (NativeBridgeException e) {
             throw new NativeBridgeException(e.getMessage() + " [path from " + origin + "]", e);
+          } finally {
+            NativeLogs.restoreEnvironment(); // read by now: children must not inherit them
           }
           NativeLogs.afterLoad(cached);
           LOADED.put(path, cached);

@@ -9,21 +9,24 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where Mooncake's own (glog) log lines go and from which level, for the whole process: glog reads
- * its {@code GLOG_*} variables when the library is loaded and Mooncake its {@code MC_LOG_*} when
- * its config is first read, so the settings are applied once, just before the first {@code dlopen}
- * ({@link MooncakeLibrary#open}); {@link #configure} chooses them, else {@link Settings#DEFAULT}.
- * Every variable the user has set in the environment is left as it is.
+ * Where Mooncake's own (glog) log lines go and from which level, for the whole process. glog reads
+ * its {@code GLOG_*} variables and Mooncake its {@code MC_LOG_*} (its global config, read once per
+ * process by a static initialiser) while the library is loaded, so the variables are set in the C
+ * environment just before the first {@code dlopen} ({@link MooncakeLibrary#open}) and unset right
+ * after it ({@link #restoreEnvironment}): child processes of the application (a {@link
+ * ProcessBuilder} whose environment is not touched passes the live C environment) see only the
+ * user's environment. A {@code mooncake_client} that inherited {@code MC_LOG_DIR} aborted at start
+ * (glog initialised twice), and a child JVM with this provider took the parent's directory for the
+ * user's. {@link #configure} chooses the settings, else {@link Settings#DEFAULT}. Every variable
+ * the user has set in the environment is left as it is.
  *
  * <ul>
  *   <li>{@code slf4j} (default): {@code MC_LOG_DIR} is pointed at a directory this process owns
@@ -40,13 +43,6 @@ import org.slf4j.LoggerFactory;
  * <p>Level: {@code MC_LOG_LEVEL} (Mooncake's; it overrides glog's {@code minloglevel} when its
  * config is read) and {@code GLOG_minloglevel} (for the lines before that). A user's {@code
  * MC_LOG_DIR} is kept and then nothing is forwarded: the user reads the files.
- *
- * <p>Child processes inherit the C environment (a {@link ProcessBuilder} whose environment is not
- * touched passes it as it is), so the variables set here would reach them and look like the user's:
- * a child JVM with this provider would log into the parent's directory (removed when the parent
- * exits) and forward nothing. So the variables set are also named, with this process's pid, in
- * {@value #SET_BY}; a process that finds another pid there treats those of the listed variables
- * that still hold the listed value as unset.
  */
 public final class NativeLogs {
   private static final Logger LOG = LoggerFactory.getLogger(NativeLogs.class);
@@ -59,9 +55,6 @@ public final class NativeLogs {
 
   /** Prefix of the directories this provider makes under {@code java.io.tmpdir}. */
   static final String DIRECTORY_PREFIX = "mooncake-native-logs-";
-
-  /** {@code <pid>} then one {@code NAME=VALUE} per line: what that process set (see above). */
-  static final String SET_BY = "MCJ_NATIVE_LOG_SET";
 
   /** glog's stderrthreshold that copies nothing to stderr (FATAL is 3; a FATAL aborts anyway). */
   private static final int NO_STDERR = 3;
@@ -142,8 +135,8 @@ public final class NativeLogs {
 
   /**
    * What was applied: the settings, the effective level (the user's MC_LOG_LEVEL wins), the log
-   * directory (null for stderr), whether lines are forwarded to SLF4J, and the variables set by
-   * this provider (the others were the user's).
+   * directory (null for stderr), whether lines are forwarded to SLF4J, and the variables this
+   * provider sets for the library load ({@code NAME=VALUE}; the others were the user's).
    */
   public record Applied(
       Settings settings,
@@ -156,6 +149,7 @@ public final class NativeLogs {
   private static Applied applied;
   private static Integer stderrThreshold; // to write into glog's flag after each dlopen
   private static GlogTailer tailer;
+  private static final List<String> setForLoad = new ArrayList<>(); // set now, to be restored
 
   private NativeLogs() {}
 
@@ -183,16 +177,40 @@ public final class NativeLogs {
     return applied;
   }
 
-  /** Applies the chosen settings once; called before the first dlopen. */
+  /**
+   * Chooses the variables once, then sets those still unset in the C environment; called before a
+   * dlopen, which must be followed by {@link #restoreEnvironment}.
+   */
   static synchronized void beforeLoad() {
-    if (applied != null) {
-      return;
+    if (applied == null) {
+      apply();
     }
+    for (String assignment : applied.setByUs()) {
+      int equals = assignment.indexOf('=');
+      String name = assignment.substring(0, equals);
+      if (replaceEnv(name, null, assignment.substring(equals + 1))) {
+        setForLoad.add(assignment);
+      }
+    }
+  }
+
+  /**
+   * Unsets what {@link #beforeLoad} set, where it still holds our value: glog and Mooncake's config
+   * have read it during the dlopen, and a child process must not inherit it. Called after every
+   * dlopen, failed ones too (the next attempt sets them again).
+   */
+  static synchronized void restoreEnvironment() {
+    for (String assignment : setForLoad) {
+      int equals = assignment.indexOf('=');
+      replaceEnv(assignment.substring(0, equals), assignment.substring(equals + 1), null);
+    }
+    setForLoad.clear();
+  }
+
+  private static void apply() {
     JniLoader.ensureLoaded();
     Settings settings = chosen == null ? Settings.DEFAULT : chosen;
-    List<String> setByUs = new ArrayList<>();
-    Map<String, String> inherited = inherited();
-    Environment env = new Environment(inherited, setByUs);
+    Environment env = new Environment();
     String userLevel = env.user("MC_LOG_LEVEL");
     Level effective = settings.level();
     if (userLevel != null) {
@@ -230,13 +248,12 @@ public final class NativeLogs {
         }
       }
     }
-    env.finish();
     if (forward) {
       tailer = new GlogTailer(directory, new GlogToSlf4j(LoggerFactory.getLogger(LOGGER)));
       tailer.start();
       Runtime.getRuntime().addShutdownHook(new Thread(tailer::close, "mooncake-native-log-drain"));
     }
-    applied = new Applied(settings, effective, directory, forward, List.copyOf(setByUs));
+    applied = new Applied(settings, effective, directory, forward, List.copyOf(env.assignments));
     LOG.debug("Mooncake native log: {}", applied);
   }
 
@@ -283,73 +300,19 @@ public final class NativeLogs {
     return NO_STDERR;
   }
 
-  /**
-   * The variables another process of this provider set (named in {@value #SET_BY} with its pid)
-   * that still hold the value it set: inherited from a parent, not the user's choice.
-   */
-  static Map<String, String> inherited() {
-    String marker = environment(SET_BY);
-    Map<String, String> inherited = new LinkedHashMap<>();
-    if (marker == null) {
-      return inherited;
-    }
-    List<String> lines = marker.lines().toList();
-    if (lines.isEmpty() || lines.get(0).equals(Long.toString(ProcessHandle.current().pid()))) {
-      return inherited;
-    }
-    for (String line : lines.subList(1, lines.size())) {
-      int equals = line.indexOf('=');
-      if (equals > 0) {
-        String name = line.substring(0, equals);
-        String value = line.substring(equals + 1);
-        if (value.equals(environment(name))) {
-          inherited.put(name, value);
-        }
-      }
-    }
-    LOG.debug(
-        "Mooncake log variables inherited from process {}, not the user's: {}",
-        lines.get(0),
-        inherited);
-    return inherited;
-  }
-
-  /** The variables as this process sees them, the inherited ones as unset. */
+  /** The variables as the user set them, and the ones this provider adds where they are unset. */
   private static final class Environment {
-    private final Map<String, String> inherited;
-    private final List<String> setByUs;
+    private final List<String> assignments = new ArrayList<>();
 
-    Environment(Map<String, String> inherited, List<String> setByUs) {
-      this.inherited = new LinkedHashMap<>(inherited);
-      this.setByUs = setByUs;
-    }
-
-    /** The user's value, or null (unset, or inherited from another process of this provider). */
+    /** The user's value, or null. */
     String user(String name) {
-      return inherited.containsKey(name) ? null : environment(name);
+      return environment(name);
     }
 
-    /** Sets the variable unless the user has set it. */
+    /** Adds the variable for the library load unless the user has set it. */
     void set(String name, String value) {
-      if (replaceEnv(name, inherited.remove(name), value)) {
-        setByUs.add(name + "=" + value);
-      }
-    }
-
-    /** Unsets what was inherited and not set again, then names what this process set. */
-    void finish() {
-      inherited.forEach((name, value) -> replaceEnv(name, value, null));
-      StringBuilder marker = new StringBuilder().append(ProcessHandle.current().pid());
-      for (String assignment : setByUs) {
-        marker.append('\n').append(assignment);
-      }
-      String previous = environment(SET_BY);
-      if (setByUs.isEmpty()) {
-        if (previous != null) {
-          replaceEnv(SET_BY, previous, null);
-        }
-      } else {
-        replaceEnv(SET_BY, previous, marker.toString());
+      if (environment(name) == null) {
+        assignments.add(name + "=" + value);
       }
     }
   }

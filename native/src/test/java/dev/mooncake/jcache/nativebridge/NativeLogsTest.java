@@ -57,6 +57,7 @@ class NativeLogsTest {
                 NativeLogsChild.class.getName()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
+    // the tests assert what the provider does on its own: not under the developer's MC_LOG_LEVEL
     builder.environment().keySet().removeIf(k -> k.startsWith("MC_LOG") || k.startsWith("GLOG_"));
     builder.environment().putAll(environment);
     Process process = builder.start();
@@ -110,67 +111,25 @@ class NativeLogsTest {
     assertTrue(
         directory.getFileName().toString().startsWith(NativeLogs.DIRECTORY_PREFIX), run::toString);
     assertFalse(Files.exists(directory), "removed when the child exited: " + directory);
-    String pid = run.line("PID ").substring("PID ".length());
-    assertEquals("MARKER " + pid + " " + set.substring("SET ".length()), run.line("MARKER "));
+    assertEquals("CHILD_ENV 0 ", run.line("CHILD_ENV "), "nothing of ours reaches a child");
   }
 
   /**
-   * A child process inherits the C environment, so a JVM started by one that uses this provider
-   * finds the variables the parent set: the parent's directory (removed when the parent exits) in
-   * MC_LOG_DIR made it forward nothing. Found on the real Mooncake: RealNativeLogsTest's child JVM,
-   * started by a test JVM that had opened a store, logged into the test JVM's directory. Variables
-   * the parent set are not the user's; one the user changed since is.
+   * A process started with an untouched environment (ProcessBuilder without environment(),
+   * Runtime.exec) gets the live C environment: what the provider set there for the library load
+   * reached it. A mooncake_client so started aborted at start (glog initialised twice: it found
+   * MC_LOG_DIR), and a child JVM with this provider logged into the parent's directory. The
+   * variables are unset once the library is loaded (both setups come after that and are still
+   * logged where they should: see the default test).
    */
   @Test
-  void variablesAParentProcessSetAreNotTheUsers(@TempDir Path parents) throws Exception {
-    Map<String, String> inherited =
-        Map.of(
-            "MC_LOG_DIR",
-            parents.toString(),
-            "MC_LOG_LEVEL",
-            "INFO", // changed by the user after the parent set ERROR: kept
-            "GLOG_minloglevel",
-            "2",
-            "GLOG_stderrthreshold",
-            "3",
-            "GLOG_logbufsecs",
-            "0",
-            NativeLogs.SET_BY,
-            "1\nMC_LOG_DIR="
-                + parents
-                + "\nMC_LOG_LEVEL=ERROR\nGLOG_minloglevel=2\nGLOG_stderrthreshold=3"
-                + "\nGLOG_logbufsecs=0");
-    Run run = child(inherited);
-    assertEquals("FORWARDED true", run.line("FORWARDED "));
-    assertEquals("LEVEL INFO", run.line("LEVEL "));
-    assertTrue(run.line("SET ").contains("GLOG_minloglevel=0"), run::toString);
-    assertFalse(run.line("SET ").contains("MC_LOG_LEVEL"), run::toString);
-    assertTrue(
-        run.out().contains("ERROR mooncake.native - client_service.cpp:2" + REAL), run::toString);
-    assertTrue(
-        run.out().contains("INFO mooncake.native - client_service.cpp:1" + START), run::toString);
-    try (Stream<Path> files = Files.list(parents)) {
-      assertEquals(0, files.count(), "nothing logged into the parent's directory");
-    }
-    assertTrue(run.line("MARKER ").startsWith("MARKER " + run.line("PID ").substring(4) + " "));
-  }
-
-  @Test
-  void aParentsVariablesAreUnsetWhereTheChildSetsNone(@TempDir Path parents) throws Exception {
+  void aChildProcessSeesOnlyTheUsersVariables(@TempDir Path temp) throws Exception {
     Run run =
-        child(
-            Map.of(
-                "MC_LOG_DIR",
-                parents.toString(),
-                NativeLogs.SET_BY,
-                "1\nMC_LOG_DIR=" + parents + "\nGLOG_stderrthreshold=3"),
-            "error",
-            "stderr");
-    assertTrue(run.err().contains(REAL), "Mooncake's own stderr: " + run);
-    assertEquals("DIRECTORY null", run.line("DIRECTORY "));
-    try (Stream<Path> files = Files.list(parents)) {
-      assertEquals(0, files.count(), "nothing logged into the parent's directory");
-    }
+        child(Map.of("MC_LOG_DIR", temp.toString(), "GLOG_minloglevel", "0"), "info", "slf4j");
+    assertEquals(
+        "CHILD_ENV 0 GLOG_minloglevel=0 MC_LOG_DIR=" + temp,
+        run.line("CHILD_ENV "),
+        "the user's, as they were");
   }
 
   @Test

@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.mooncake.jcache.nativebridge.NativeLogs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.cache.CacheManager;
 import javax.cache.Caching;
 import javax.cache.configuration.MutableConfiguration;
@@ -80,6 +84,48 @@ class RealNativeLogsTest {
           "parent",
           new MutableConfiguration<String, String>().setTypes(String.class, String.class));
       assertForwardedByDefault(run(null));
+    }
+  }
+
+  /**
+   * A mooncake_client started from a JVM with a store open, its environment untouched (as an
+   * application would start one): it inherited the MC_LOG_DIR the provider had set in the C
+   * environment, initialised glog twice and aborted at start ("InitGoogleLogging() twice"). The
+   * variables are now unset right after the library is loaded; every client setup of this JVM came
+   * after that and still logged into the provider's directory.
+   */
+  @Test
+  void aMooncakeClientStartedFromAJvmWithAStoreOpenRuns() throws Exception {
+    StandalonePool.assumeAvailable();
+    try (CacheManager parent =
+            Caching.getCachingProvider()
+                .getCacheManager(
+                    RealMooncake.config(dir, "logs-pool-" + UUID.randomUUID()).toUri(),
+                    RealNativeLogsTest.class.getClassLoader());
+        StandalonePool pool =
+            StandalonePool.startWithInheritedEnvironment("64MB", dir.resolve("pool.log"))) {
+      parent.createCache(
+          "parent",
+          new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+      assertFalse(pool.segment().isEmpty());
+      NativeLogs.Applied applied = NativeLogs.applied();
+      if (applied.forwarded()) { // this JVM's first store chose the default native_log
+        try (Stream<Path> files = Files.list(applied.directory())) {
+          assertTrue(
+              files
+                  .filter(f -> f.getFileName().toString().contains(".log.INFO."))
+                  .anyMatch(f -> contains(f, BENIGN_START)),
+              "the setups after the restore logged into " + applied.directory());
+        }
+      }
+    }
+  }
+
+  private static boolean contains(Path file, String text) {
+    try {
+      return Files.readString(file).contains(text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -69,6 +69,15 @@ final class StandalonePool implements AutoCloseable {
     return start(size, log, port, MASTER_PORT, METRICS_PORT, Map.of(), List.of());
   }
 
+  /**
+   * A pool on the default port started as an application would (environment() untouched: it gets
+   * this JVM's live C environment, where an open store's native_log once left MC_LOG_DIR, with
+   * which mooncake_client aborts at start).
+   */
+  static StandalonePool startWithInheritedEnvironment(String size, Path log) throws Exception {
+    return start(size, log, 50052, MASTER_PORT, METRICS_PORT, null, List.of());
+  }
+
   /** A pool on the default {@code --port} (50052) under the master on {@code masterPort}. */
   static StandalonePool start(
       String size,
@@ -83,8 +92,9 @@ final class StandalonePool implements AutoCloseable {
 
   /**
    * A pool of {@code size} on {@code port} under the master on {@code masterPort} (admin HTTP on
-   * {@code metricsPort}), with {@code extraEnvironment} added to its environment and {@code flags}
-   * to its command line (SSD offload: {@code --enable_offload=true} and MOONCAKE_OFFLOAD_*).
+   * {@code metricsPort}), with {@code extraEnvironment} added to its environment (null: the
+   * environment is not touched) and {@code flags} to its command line (SSD offload: {@code
+   * --enable_offload=true} and MOONCAKE_OFFLOAD_*).
    */
   static StandalonePool start(
       String size,
@@ -110,14 +120,10 @@ final class StandalonePool implements AutoCloseable {
     command.addAll(flags);
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    // The JVM's environment as it started, not the C environment an open store's native_log set
-    // (MC_LOG_DIR, GLOG_*): a child started without environment() inherits the latter, and
-    // mooncake_client with MC_LOG_DIR set initialises glog twice and aborts at start (seen in CI
-    // when an earlier test's client still lingered).
-    Map<String, String> environment = builder.environment();
-    environment.keySet().removeIf(name -> name.startsWith("GLOG_") || name.equals("MC_LOG_DIR"));
-    environment.put("MC_LOG_LEVEL", "WARNING");
-    environment.putAll(extraEnvironment);
+    if (extraEnvironment != null) {
+      builder.environment().put("MC_LOG_LEVEL", "WARNING");
+      builder.environment().putAll(extraEnvironment);
+    }
     Process process = builder.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_BOUND_MS);
     while (System.nanoTime() < deadline && process.isAlive()) {
