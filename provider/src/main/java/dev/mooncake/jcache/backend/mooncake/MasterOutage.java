@@ -99,7 +99,7 @@ final class MasterOutage {
     }
     noteTrouble();
     if (StoreStatus.provesMasterUnreachable(code)) {
-      open(code, "a call answered " + StoreStatus.describe(code));
+      open(code, "a call answered");
     } else {
       suspect();
     }
