@@ -11,7 +11,7 @@ import java.util.Map;
  * <p>Each code carries its {@link Retry} class, the one classification every retry loop reads
  * (docs/architecture.md, "Store codes"). Where a caller's context changes the answer, it asks a
  * named question defined here ({@link #isTransientForWrites}, {@link #isTransientForLockCalls},
- * {@link #isFailFast}), never a list of its own.
+ * {@link #isFailFast}, {@link #provesMasterUnreachable}), never a list of its own.
  */
 public enum StoreStatus {
   OK(0, Retry.NONE),
@@ -40,9 +40,16 @@ public enum StoreStatus {
    */
   TRANSFER_FAIL(-800, Retry.PERMANENT),
   CHECKSUM_MISMATCH(-801, Retry.PERMANENT),
-  /** The master did not answer: {@code MasterOutage}'s breaker fails later calls fast. */
+  /**
+   * No connection to the master (a killed one: after Mooncake's reconnect loop): {@code
+   * MasterOutage}'s breaker fails later calls fast.
+   */
   RPC_FAIL(-900, Retry.FAIL_FAST),
-  /** As {@link #RPC_FAIL}; also what a store call given up on answers. */
+  /**
+   * An RPC that got no answer in time: a stopped master, but also seen from a read stuck on a
+   * stopped or killed peer's segment with the master fine; also what a store call given up on
+   * answers. {@code MasterOutage} sends a probe, and fails calls fast only if the probe fails too.
+   */
   RPC_TIMEOUT(-901, Retry.FAIL_FAST),
   UNAVAILABLE_IN_CURRENT_STATUS(-1010, Retry.PERMANENT),
   UNAVAILABLE_IN_CURRENT_MODE(-1011, Retry.PERMANENT),
@@ -103,9 +110,22 @@ public enum StoreStatus {
     return status == null ? Retry.PERMANENT : status.retry;
   }
 
-  /** Whether the master could not be reached ({@link Retry#FAIL_FAST}): opens the breaker. */
+  /**
+   * Whether the master could not be reached ({@link Retry#FAIL_FAST}): from a data call, the
+   * breaker opens on {@link #provesMasterUnreachable} and probes on the rest; from its probe, it
+   * opens.
+   */
   public static boolean isFailFast(long code) {
     return retryOf(code) == Retry.FAIL_FAST;
+  }
+
+  /**
+   * Whether a data call's answer alone proves the master unreachable, so {@code MasterOutage} opens
+   * its breaker without a probe: -900 only (Mooncake found no connection to the master). A -901 may
+   * be a peer's transfer (see {@link #RPC_TIMEOUT}): a probe decides.
+   */
+  public static boolean provesMasterUnreachable(long code) {
+    return code == RPC_FAIL.code;
   }
 
   /**

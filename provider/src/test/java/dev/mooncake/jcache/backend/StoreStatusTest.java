@@ -16,32 +16,35 @@ import org.junit.jupiter.api.Test;
  * docs/architecture.md, "Store codes") says so too.
  */
 class StoreStatusTest {
-  /** code, name, class, retried by data writes, retried by lock calls (W, L: yes; -: no). */
+  /**
+   * code, name, class, retried by data writes, retried by lock calls, opens the master breaker at
+   * once (W, L, B: yes; -: no).
+   */
   private static final String TABLE =
       """
-           0 OK                                 NONE       - -
-          -1 INTERNAL_ERROR_OR_INVALID_ARGUMENT PERMANENT  - -
-         -10 BUFFER_OVERFLOW                    PERMANENT  - -
-        -101 SEGMENT_NOT_FOUND                  PERMANENT  - -
-        -200 NO_AVAILABLE_HANDLE                PERMANENT  - L
-        -600 INVALID_PARAMS                     PERMANENT  - -
-        -601 ILLEGAL_CLIENT                     PERMANENT  - -
-        -703 REPLICA_IS_NOT_READY               TRANSIENT  W L
-        -704 OBJECT_NOT_FOUND                   PERMANENT  - -
-        -705 OBJECT_ALREADY_EXISTS              PERMANENT  - -
-        -706 OBJECT_HAS_LEASE                   TRANSIENT  W L
-        -707 LEASE_EXPIRED                      TRANSIENT  - L
-        -708 OBJECT_HAS_REPLICATION_TASK        PERMANENT  - -
-        -714 REPLICA_IS_BUSY                    TRANSIENT  - L
-        -800 TRANSFER_FAIL                      PERMANENT  - L
-        -801 CHECKSUM_MISMATCH                  PERMANENT  - -
-        -900 RPC_FAIL                           FAIL_FAST  - L
-        -901 RPC_TIMEOUT                        FAIL_FAST  - L
-       -1010 UNAVAILABLE_IN_CURRENT_STATUS      PERMANENT  - -
-       -1011 UNAVAILABLE_IN_CURRENT_MODE        PERMANENT  - -
-       -1012 NOT_SUPPORTED                      PERMANENT  - -
-       -1700 TENANT_QUOTA_EXCEEDED              PERMANENT  - -
-       -1701 TENANT_NOT_REGISTERED              PERMANENT  - -
+           0 OK                                 NONE       - - -
+          -1 INTERNAL_ERROR_OR_INVALID_ARGUMENT PERMANENT  - - -
+         -10 BUFFER_OVERFLOW                    PERMANENT  - - -
+        -101 SEGMENT_NOT_FOUND                  PERMANENT  - - -
+        -200 NO_AVAILABLE_HANDLE                PERMANENT  - L -
+        -600 INVALID_PARAMS                     PERMANENT  - - -
+        -601 ILLEGAL_CLIENT                     PERMANENT  - - -
+        -703 REPLICA_IS_NOT_READY               TRANSIENT  W L -
+        -704 OBJECT_NOT_FOUND                   PERMANENT  - - -
+        -705 OBJECT_ALREADY_EXISTS              PERMANENT  - - -
+        -706 OBJECT_HAS_LEASE                   TRANSIENT  W L -
+        -707 LEASE_EXPIRED                      TRANSIENT  - L -
+        -708 OBJECT_HAS_REPLICATION_TASK        PERMANENT  - - -
+        -714 REPLICA_IS_BUSY                    TRANSIENT  - L -
+        -800 TRANSFER_FAIL                      PERMANENT  - L -
+        -801 CHECKSUM_MISMATCH                  PERMANENT  - - -
+        -900 RPC_FAIL                           FAIL_FAST  - L B
+        -901 RPC_TIMEOUT                        FAIL_FAST  - L -
+       -1010 UNAVAILABLE_IN_CURRENT_STATUS      PERMANENT  - - -
+       -1011 UNAVAILABLE_IN_CURRENT_MODE        PERMANENT  - - -
+       -1012 NOT_SUPPORTED                      PERMANENT  - - -
+       -1700 TENANT_QUOTA_EXCEEDED              PERMANENT  - - -
+       -1701 TENANT_NOT_REGISTERED              PERMANENT  - - -
       """;
 
   @Test
@@ -61,6 +64,10 @@ class StoreStatusTest {
           row[3].equals("W"), StoreStatus.isTransientForWrites(code), status + " for writes");
       assertEquals(
           row[4].equals("L"), StoreStatus.isTransientForLockCalls(code), status + " for locks");
+      assertEquals(
+          row[5].equals("B"),
+          StoreStatus.provesMasterUnreachable(code),
+          status + " proves the master unreachable");
     }
     assertEquals(EnumSet.allOf(StoreStatus.class), seen, "codes the table does not pin");
   }
@@ -74,6 +81,9 @@ class StoreStatusTest {
       }
       if (status.retry() == Retry.TRANSIENT || status.retry() == Retry.FAIL_FAST) {
         assertTrue(StoreStatus.isTransientForLockCalls(code), status + ": locks wait it out");
+      }
+      if (StoreStatus.provesMasterUnreachable(code)) {
+        assertEquals(Retry.FAIL_FAST, status.retry(), status + ": only a FAIL_FAST code opens it");
       }
       if (status.retry() == Retry.NONE) {
         assertEquals(0, code, "only OK is no failure");

@@ -277,7 +277,7 @@ final class StoreCallRunner {
             });
       } catch (CallTimeoutException e) {
         if (handedOver[0]) {
-          outage.gaveUp(); // the calls after it fail fast while a probe asks the master
+          outage.gaveUp(); // a probe asks the master; the calls after it wait for its answer
         }
         throw new CallTimeoutException(
             e.getMessage()

@@ -109,7 +109,7 @@ class BoundedStoreCallsTest {
       assertTrue(System.nanoTime() < deadline, "the staged buffer was never given back");
       Thread.onSpinWait(); // the release runs right after the call returns, on its thread
     }
-    // Giving up opened the breaker and sent a probe; the fake answers it at once.
+    // Giving up sent a probe (the breaker stays closed unless it fails); the fake answers it.
     while (store.failingFast()) {
       assertTrue(System.nanoTime() < deadline, "the probe never closed the breaker");
       Thread.onSpinWait();
