@@ -40,7 +40,9 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
 
   @Override
   public CompletionStage<V> getAsync(K key) {
-    return one("getAsync", key, d -> cache.get(key, d));
+    Objects.requireNonNull(key, "key");
+    requireOpen();
+    return stage(calls.submitRead("getAsync", key, d -> cache.get(key, d), cache.batchedGets()));
   }
 
   @Override
@@ -167,10 +169,18 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
 
   private <T> CompletionStage<T> issue(
       String operation, Collection<K> keys, Function<Deadline, T> work) {
+    requireOpen();
+    return stage(calls.submit(operation, keys, work));
+  }
+
+  private void requireOpen() {
     if (cache.isClosed()) {
       throw new IllegalStateException("cache '" + cache.getName() + "' is closed");
     }
-    CompletableFuture<T> result = calls.submit(operation, keys, work);
+  }
+
+  /** The caller's stage of an issued operation: on the view's executor, if it has one. */
+  private <T> CompletionStage<T> stage(CompletableFuture<T> result) {
     if (executor == null) {
       return result;
     }

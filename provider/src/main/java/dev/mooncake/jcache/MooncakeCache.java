@@ -205,9 +205,80 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return value;
   }
 
+  /**
+   * {@link #getEach} as the asynchronous view batches its gets: one object per cache, as reads are
+   * batched only with reads of the same one.
+   */
+  @SuppressWarnings("unchecked") // the keys are the view's getAsync keys, so K
+  private final AsyncCalls.BatchRead<V> batchedGets =
+      (keys, deadline) -> getEach((List<K>) (List<?>) keys, deadline);
+
+  AsyncCalls.BatchRead<V> batchedGets() {
+    return batchedGets;
+  }
+
+  /**
+   * Several plain gets of distinct keys, each answering what {@link #get} would (statistics, near
+   * cache, expiry on access, read-through per key), with one batch read of the store (without a
+   * near cache): asynchronous gets ready at the same time ({@link AsyncCalls.BatchRead}). Throws
+   * only when that read fails, before any get has answered; a get whose own step fails (a load, an
+   * expiry touch) answers its exception. Each get's time in the statistics is the batch's.
+   */
+  List<AsyncCalls.Answer<V>> getEach(List<K> keys, Deadline deadline) {
+    requireOpen();
+    int count = keys.size();
+    String[] storeKeys = new String[count];
+    for (int i = 0; i < count; i++) {
+      storeKeys[i] = storeKey(keys.get(i));
+    }
+    long start = statistics.start();
+    StoredEntry[] found;
+    try {
+      found = readEach(keys, storeKeys, deadline);
+    } catch (RuntimeException e) {
+      dispatcher.ignoreSynchronous();
+      throw e;
+    }
+    List<AsyncCalls.Answer<V>> answers = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      try {
+        answers.add(AsyncCalls.Answer.of(answer(keys.get(i), storeKeys[i], found[i], deadline)));
+      } catch (RuntimeException e) {
+        answers.add(AsyncCalls.Answer.failed(e));
+      }
+    }
+    dispatcher.awaitSynchronous(); // the events of the gets that answered
+    for (AsyncCalls.Answer<V> answer : answers) {
+      if (answer.failure() == null) {
+        statistics.getTime(start);
+      }
+    }
+    return answers;
+  }
+
+  /**
+   * {@link #getEach}'s reads: one batch read, or, with a near cache, each key as {@link #get} reads
+   * it (a near cache already spares the round trips a batch would save).
+   */
+  private StoredEntry[] readEach(List<K> keys, String[] storeKeys, Deadline deadline) {
+    if (near == null) {
+      return entries.getAll(keys, storeKeys, deadline);
+    }
+    StoredEntry[] found = new StoredEntry[keys.size()];
+    for (int i = 0; i < found.length; i++) {
+      found[i] = readNear(keys.get(i), storeKeys[i], deadline);
+    }
+    return found;
+  }
+
   private V getOrLoad(K key, String storeKey, Deadline deadline) {
     StoredEntry entry =
         near == null ? entries.get(key, storeKey, deadline) : readNear(key, storeKey, deadline);
+    return answer(key, storeKey, entry, deadline);
+  }
+
+  /** A get's answer from what its read found: a hit, or a miss and maybe a load. */
+  private V answer(K key, String storeKey, StoredEntry entry, Deadline deadline) {
     if (entry != null) {
       statistics.hits(1);
       return accessed(key, storeKey, entry, deadline);

@@ -6,16 +6,20 @@ import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -44,9 +48,51 @@ import org.slf4j.LoggerFactory;
  *       cancelled.
  *   <li><b>Closing.</b> {@link Scope#end} fails the cache's queued operations at once and awaits
  *       the running ones (bounded), as closing ends background loads.
+ *   <li><b>Reads ready together run as one batch.</b> A plain read ({@link Scope#submitRead}) whose
+ *       keys are free joins its cache's queue of ready reads. One read runner per cache drains that
+ *       queue: it takes the reads queued, up to {@value #MAX_BATCHED_READS} on distinct keys, runs
+ *       them as one {@link BatchRead} (one store round trip instead of one each), completes them,
+ *       and takes what queued meanwhile, until the queue is empty. A read that finds no runner
+ *       starts one, so an idle cache reads alone at once; reads arriving during a round trip go
+ *       together in the next. A runner that has not started a batch for {@link
+ *       #READ_RUNNER_STALL_NANOS} (a stuck read, a slow dependent) no longer holds the others back:
+ *       the next read, or a timer check, starts another. Why: on a real Mooncake a get's cost is
+ *       mostly its round trip's (the master's RPC, the transfer, 8-10 context switches, measured in
+ *       docs/performance.md), which a batch pays once.
  * </ul>
  */
 public final class AsyncCalls implements AutoCloseable {
+  /** At most this many reads run as one batch. */
+  public static final int MAX_BATCHED_READS = 64;
+
+  /**
+   * A read runner that has not started a batch for this long counts as stuck (a read of a paused
+   * peer's segment, a slow dependent stage), and ready reads get a runner of their own: far above a
+   * round trip (0.1-0.3 ms), far below an operation's deadline.
+   */
+  static final long READ_RUNNER_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+  /**
+   * Plain reads of distinct keys run as one: answers in the keys' order, each what the read alone
+   * would have answered. It throws only when nothing was answered yet (the batch's store read
+   * failed): each read then runs alone, on what is left of its own deadline.
+   */
+  @FunctionalInterface
+  public interface BatchRead<T> {
+    List<Answer<T>> read(List<Object> keys, Deadline deadline);
+  }
+
+  /** One read's answer in a batch: its value, or the exception the read alone would have thrown. */
+  public record Answer<T>(T value, RuntimeException failure) {
+    public static <T> Answer<T> of(T value) {
+      return new Answer<>(value, null);
+    }
+
+    public static <T> Answer<T> failed(RuntimeException failure) {
+      return new Answer<>(null, failure);
+    }
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(AsyncCalls.class);
 
   private final int maxInFlight;
@@ -155,6 +201,25 @@ public final class AsyncCalls implements AutoCloseable {
     private final Object batchOrder = new Object();
 
     private final Set<Call<?>> calls = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Reads whose keys are free, in the order they became so, for the read runner to take. Entries
+     * of reads that ended otherwise (expired, withdrawn) are dropped by the next runner.
+     */
+    private final ConcurrentLinkedQueue<Call<?>> readyReads = new ConcurrentLinkedQueue<>();
+
+    /** Whether a read runner is handed to a thread and has not started yet. */
+    private final AtomicBoolean readRunnerPending = new AtomicBoolean();
+
+    /** Read runners running. */
+    private final AtomicInteger readRunners = new AtomicInteger();
+
+    /** When a read runner last started a batch ({@link Ticker#nanos}). */
+    private volatile long readProgressAt;
+
+    /** Whether a timer check for a stuck runner is scheduled. */
+    private final AtomicBoolean stallCheck = new AtomicBoolean();
+
     private volatile boolean ended;
 
     private Scope(String cacheName) {
@@ -171,6 +236,21 @@ public final class AsyncCalls implements AutoCloseable {
      */
     public <T> CompletableFuture<T> submit(
         String operation, Collection<?> keys, Function<Deadline, T> work) {
+      return submit(operation, keys, work, null);
+    }
+
+    /**
+     * As {@link #submit} for a plain read of one key: {@code work} reads it alone; {@code batch}
+     * reads it with others ready at the same time (see the class comment). Reads are batched only
+     * with reads submitted with the same {@code batch}.
+     */
+    public <T> CompletableFuture<T> submitRead(
+        String operation, Object key, Function<Deadline, T> work, BatchRead<T> batch) {
+      return submit(operation, List.of(key), work, Objects.requireNonNull(batch, "batch"));
+    }
+
+    private <T> CompletableFuture<T> submit(
+        String operation, Collection<?> keys, Function<Deadline, T> work, BatchRead<T> batch) {
       if (ended) {
         throw closed();
       }
@@ -179,7 +259,7 @@ public final class AsyncCalls implements AutoCloseable {
       acquire(cacheName, operation);
       CompletableFuture<Void> slot = new CompletableFuture<>();
       CompletableFuture<Void> before = enter(keys, slot);
-      Call<T> call = new Call<>(operation, keys, work, deadline, slot, before);
+      Call<T> call = new Call<>(operation, keys, work, batch, deadline, slot, before);
       calls.add(call);
       if (ended && call.endUnstarted()) { // end() may have missed it
         throw closed();
@@ -223,6 +303,80 @@ public final class AsyncCalls implements AutoCloseable {
           Thread.currentThread().interrupt();
           return;
         }
+      }
+    }
+
+    /** Entries in the queue of ready reads (tests: it must not grow with reads run alone). */
+    public int readyReads() {
+      return readyReads.size();
+    }
+
+    /** A ready read joins the queue; a runner is started unless one is on its way or at work. */
+    private void readReady(Call<?> read) {
+      readyReads.offer(read);
+      scheduleReadRunner();
+    }
+
+    /**
+     * Starts a read runner unless one is about to start, or one runs and is not stuck (it takes the
+     * queue before it ends: it looks again after leaving). A queue left to a running runner gets a
+     * timer check, in case that runner turns out stuck.
+     */
+    private void scheduleReadRunner() {
+      if (readRunners.get() > 0 && ticker.nanos() - readProgressAt < READ_RUNNER_STALL_NANOS) {
+        checkForStuckRunner();
+        return;
+      }
+      if (!readRunnerPending.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        workers.accept(this::runReadyReads);
+      } catch (RuntimeException e) {
+        readRunnerPending.set(false);
+        Call<?> read;
+        while ((read = readyReads.poll()) != null) {
+          read.fail(e); // the threads are closed: the stages fail rather than hang
+        }
+      }
+    }
+
+    private void checkForStuckRunner() {
+      if (stallCheck.compareAndSet(false, true)) {
+        Future<?> check =
+            timer.schedule(
+                () -> {
+                  stallCheck.set(false);
+                  if (!readyReads.isEmpty()) {
+                    scheduleReadRunner();
+                  }
+                },
+                READ_RUNNER_STALL_NANOS);
+        if (check == null) {
+          stallCheck.set(false); // closing: the queued reads end with their cache
+        }
+      }
+    }
+
+    /**
+     * A read runner, on a provider thread: runs the ready reads, a batch at a time, until the queue
+     * is empty; then looks once more after leaving, as a read that came meanwhile may have counted
+     * on it.
+     */
+    private void runReadyReads() {
+      readRunners.incrementAndGet();
+      readRunnerPending.set(false);
+      try {
+        Call<?> read;
+        while ((read = readyReads.poll()) != null) {
+          readProgressAt = ticker.nanos();
+          read.runRead();
+        }
+      } finally {
+        readRunners.decrementAndGet();
+      }
+      if (!readyReads.isEmpty()) {
+        scheduleReadRunner();
       }
     }
 
@@ -279,6 +433,7 @@ public final class AsyncCalls implements AutoCloseable {
       final String operation;
       final Collection<?> keys;
       Function<Deadline, T> work; // dropped when it ends unstarted: a queue may still hold the call
+      final BatchRead<T> batch; // null: not a plain read
       final Deadline deadline;
       final Stage result = new Stage();
 
@@ -299,12 +454,14 @@ public final class AsyncCalls implements AutoCloseable {
           String operation,
           Collection<?> keys,
           Function<Deadline, T> work,
+          BatchRead<T> batch,
           Deadline deadline,
           CompletableFuture<Void> slot,
           CompletableFuture<Void> before) {
         this.operation = operation;
         this.keys = keys;
         this.work = work;
+        this.batch = batch;
         this.deadline = deadline;
         this.slot = slot;
         this.before = before;
@@ -317,6 +474,10 @@ public final class AsyncCalls implements AutoCloseable {
         }
         if (deadline.expired()) {
           expire(waited); // checked at dequeue too: a fake ticker moves no timer
+          return;
+        }
+        if (batch != null) {
+          readReady(this);
           return;
         }
         try {
@@ -335,6 +496,34 @@ public final class AsyncCalls implements AutoCloseable {
         if (!claimed.compareAndSet(false, true)) {
           return; // ended, expired or withdrawn while queued: already completed
         }
+        runAlone();
+      }
+
+      /**
+       * A read runner's: runs this read with the ready reads it takes along, unless it has ended or
+       * expired meanwhile.
+       */
+      void runRead() {
+        if (claimed.get()) {
+          return;
+        }
+        if (deadline.expired()) {
+          expire("a thread of the async pool");
+          return;
+        }
+        if (!claimed.compareAndSet(false, true)) {
+          return;
+        }
+        List<Call<T>> reads = readsToRunWith();
+        if (reads.size() == 1) {
+          runAlone();
+        } else {
+          runBatch(reads);
+        }
+      }
+
+      /** Runs the claimed call by itself. */
+      private void runAlone() {
         runsOn = Thread.currentThread();
         T value = null;
         Throwable failure = null;
@@ -345,6 +534,66 @@ public final class AsyncCalls implements AutoCloseable {
         }
         runsOn = null;
         finish(value, failure);
+      }
+
+      /**
+       * This claimed read and the ready reads it takes along (claimed here): those of the same
+       * batch on other keys, not started; one whose deadline passed fails unstarted. A read of
+       * another batch (or, which the order per key rules out, of a key already taken) goes back to
+       * the queue for the next runner.
+       */
+      @SuppressWarnings("unchecked") // same batch object, so the same T
+      private List<Call<T>> readsToRunWith() {
+        List<Call<T>> reads = new ArrayList<>();
+        reads.add(this);
+        Set<Object> readKeys = new HashSet<>(keys);
+        List<Call<?>> later = new ArrayList<>();
+        Call<?> other;
+        while (reads.size() < MAX_BATCHED_READS && (other = readyReads.poll()) != null) {
+          if (other.claimed.get()) {
+            continue;
+          }
+          if (other.deadline.expired()) {
+            other.expire("a thread of the async pool");
+          } else if (other.batch != batch || !readKeys.addAll(other.keys)) {
+            later.add(other);
+          } else if (other.claimed.compareAndSet(false, true)) {
+            reads.add((Call<T>) other);
+          }
+        }
+        readyReads.addAll(later);
+        return reads;
+      }
+
+      /**
+       * Runs claimed reads as one batch, under the earliest of their deadlines. If the batch read
+       * itself fails (no read has answered), each runs alone on what is left of its own.
+       */
+      private void runBatch(List<Call<T>> reads) {
+        List<Object> readKeys = new ArrayList<>(reads.size());
+        Deadline earliest = deadline;
+        for (Call<T> read : reads) {
+          read.runsOn = Thread.currentThread();
+          readKeys.add(read.keys.iterator().next());
+          if (read.deadline.remainingNanos() < earliest.remainingNanos()) {
+            earliest = read.deadline;
+          }
+        }
+        List<Answer<T>> answers;
+        try {
+          answers = batch.read(readKeys, earliest);
+        } catch (RuntimeException e) {
+          reads.forEach(Call::runAlone);
+          return;
+        } catch (Throwable t) {
+          reads.forEach(read -> read.finish(null, t)); // an Error: no stage may hang
+          return;
+        }
+        for (int i = 0; i < reads.size(); i++) {
+          Call<T> read = reads.get(i);
+          read.runsOn = null;
+          read.finish(answers.get(i).value(), answers.get(i).failure());
+        }
       }
 
       /** Fails the call when its deadline passes, unless it has started or ended by then. */
