@@ -29,7 +29,7 @@ LEVEL=${1:-full}
 shift || true
 case "$LEVEL" in
   full) ASYNC_TIMING=(-f 3 -wi 3 -w 1 -i 5 -r 1) VTHREAD_TIMING=(-f 3 -wi 3 -w 2 -i 5 -r 2) ;;
-  smoke) ASYNC_TIMING=(-f 1 -wi 4 -w 1 -i 3 -r 1) VTHREAD_TIMING=(-f 1 -wi 1 -w 1 -i 3 -r 1) ;;
+  smoke) ASYNC_TIMING=(-f 1 -wi 1 -w 1 -i 3 -r 1) VTHREAD_TIMING=(-f 1 -wi 1 -w 1 -i 3 -r 1) ;;
   *) echo "bench/run-async.sh runs full or smoke, not '$LEVEL'" >&2; exit 2 ;;
 esac
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
