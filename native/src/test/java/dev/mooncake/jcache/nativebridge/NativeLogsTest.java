@@ -54,6 +54,10 @@ class NativeLogsTest {
                 "-Dorg.slf4j.simpleLogger.logFile=System.out",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
                 "-Dorg.slf4j.simpleLogger.log.dev.mooncake=warn",
+                // the child starts `env`: under qemu-user (-P aarch64-qemu) the default
+                // posix_spawn runs the JDK's aarch64 jspawnhelper, which the kernel cannot exec
+                // without binfmt_misc; vfork execs the host's `env` directly
+                "-Djdk.lang.Process.launchMechanism=VFORK",
                 NativeLogsChild.class.getName()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
