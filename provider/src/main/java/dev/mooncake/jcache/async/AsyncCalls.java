@@ -582,11 +582,18 @@ public final class AsyncCalls implements AutoCloseable {
         List<Answer<T>> answers;
         try {
           answers = batch.read(readKeys, earliest);
+          if (answers.size() != reads.size()) {
+            throw new IllegalStateException(
+                "a batch read answered " + answers.size() + " of " + reads.size() + " reads");
+          }
         } catch (RuntimeException e) {
           reads.forEach(Call::runAlone);
           return;
         } catch (Throwable t) {
-          reads.forEach(read -> read.finish(null, t)); // an Error: no stage may hang
+          for (Call<T> read : reads) {
+            read.runsOn = null;
+            read.finish(null, t); // an Error: no stage may hang
+          }
           return;
         }
         for (int i = 0; i < reads.size(); i++) {

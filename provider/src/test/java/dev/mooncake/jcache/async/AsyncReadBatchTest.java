@@ -215,11 +215,13 @@ class AsyncReadBatchTest {
   @Test
   void aRunnerStuckInItsRoundTripNoLongerHoldsTheNextReadsBack() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    List<CompletableFuture<String>> later = new ArrayList<>();
+    CountDownLatch bIssued = new CountDownLatch(1);
+    List<CompletableFuture<String>> later = new CopyOnWriteArrayList<>();
     AsyncCalls.BatchRead<String> stuck =
         (keys, deadline) -> {
           ticker.advance(Duration.ofMillis(6)); // past READ_RUNNER_STALL_NANOS
           later.add(read("b", values));
+          bIssued.countDown();
           Latches.await(release, "the test released the stuck read");
           return values.read(keys, deadline);
         };
@@ -229,6 +231,7 @@ class AsyncReadBatchTest {
     Thread runner = new Thread(queued.remove(0), "stuck-runner");
     runner.start();
     Latches.await(handedOver, "a runner of its own for b");
+    Latches.await(bIssued, "b issued");
     queued.remove(0).run(); // b's runner, while a's is still stuck
     assertEquals("alone-b", later.get(0).get());
     release.countDown();
@@ -239,10 +242,12 @@ class AsyncReadBatchTest {
   @Test
   void aQueueLeftToARunnerThatThenStallsGetsARunnerFromTheTimer() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    List<CompletableFuture<String>> later = new ArrayList<>();
+    CountDownLatch bIssued = new CountDownLatch(1);
+    List<CompletableFuture<String>> later = new CopyOnWriteArrayList<>();
     AsyncCalls.BatchRead<String> stalls =
         (keys, deadline) -> {
           later.add(read("b", values)); // left to this runner: it is making progress
+          bIssued.countDown();
           assertEquals(List.of(), queued);
           ticker.advance(Duration.ofMillis(6)); // then it stalls, and nothing else arrives
           Latches.await(release, "the test released the stalled read");
@@ -254,6 +259,7 @@ class AsyncReadBatchTest {
     Thread runner = new Thread(queued.remove(0), "stalled-runner");
     runner.start();
     Latches.await(handedOver, "the timer's check handing b a runner");
+    Latches.await(bIssued, "b issued");
     queued.remove(0).run();
     assertEquals("alone-b", later.get(0).get());
     release.countDown();
@@ -300,6 +306,17 @@ class AsyncReadBatchTest {
     } finally {
       closed.close();
     }
+  }
+
+  @Test
+  void aBatchReadThatAnswersTooFewRunsEachReadAloneInsteadOfLeavingOneHanging() throws Exception {
+    AsyncCalls.BatchRead<String> tooFew =
+        (keys, deadline) -> List.of(AsyncCalls.Answer.of("only one"));
+    CompletableFuture<String> a = read("a", tooFew);
+    CompletableFuture<String> b = read("b", tooFew);
+    runQueued();
+    assertEquals("alone-a", a.get());
+    assertEquals("alone-b", b.get());
   }
 
   @Test
