@@ -489,14 +489,21 @@ public final class AsyncCalls implements AutoCloseable {
 
       @Override
       public void run() {
+        if (claimToRun()) {
+          runAlone();
+        }
+      }
+
+      /**
+       * Whether this thread may run the call: not if its deadline passed (then it fails unstarted)
+       * or it has ended, expired, been withdrawn or taken along by a batch while queued.
+       */
+      private boolean claimToRun() {
         if (deadline.expired()) {
           expire("a thread of the async pool");
-          return;
+          return false;
         }
-        if (!claimed.compareAndSet(false, true)) {
-          return; // ended, expired or withdrawn while queued: already completed
-        }
-        runAlone();
+        return claimed.compareAndSet(false, true);
       }
 
       /**
@@ -504,14 +511,7 @@ public final class AsyncCalls implements AutoCloseable {
        * expired meanwhile.
        */
       void runRead() {
-        if (claimed.get()) {
-          return;
-        }
-        if (deadline.expired()) {
-          expire("a thread of the async pool");
-          return;
-        }
-        if (!claimed.compareAndSet(false, true)) {
+        if (!claimToRun()) {
           return;
         }
         List<Call<T>> reads = readsToRunWith();

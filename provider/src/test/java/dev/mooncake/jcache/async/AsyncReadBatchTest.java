@@ -214,14 +214,35 @@ class AsyncReadBatchTest {
 
   @Test
   void aRunnerStuckInItsRoundTripNoLongerHoldsTheNextReadsBack() throws Exception {
+    bReadsWhileARunnerIsStuck(true, "a runner of its own for b");
+  }
+
+  @Test
+  void aQueueLeftToARunnerThatThenStallsGetsARunnerFromTheTimer() throws Exception {
+    bReadsWhileARunnerIsStuck(false, "the timer's check handing b a runner");
+  }
+
+  /**
+   * a and a2 run as a batch on a thread of their own whose round trip stops until released; b is
+   * issued from inside it, after the runner already counts as stuck ({@code stuckBeforeB}: the next
+   * read starts a runner) or before (left to the runner, which then stalls: the timer's check
+   * starts one). Either way b gets a runner ({@code how}) and reads while a's is still stuck.
+   */
+  private void bReadsWhileARunnerIsStuck(boolean stuckBeforeB, String how) throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch bIssued = new CountDownLatch(1);
     List<CompletableFuture<String>> later = new CopyOnWriteArrayList<>();
     AsyncCalls.BatchRead<String> stuck =
         (keys, deadline) -> {
-          ticker.advance(Duration.ofMillis(6)); // past READ_RUNNER_STALL_NANOS
+          if (stuckBeforeB) {
+            ticker.advance(Duration.ofMillis(6)); // past READ_RUNNER_STALL_NANOS
+          }
           later.add(read("b", values));
           bIssued.countDown();
+          if (!stuckBeforeB) {
+            assertEquals(List.of(), queued, "left to this runner: it is making progress");
+            ticker.advance(Duration.ofMillis(6)); // then it stalls, and nothing else arrives
+          }
           Latches.await(release, "the test released the stuck read");
           return values.read(keys, deadline);
         };
@@ -230,37 +251,9 @@ class AsyncReadBatchTest {
     handedOver = new CountDownLatch(1);
     Thread runner = new Thread(queued.remove(0), "stuck-runner");
     runner.start();
-    Latches.await(handedOver, "a runner of its own for b");
+    Latches.await(handedOver, how);
     Latches.await(bIssued, "b issued");
     queued.remove(0).run(); // b's runner, while a's is still stuck
-    assertEquals("alone-b", later.get(0).get());
-    release.countDown();
-    runner.join(TimeUnit.SECONDS.toMillis(Latches.BOUND_SECONDS));
-    assertEquals("v-a", a.get());
-  }
-
-  @Test
-  void aQueueLeftToARunnerThatThenStallsGetsARunnerFromTheTimer() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
-    CountDownLatch bIssued = new CountDownLatch(1);
-    List<CompletableFuture<String>> later = new CopyOnWriteArrayList<>();
-    AsyncCalls.BatchRead<String> stalls =
-        (keys, deadline) -> {
-          later.add(read("b", values)); // left to this runner: it is making progress
-          bIssued.countDown();
-          assertEquals(List.of(), queued);
-          ticker.advance(Duration.ofMillis(6)); // then it stalls, and nothing else arrives
-          Latches.await(release, "the test released the stalled read");
-          return values.read(keys, deadline);
-        };
-    CompletableFuture<String> a = read("a", stalls);
-    read("a2", stalls); // two, so that they run as a batch
-    handedOver = new CountDownLatch(1);
-    Thread runner = new Thread(queued.remove(0), "stalled-runner");
-    runner.start();
-    Latches.await(handedOver, "the timer's check handing b a runner");
-    Latches.await(bIssued, "b issued");
-    queued.remove(0).run();
     assertEquals("alone-b", later.get(0).get());
     release.countDown();
     runner.join(TimeUnit.SECONDS.toMillis(Latches.BOUND_SECONDS));
