@@ -2,8 +2,6 @@ package dev.mooncake.jcache.bench;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -110,9 +108,10 @@ public final class CpuShareProfiler implements InternalProfiler {
   private Snapshot snapshot() {
     try {
       List<Integer> allowed = proc.allowedCpus();
+      Map<String, Long> byName = proc.processNanos(List.of(MASTER, REDIS));
       Map<String, Long> servers = new LinkedHashMap<>();
-      servers.put("master", proc.processNanos(MASTER));
-      servers.put("redis", proc.processNanos(REDIS));
+      servers.put("master", byName.get(MASTER));
+      servers.put("redis", byName.get(REDIS));
       return new Snapshot(
           System.nanoTime(),
           proc.cpuTicks(allowed),
@@ -199,14 +198,5 @@ public final class CpuShareProfiler implements InternalProfiler {
 
   private static double percent(long part, long whole) {
     return whole <= 0 ? 0 : 100.0 * part / whole;
-  }
-
-  /** Lists the entries of a directory, for {@link ProcCpu}. */
-  static List<Path> list(Path dir) throws IOException {
-    List<Path> entries = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-      stream.forEach(entries::add);
-    }
-    return entries;
   }
 }

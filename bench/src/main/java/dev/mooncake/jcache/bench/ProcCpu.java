@@ -2,11 +2,13 @@ package dev.mooncake.jcache.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -119,7 +121,7 @@ final class ProcCpu {
   Tasks tasks(String pid) throws IOException {
     List<Task> tasks = new ArrayList<>();
     Path dir = root.resolve(pid).resolve("task");
-    for (Path task : CpuShareProfiler.list(dir)) {
+    for (Path task : list(dir)) {
       try {
         String[] sched = Files.readString(task.resolve("schedstat")).trim().split("\\s+");
         tasks.add(
@@ -141,25 +143,35 @@ final class ProcCpu {
   }
 
   /**
-   * The CPU time of every thread of the processes named {@code name} ({@code /proc/<pid>/comm}), or
-   * -1 when none runs.
+   * The CPU time of every thread of the processes with each of these names ({@code
+   * /proc/<pid>/comm}), in one pass over {@code /proc}: -1 for a name no process has.
    */
-  long processNanos(String name) throws IOException {
-    long sum = -1;
-    for (Path entry : CpuShareProfiler.list(root)) {
+  Map<String, Long> processNanos(List<String> names) throws IOException {
+    Map<String, Long> sums = new LinkedHashMap<>();
+    names.forEach(name -> sums.put(name, -1L));
+    for (Path entry : list(root)) {
       String pid = entry.getFileName().toString();
       if (!pid.chars().allMatch(Character::isDigit)) {
         continue;
       }
       try {
-        if (Files.readString(entry.resolve("comm")).trim().equals(name)) {
-          sum = Math.max(sum, 0) + tasks(pid).runNanos();
+        String name = Files.readString(entry.resolve("comm")).trim();
+        if (sums.containsKey(name)) {
+          sums.put(name, Math.max(sums.get(name), 0) + tasks(pid).runNanos());
         }
       } catch (NoSuchFileException | java.nio.file.AccessDeniedException gone) {
         // ended meanwhile, or not ours to read
       }
     }
-    return sum;
+    return sums;
+  }
+
+  private static List<Path> list(Path dir) throws IOException {
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+      stream.forEach(entries::add);
+    }
+    return entries;
   }
 
   /**

@@ -44,8 +44,9 @@ class CpuShareProfilerTest {
     assertEquals(1_350, tasks.runNanos());
     assertEquals(new ProcCpu.Task(12, "C2 CompilerThre", 300, 0), tasks.byTid().get(12L));
     assertEquals("a (b) c", tasks.byTid().get(13L).name());
-    assertEquals(1_000, cpu.processNanos("mooncake_master"));
-    assertEquals(-1, cpu.processNanos("redis-server"));
+    assertEquals(
+        Map.of("mooncake_master", 1_000L, "redis-server", -1L),
+        cpu.processNanos(List.of("mooncake_master", "redis-server")));
     assertEquals(200 * ProcCpu.NANOS_PER_TICK, cpu.selfNanosWithEnded());
   }
 
