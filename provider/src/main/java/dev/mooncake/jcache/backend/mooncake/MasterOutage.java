@@ -275,6 +275,17 @@ final class MasterOutage {
     return open;
   }
 
+  /**
+   * Tests: waits until the probe sent last (if any) has answered, so that a test changing the fault
+   * it injects does not race a probe that is still asking under the old one.
+   */
+  void awaitProbe() {
+    Probe last = probing.get();
+    if (last != null) {
+      last.answer.join();
+    }
+  }
+
   /** For messages: how long the master has not answered, or empty when it does. */
   String describeNote() {
     if (!open) {

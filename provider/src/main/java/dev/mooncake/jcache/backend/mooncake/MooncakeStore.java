@@ -429,6 +429,11 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     runner.interceptCalls(intercept);
   }
 
+  /** Tests: waits until the master probe sent last has answered (see {@link MasterOutage}). */
+  void awaitMasterProbe() {
+    runner.awaitMasterProbe();
+  }
+
   /** Whether calls fail fast now (the breaker is open; tests). */
   boolean failingFast() {
     return runner.failingFast();

@@ -2,6 +2,7 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -107,6 +108,15 @@ public final class SharedMooncakeStores {
       shared.leases++;
       return new Lease(connection, shared.store);
     }
+  }
+
+  /** Tests: waits until the master probe of every open client has answered. */
+  static void awaitMasterProbes() {
+    List<MooncakeStore> open;
+    synchronized (STORES) {
+      open = STORES.values().stream().map(shared -> shared.store).toList();
+    }
+    open.forEach(MooncakeStore::awaitMasterProbe);
   }
 
   private static void closing(Connection connection, MooncakeStore store) {

@@ -102,6 +102,11 @@ final class StoreCallRunner {
     this.intercept = intercept;
   }
 
+  /** Tests: waits until the master probe sent last has answered ({@link MasterOutage}). */
+  void awaitMasterProbe() {
+    outage.awaitProbe();
+  }
+
   /** Whether calls fail fast now (the breaker is open). */
   boolean failingFast() {
     return outage.isOpen();

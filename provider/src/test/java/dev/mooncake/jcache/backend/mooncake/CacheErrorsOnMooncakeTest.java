@@ -35,7 +35,8 @@ class CacheErrorsOnMooncakeTest {
         """
         {"backend": "mooncake", "library": "%s", "master_server_address": "127.0.0.1:50051",
          "metadata_server": "P2PHANDSHAKE", "protocol": "tcp", "local_hostname": "127.0.0.1",
-         "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "errors"}
+         "global_segment_size": "16MB", "local_buffer_size": "8MB", "tenant_id": "errors",
+         "operation_timeout_ms": 3000}
         """
             .formatted(Fake.library()));
     CacheManager manager = provider.getCacheManager(config.toUri(), getClass().getClassLoader());
@@ -51,6 +52,7 @@ class CacheErrorsOnMooncakeTest {
     provider.close();
   }
 
+  /** Lock calls wait out a full pool until the operation's deadline (3 s here), then name it. */
   @Test
   void aFullPoolIsNamedOnPut() {
     Fake.control("fail_ops=-200");
@@ -78,6 +80,9 @@ class CacheErrorsOnMooncakeTest {
   void theCacheWorksAgainOnceTheStoreRecovers() {
     Fake.control("fail_ops=-901");
     assertThrows(CacheException.class, () -> cache.put("k", "v"));
+    // The -901 sent a master probe (MasterOutage); it answers before the store recovers, so the
+    // next put does not depend on which of the two came first.
+    SharedMooncakeStores.awaitMasterProbes();
     Fake.control("fail_ops=0");
     cache.put("k", "v");
     assertEquals("v", cache.get("k"));

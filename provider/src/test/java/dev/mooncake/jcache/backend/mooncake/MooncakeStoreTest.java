@@ -167,17 +167,17 @@ class MooncakeStoreTest {
     assertEquals(-901, put);
     assertEquals("-901 RPC_TIMEOUT", StoreStatus.describe(put));
     // -1 is two things in Mooncake's C ABI, and the status says so rather than pick one.
-    Fake.control("fail_ops=-1");
+    injectAfterTheProbe("fail_ops=-1");
     int ambiguous = store.put("e3", heap("v"));
     assertEquals(StoreStatus.INTERNAL_ERROR_OR_INVALID_ARGUMENT, StoreStatus.of(ambiguous));
     assertEquals(
         "-1 INTERNAL_ERROR_OR_INVALID_ARGUMENT (Mooncake's C ABI answers -1 for an"
             + " invalid argument, an exception inside the library, and an internal error alike)",
         StoreStatus.describe(ambiguous));
-    Fake.control("fail_ops=-901");
+    injectAfterTheProbe("fail_ops=-901");
     assertEquals(-901, store.getInto("e", ByteBuffer.allocate(8)));
     assertArrayEquals(new int[] {-901, -901}, store.batchIsExist(new String[] {"e", "f"}));
-    Fake.control("fail_ops=0");
+    injectAfterTheProbe("fail_ops=0");
     Fake.control("fail_batch=-200");
     assertArrayEquals(
         new int[] {-200, -200},
@@ -186,6 +186,16 @@ class MooncakeStoreTest {
         new long[] {-200},
         store.batchGetInto(new String[] {"e"}, new ByteBuffer[] {ByteBuffer.allocate(4)}));
     assertArrayEquals(new int[] {-200}, store.batchIsExist(new String[] {"e"}));
+  }
+
+  /**
+   * A -901 sends a master probe on a thread of its own (MasterOutage), and the calls after it wait
+   * for its answer. The next fault is injected once that probe has answered, so that the probe
+   * never asks under one fault while the test's next call expects another.
+   */
+  private void injectAfterTheProbe(String control) {
+    store.awaitMasterProbe();
+    Fake.control(control);
   }
 
   @Test
