@@ -147,6 +147,19 @@ static int set_env_if_unset(const char *name, jlong value) {
   return set;
 }
 
+/* Unsets name while it holds value (what set_env_if_unset wrote); true when it did. */
+static int unset_env_if_holds(const char *name, jlong value) {
+  if (value <= 0) return 0;
+  char text[32];
+  snprintf(text, sizeof text, "%lld", (long long)value);
+  int unset = 0;
+  pthread_mutex_lock(&environment_lock);
+  const char *current = getenv(name);
+  if (current != NULL && strcmp(current, text) == 0) unset = unsetenv(name) == 0;
+  pthread_mutex_unlock(&environment_lock);
+  return unset;
+}
+
 JNIEXPORT jint JNICALL LIBRARY_FN(setRpcTimeoutsIfUnset)(JNIEnv *env, jclass cls, jlong request_ms,
                                                     jlong connect_ms) {
   (void)env;
@@ -155,6 +168,17 @@ JNIEXPORT jint JNICALL LIBRARY_FN(setRpcTimeoutsIfUnset)(JNIEnv *env, jclass cls
   if (set_env_if_unset("MC_RPC_TIMEOUT_MS", request_ms)) applied |= 1;
   if (set_env_if_unset("MC_RPC_CONNECT_TIMEOUT_MS", connect_ms)) applied |= 2;
   return applied;
+}
+
+/* Undoes setRpcTimeoutsIfUnset: bit 0 / bit 1 of applied name what it set. Answers what it unset. */
+JNIEXPORT jint JNICALL LIBRARY_FN(unsetRpcTimeouts)(JNIEnv *env, jclass cls, jint applied,
+                                                   jlong request_ms, jlong connect_ms) {
+  (void)env;
+  (void)cls;
+  int unset = 0;
+  if ((applied & 1) && unset_env_if_holds("MC_RPC_TIMEOUT_MS", request_ms)) unset |= 1;
+  if ((applied & 2) && unset_env_if_holds("MC_RPC_CONNECT_TIMEOUT_MS", connect_ms)) unset |= 2;
+  return unset;
 }
 
 JNIEXPORT jboolean JNICALL LIBRARY_FN(hostProbeVisible)(JNIEnv *env, jclass cls) {

@@ -83,7 +83,10 @@
  *    owner_dead_recoveries, event_seq (sequence numbers used so far, dropped events included),
  *    registrations (this process's clients' registrations, counting re-registrations),
  *    lock_holder_pid (pid holding the lock through hold_shared_lock_ms, else 0);
- *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset).
+ *    get_size(h, "__fake_mc__/env/<NAME>") answers getenv(NAME) as a number (-704 when unset);
+ *    stats rpc_timeout_at_setup / rpc_connect_timeout_at_setup answer MC_RPC_TIMEOUT_MS /
+ *    MC_RPC_CONNECT_TIMEOUT_MS as the last setup saw them (-704 unset, -1 no setup yet): Mooncake's
+ *    client reads both once, when setup builds its master RPC pool.
  *  - environment: FAKE_MC_LEASE_MS, FAKE_MC_SIGINT_HANDLER=1 (as sigint_handler_on_create),
  *    FAKE_MC_FAIL_OPS=<code> (as fail_ops, from the first create of the process on).
  * Built with -DFAKE_MC_PARTIAL it lacks three of the 19 functions and set_etcd_tls_config, to test
@@ -972,6 +975,14 @@ static int setup_locked(client *c, const char *local_hostname, uint64_t segment,
   return 0;
 }
 
+/* What the last setup read of MC_RPC_*: Mooncake's MasterClient reads them when setup builds it. */
+static int64_t setup_rpc_timeout = -1, setup_rpc_connect_timeout = -1;
+
+static int64_t env_number(const char *name) {
+  const char *value = getenv(name);
+  return value == NULL ? OBJECT_NOT_FOUND : atoll(value);
+}
+
 int mooncake_store_setup(void *store, const char *local_hostname, const char *metadata_server,
                          uint64_t global_segment_size, uint64_t local_buffer_size,
                          const char *protocol, const char *device_name,
@@ -988,6 +999,10 @@ int mooncake_store_setup(void *store, const char *local_hostname, const char *me
     abort(); /* Mooncake's LOG(FATAL) */
   }
   if (strchr(master_server_addr, ':') == NULL) return MCJ_INVALID_PARAMS;
+  pthread_mutex_lock(&lock);
+  setup_rpc_timeout = env_number("MC_RPC_TIMEOUT_MS");
+  setup_rpc_connect_timeout = env_number("MC_RPC_CONNECT_TIMEOUT_MS");
+  pthread_mutex_unlock(&lock);
   if (setup_delay_ms > 0) {
     usleep((useconds_t)setup_delay_ms * 1000); /* an unreachable master: setup hangs in retries */
   }
@@ -1215,6 +1230,8 @@ static int64_t stat_value(const char *name) {
   if (strcmp(name, "block_reuses") == 0) return stat_block_reuses;
   if (strcmp(name, "free_blocks") == 0) return stat_free_blocks;
   if (strcmp(name, "reads_copying") == 0) return stat_reads_copying;
+  if (strcmp(name, "rpc_timeout_at_setup") == 0) return setup_rpc_timeout;
+  if (strcmp(name, "rpc_connect_timeout_at_setup") == 0) return setup_rpc_connect_timeout;
   if (strcmp(name, "used_bytes") == 0 || strcmp(name, "cached_bytes") == 0) {
     int64_t n = 0;
     for (client *c = clients; c != NULL; c = c->next) n += (int64_t)(name[0] == 'u' ? c->used : c->cached);

@@ -84,11 +84,34 @@ public final class MooncakeLibrary {
 
   /**
    * Sets {@code MC_RPC_TIMEOUT_MS} / {@code MC_RPC_CONNECT_TIMEOUT_MS} in the process environment
-   * when unset (values {@code <= 0} are skipped). Returns bit 0 / bit 1 for each one set.
+   * where unset (values {@code <= 0} are skipped), for the setup of the next client: Mooncake reads
+   * them once, when setup builds its master RPC pool. Close the answer once that setup returned: it
+   * unsets what it set (while the variable still holds that value), so that processes this JVM
+   * starts do not inherit them.
    */
-  public static int applyRpcTimeouts(long requestTimeoutMs, long connectTimeoutMs) {
+  public static RpcTimeouts applyRpcTimeouts(long requestTimeoutMs, long connectTimeoutMs) {
     load();
-    return setRpcTimeoutsIfUnset(requestTimeoutMs, connectTimeoutMs);
+    return new RpcTimeouts(
+        setRpcTimeoutsIfUnset(requestTimeoutMs, connectTimeoutMs),
+        requestTimeoutMs,
+        connectTimeoutMs);
+  }
+
+  /**
+   * What {@link #applyRpcTimeouts} set: bit 0 of {@code applied} for {@code MC_RPC_TIMEOUT_MS}, bit
+   * 1 for {@code MC_RPC_CONNECT_TIMEOUT_MS} (a variable the user had set is left alone).
+   */
+  public record RpcTimeouts(int applied, long requestTimeoutMs, long connectTimeoutMs)
+      implements AutoCloseable {
+    /** Unsets what was set; answers the same bits for what it unset. */
+    public int unset() {
+      return applied == 0 ? 0 : unsetRpcTimeouts(applied, requestTimeoutMs, connectTimeoutMs);
+    }
+
+    @Override
+    public void close() {
+      unset();
+    }
   }
 
   long handle() {
@@ -126,6 +149,9 @@ public final class MooncakeLibrary {
   static native int optionalSymbols(long library);
 
   private static native int setRpcTimeoutsIfUnset(long requestTimeoutMs, long connectTimeoutMs);
+
+  private static native int unsetRpcTimeouts(
+      int applied, long requestTimeoutMs, long connectTimeoutMs);
 
   /** Whether {@code Py_IsInitialized} is visible in the process's global symbol scope. */
   static native boolean hostProbeVisible();

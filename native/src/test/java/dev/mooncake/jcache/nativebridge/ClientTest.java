@@ -234,14 +234,34 @@ class ClientTest {
   }
 
   @Test
-  void rpcTimeoutsAreSetOnlyWhenUnset() {
-    // The surefire JVM has neither variable; the first call sets both, later ones none.
+  void rpcTimeoutsAreSetOnlyWhenUnsetAndUnsetAgainAfterwards() {
+    // The surefire JVM has neither variable.
     org.junit.jupiter.api.Assumptions.assumeTrue(
         System.getenv("MC_RPC_TIMEOUT_MS") == null
             && System.getenv("MC_RPC_CONNECT_TIMEOUT_MS") == null);
-    MooncakeLibrary.applyRpcTimeouts(1234, 567);
-    assertEquals(0, MooncakeLibrary.applyRpcTimeouts(99, 99));
+    try (MooncakeLibrary.RpcTimeouts first = MooncakeLibrary.applyRpcTimeouts(1234, 567)) {
+      assertEquals(3, first.applied());
+      assertEquals(1234, FakeStore.environment("MC_RPC_TIMEOUT_MS"));
+      assertEquals(567, FakeStore.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
+      try (MooncakeLibrary.RpcTimeouts second = MooncakeLibrary.applyRpcTimeouts(99, 99)) {
+        assertEquals(0, second.applied(), "a variable already set is left alone");
+      }
+      assertEquals(1234, FakeStore.environment("MC_RPC_TIMEOUT_MS"), "the second unset nothing");
+    }
+    // Children of this JVM must not inherit them.
+    assertEquals(-704, FakeStore.environment("MC_RPC_TIMEOUT_MS"));
+    assertEquals(-704, FakeStore.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
+  }
+
+  @Test
+  void unsettingLeavesAVariableThatChangedMeanwhile() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("MC_RPC_TIMEOUT_MS") == null);
+    MooncakeLibrary.RpcTimeouts ours = MooncakeLibrary.applyRpcTimeouts(1234, 0);
+    assertEquals(1, ours.applied(), "a value <= 0 is skipped");
+    MooncakeLibrary.RpcTimeouts changed = new MooncakeLibrary.RpcTimeouts(1, 4321, 0);
+    assertEquals(0, changed.unset(), "it holds 1234, not 4321");
     assertEquals(1234, FakeStore.environment("MC_RPC_TIMEOUT_MS"));
-    assertEquals(567, FakeStore.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
+    assertEquals(1, ours.unset());
+    assertEquals(-704, FakeStore.environment("MC_RPC_TIMEOUT_MS"));
   }
 }

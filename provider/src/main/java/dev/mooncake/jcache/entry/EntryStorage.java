@@ -46,6 +46,26 @@ public final class EntryStorage {
   private static final int NOT_READY_RETRIES = 50;
 
   /**
+   * How long a remove waits for a put in flight (-703) to land before it counts the put as one that
+   * may never land: its writer was killed, or lost its lock, between Mooncake's PutStart and
+   * PutEnd. A live put lands within milliseconds. Mooncake removes such a put only at a later
+   * PutStart of the key made {@code put_start_discard_timeout} (30 s at 3b5a594) after it began,
+   * never at a remove (which answers -703 for ever): so a write then puts instead of waiting
+   * ({@link #putChecked} checks what landed), and a remove reports nothing readable removed.
+   */
+  static final long STUCK_PUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** What {@link #deleteNow} found under the key. */
+  private enum Removal {
+    /** An object was there, and is removed. */
+    REMOVED,
+    /** Nothing was there. */
+    ABSENT,
+    /** A put in flight that did not land within {@link #STUCK_PUT_NANOS}; nothing readable. */
+    STUCK_PUT
+  }
+
+  /**
    * How often a read is repeated when what it got is not the key's whole value ({@link
    * ValueHeader#defect}: no header, wrong length, checksum, another key's owner hash). Seen on a
    * real Mooncake (3b5a594) while other clients replaced keys (a forced remove, then a put):
@@ -488,15 +508,16 @@ public final class EntryStorage {
    */
   boolean replace(LockedKey locked, Object value, long expireAt, Deadline deadline) {
     String key = locked.key();
-    boolean existed = !trustAbsent(locked.knownAbsent()) && deleteNow(locked, deadline);
+    Removal removal =
+        trustAbsent(locked.knownAbsent()) ? Removal.ABSENT : deleteNow(locked, deadline);
     Codec.Encoded encoded = codec.encode(value);
     ByteBuffer buffer = headed(key, encoded.format(), encoded.bytes(), expireAt, deadline);
     try {
-      putChecked(locked, buffer, existed && !locked.provedExclusive(), deadline);
+      putChecked(locked, buffer, mustCheck(removal, locked), deadline);
     } finally {
       buffers.release(buffer);
     }
-    return existed;
+    return removal == Removal.REMOVED;
   }
 
   /**
@@ -547,6 +568,7 @@ public final class EntryStorage {
       }
       ByteBuffer[] values = transfer.buffers(deadline);
       boolean[] removed = new boolean[keys.length];
+      boolean[] stuck = new boolean[keys.length]; // a put in flight that may never land
       for (int i = 0; i < keys.length; i++) {
         Write write = group.get(i);
         fill(
@@ -556,7 +578,9 @@ public final class EntryStorage {
             encoded[from + i].bytes(),
             write.expireAt());
         if (!trustAbsent(write.knownAbsent())) {
-          removed[i] = deleteNow(write.locked(), deadline);
+          Removal removal = deleteNow(write.locked(), deadline);
+          removed[i] = removal == Removal.REMOVED;
+          stuck[i] = removal == Removal.STUCK_PUT;
         }
       }
       for (Write write : group) {
@@ -577,7 +601,9 @@ public final class EntryStorage {
           });
       List<Integer> toCheck = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
-        if (results[i] == 0 && removed[i]) {
+        if (results[i] == 0 && stuck[i]) {
+          putChecked(group.get(i).locked(), values[i], true, deadline); // see STUCK_PUT_NANOS
+        } else if (results[i] == 0 && removed[i]) {
           toCheck.add(i); // a put right after a remove may be dropped: see putChecked
         } else if (results[i] != 0 && !StoreStatus.isTransientForWrites(results[i])) {
           throw failure("batch put", keys[i], results[i]);
@@ -608,9 +634,8 @@ public final class EntryStorage {
       Deadline deadline) {
     ByteBuffer buffer = headed(locked.key(), format, payload, expireAt, deadline);
     try {
-      boolean removed = !trustAbsent(absent) && deleteNow(locked, deadline);
-      // Unchecked only after a lock that proved itself exclusive: LockedKey#provedExclusive.
-      putChecked(locked, buffer, removed && !locked.provedExclusive(), deadline);
+      Removal removal = trustAbsent(absent) ? Removal.ABSENT : deleteNow(locked, deadline);
+      putChecked(locked, buffer, mustCheck(removal, locked), deadline);
     } finally {
       buffers.release(buffer);
     }
@@ -624,7 +649,9 @@ public final class EntryStorage {
    * {@code deadline} (its start plus {@code operation_timeout_ms}, shared with its lock and the
    * removes before and inside the retries); then the failure names the cache, the key and the
    * status. A put on a key known to be absent is not checked: a create is not dropped that way, and
-   * the check would cost every create a round trip.
+   * the check would cost every create a round trip. Over a put in flight that never lands (its
+   * writer killed), each retry's put is the PutStart that lets Mooncake discard it once it is old
+   * enough ({@link #STUCK_PUT_NANOS}).
    */
   private void putChecked(
       LockedKey locked, ByteBuffer value, boolean replacing, Deadline deadline) {
@@ -730,8 +757,8 @@ public final class EntryStorage {
     ByteBuffer whole = value.duplicate().limit(value.limit() + ValueHeader.TRAILER).position(start);
     ValueHeader.write(
         whole, start, TypedCodec.BYTES_FORMAT, expireAt, value.remaining(), StoreKeyHash.of(key));
-    boolean removed = !trustAbsent(knownAbsent) && deleteNow(locked, deadline);
-    putChecked(locked, whole, removed, deadline);
+    Removal removal = trustAbsent(knownAbsent) ? Removal.ABSENT : deleteNow(locked, deadline);
+    putChecked(locked, whole, removal != Removal.ABSENT, deadline);
   }
 
   /**
@@ -894,35 +921,61 @@ public final class EntryStorage {
     return buffer.limit(ValueHeader.OVERHEAD + payload.length);
   }
 
-  /** Removes the key's object; true when there was one. */
+  /**
+   * Removes the key's object; true when there was one (a put in flight that never lands is not one:
+   * see {@link #STUCK_PUT_NANOS}).
+   */
   boolean delete(LockedKey locked, Deadline deadline) {
-    return deleteNow(locked, deadline);
+    return deleteNow(locked, deadline) == Removal.REMOVED;
   }
 
   /**
    * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is retried
    * until the operation's {@code deadline}: another JVM's write of the key is about to land, and
-   * callers must not see that as an error.
+   * callers must not see that as an error. A put in flight for {@link #STUCK_PUT_NANOS} is reported
+   * instead ({@link Removal#STUCK_PUT}): it may never land.
    */
-  private boolean deleteNow(LockedKey locked, Deadline deadline) {
+  private Removal deleteNow(LockedKey locked, Deadline deadline) {
     String key = locked.key();
+    long notReadySince = 0; // ticker nanos of the first -703
+    boolean notReady = false;
     for (int attempt = 0; ; attempt++) {
       locked.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
       if (result == 0) {
-        return true;
+        return Removal.REMOVED;
       }
       if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
-        return false;
+        return Removal.ABSENT;
       }
       if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("remove", key, result);
+      }
+      if (result == StoreStatus.REPLICA_IS_NOT_READY.code()) {
+        long now = ticker.nanos();
+        if (!notReady) {
+          notReady = true;
+          notReadySince = now;
+        } else if (now - notReadySince >= STUCK_PUT_NANOS) {
+          return Removal.STUCK_PUT;
+        }
       }
       if (deadline.expired()) {
         throw failure("remove", key, result, retriesFor(deadline));
       }
       backOff(attempt);
     }
+  }
+
+  /**
+   * Whether the put after {@code removal} must be checked ({@link #putChecked}): after a remove,
+   * unless the lock proved itself exclusive ({@link LockedKey#provedExclusive}); after a put in
+   * flight that did not land, always (Mooncake answers 0 to a put over it and stores nothing until
+   * it discards the old one).
+   */
+  private static boolean mustCheck(Removal removal, LockedKey locked) {
+    return removal == Removal.STUCK_PUT
+        || (removal == Removal.REMOVED && !locked.provedExclusive());
   }
 
   /** Removes every object whose key starts with {@code prefix}; the count removed. */

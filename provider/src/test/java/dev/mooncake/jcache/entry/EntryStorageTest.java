@@ -372,6 +372,75 @@ class EntryStorageTest {
   }
 
   /**
+   * A put in flight whose writer was killed never lands, and Mooncake's remove answers -703 for it
+   * for ever: only a later put (PutStart) of the key, once the old put is older than its discard
+   * timeout, clears it. A write stops waiting for it after {@link EntryStorage#STUCK_PUT_NANOS} and
+   * puts, checking each time what landed, until one lands (a rolling restart's replacement JVM must
+   * be able to write the entry its killed predecessor left in flight).
+   */
+  @Test
+  void aWriteOverAPutThatNeverLandsPutsUntilMooncakeDiscardsIt() {
+    try (ScriptedStorage slow = new ScriptedStorage("stuck-put", Duration.ofSeconds(10))) {
+      slow.store
+          .script("remove", notReadyFor(1000))
+          .script("put", ScriptedStore.DROP, ScriptedStore.DROP) // answered 0: still in flight
+          .script("getSize", NOT_READY, NOT_READY)
+          .advancing(slow.ticker, 100);
+      slow.storage.write(
+          TestLocks.unproved(slow.storage, "k"),
+          "new",
+          ExpiryTimes.ETERNAL,
+          false,
+          slow.storage.deadline());
+      StoredEntry entry = slow.storage.read("k", slow.storage.deadline());
+      assertEquals("new", entry.value());
+      assertEquals(3, slow.store.count("put"), "two answered over the stuck put, the third landed");
+      long removes = slow.store.count("remove");
+      long perWait = EntryStorage.STUCK_PUT_NANOS / 100_000_000L; // at 100 ms a call
+      assertTrue(
+          removes >= 3 * perWait && removes <= 3 * (perWait + 2),
+          "each put came after a remove that waited about STUCK_PUT_NANOS: " + removes);
+    }
+  }
+
+  @Test
+  void aRemoveOfAPutThatNeverLandsRemovesNothingReadable() {
+    try (ScriptedStorage slow = new ScriptedStorage("stuck-remove", Duration.ofSeconds(10))) {
+      slow.store.script("remove", notReadyFor(1000)).advancing(slow.ticker, 100);
+      assertFalse(
+          slow.storage.delete(TestLocks.unproved(slow.storage, "k"), slow.storage.deadline()));
+      long removes = slow.store.count("remove");
+      assertTrue(removes <= EntryStorage.STUCK_PUT_NANOS / 100_000_000L + 2, "waited " + removes);
+    }
+  }
+
+  @Test
+  void aBatchWriteOverAPutThatNeverLandsChecksThatKeysPut() {
+    try (ScriptedStorage slow = new ScriptedStorage("stuck-batch", Duration.ofSeconds(10))) {
+      slow.store.script("remove", notReadyFor(20)).advancing(slow.ticker, 100);
+      slow.storage.writeAll(
+          List.of(
+              new EntryStorage.Write(
+                  TestLocks.unproved(slow.storage, "a"), "new-a", ExpiryTimes.ETERNAL, false),
+              new EntryStorage.Write(
+                  TestLocks.unproved(slow.storage, "b"), "new-b", ExpiryTimes.ETERNAL, true)),
+          slow.storage.deadline());
+      assertEquals("new-a", slow.storage.read("a", slow.storage.deadline()).value());
+      assertEquals("new-b", slow.storage.read("b", slow.storage.deadline()).value());
+      assertEquals(
+          List.of("batchPut", "put", "getSize"),
+          slow.store.calls().stream().filter(c -> !c.equals("remove")).toList().subList(0, 3),
+          "the stuck key's put is made again alone and checked");
+    }
+  }
+
+  private static long[] notReadyFor(int calls) {
+    long[] answers = new long[calls];
+    java.util.Arrays.fill(answers, NOT_READY);
+    return answers;
+  }
+
+  /**
    * The object as a read overtaken by a reusing writer copies it: the header (and, here, the
    * payload) of {@code old}, the trailer (checksum) of {@code successor}, both of one length.
    */

@@ -147,6 +147,11 @@ final class StandalonePool implements AutoCloseable {
     return segment;
   }
 
+  /** The pool process's pid, to stop and resume it. */
+  long pid() {
+    return process.pid();
+  }
+
   /**
    * The config of an app JVM in {@code standalone-store} + {@code cluster} with a 16 MiB lock
    * segment that finds the pool through the master's metrics port ({@code master_metrics_address}).
@@ -193,9 +198,15 @@ final class StandalonePool implements AutoCloseable {
 
   /** Bytes allocated in {@code segment}, from the master's metrics (0 when it has none yet). */
   static long allocatedIn(String segment) throws IOException, InterruptedException {
+    return allocatedIn(METRICS_PORT, segment);
+  }
+
+  /** The same from the master with admin HTTP on {@code metricsPort}. */
+  static long allocatedIn(int metricsPort, String segment)
+      throws IOException, InterruptedException {
     String prefix = "segment_allocated_bytes{segment=\"" + segment + "\"} ";
     List<String> lines =
-        admin(METRICS_PORT, "/metrics").lines().filter(l -> l.startsWith(prefix)).toList();
+        admin(metricsPort, "/metrics").lines().filter(l -> l.startsWith(prefix)).toList();
     return lines.isEmpty()
         ? 0
         : (long) Double.parseDouble(lines.get(0).substring(prefix.length()).strip());

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,11 +71,16 @@ final class MooncakeSetup {
   }
 
   /**
-   * The per-RPC timeout the first store of this process wrote into {@code MC_RPC_TIMEOUT_MS} (0 if
-   * none did: the user's environment had it). The variable is process-wide, so later stores leave
-   * it alone; this says which config won (for tests).
+   * The per-RPC timeout the last store setup of this process was given in {@code MC_RPC_TIMEOUT_MS}
+   * (0 if none: the user's environment had it). For tests.
    */
   private static volatile long rpcTimeoutSetByUsMillis;
+
+  /**
+   * Held from setting {@code MC_RPC_*} until the setup that reads them returned and they are unset
+   * again: a store opened meanwhile on another thread would see the first one's values, or none.
+   */
+  private static final ReentrantLock RPC_TIMEOUT_ENVIRONMENT = new ReentrantLock();
 
   static long rpcTimeoutSetByUsMillis() {
     return rpcTimeoutSetByUsMillis;
@@ -138,11 +144,6 @@ final class MooncakeSetup {
     }
     long timeoutMs = Math.max(1, config.operationTimeout().toMillis());
     long rpcTimeoutMs = rpcTimeoutMillis(timeoutMs);
-    int applied = MooncakeLibrary.applyRpcTimeouts(rpcTimeoutMs, rpcTimeoutMs);
-    if (applied != 0) {
-      rpcTimeoutSetByUsMillis = rpcTimeoutMs;
-    }
-    LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", applied);
 
     boolean standalone = config.mode() == MooncakeConfig.Mode.STANDALONE_STORE;
     long contributed = config.contributedSegmentSize(); // standalone: its lock segment, or 0
@@ -165,30 +166,41 @@ final class MooncakeSetup {
       MooncakeConfig.NativeSettings nativeSettings = config.nativeSettings();
       StoreAbi abi = nativeSettings.abi() == null ? null : StoreAbi.parse(nativeSettings.abi());
       MooncakeClient client;
-      try {
-        client = MooncakeClient.create(library, abi);
-      } catch (NativeBridgeException e) {
-        throw new StoreException("cannot create a Mooncake client: " + e.getMessage(), e);
-      }
-      opened.add(client);
-      // Before Mooncake joins the cluster: replica settings the library's layout cannot say.
-      replicaConfig(client, config, List.of()).close();
-      if (nativeSettings.etcdTls() != null) {
-        MooncakeConfig.EtcdTls tls = nativeSettings.etcdTls();
+      int code;
+      // Mooncake reads MC_RPC_* once, when setup builds its master RPC pool: set for this setup
+      // only (where the user has not), then unset so that child processes do not inherit them.
+      RPC_TIMEOUT_ENVIRONMENT.lock();
+      try (MooncakeLibrary.RpcTimeouts rpcTimeouts =
+          MooncakeLibrary.applyRpcTimeouts(rpcTimeoutMs, rpcTimeoutMs)) {
+        rpcTimeoutSetByUsMillis = rpcTimeouts.applied() != 0 ? rpcTimeoutMs : 0;
+        LOG.debug("MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS set by us: {}", rpcTimeouts);
         try {
-          client.setEtcdTlsConfig(tls.caFile(), tls.certFile(), tls.keyFile());
+          client = MooncakeClient.create(library, abi);
         } catch (NativeBridgeException e) {
-          throw new StoreException(
-              "etcd_tls: " + e.getMessage() + " (config " + config.source() + ")", e);
+          throw new StoreException("cannot create a Mooncake client: " + e.getMessage(), e);
         }
-      }
-      long restored = client.signalsRestored();
-      int code = setupWithin(client, config, contributed, timeoutMs, where, opened);
-      restored |= client.signalsRestored();
-      if (restored != 0) {
-        LOG.info(
-            "Mooncake changed the handlers of signals {}; the JVM's were put back",
-            signals(restored));
+        opened.add(client);
+        // Before Mooncake joins the cluster: replica settings the library's layout cannot say.
+        replicaConfig(client, config, List.of()).close();
+        if (nativeSettings.etcdTls() != null) {
+          MooncakeConfig.EtcdTls tls = nativeSettings.etcdTls();
+          try {
+            client.setEtcdTlsConfig(tls.caFile(), tls.certFile(), tls.keyFile());
+          } catch (NativeBridgeException e) {
+            throw new StoreException(
+                "etcd_tls: " + e.getMessage() + " (config " + config.source() + ")", e);
+          }
+        }
+        long restored = client.signalsRestored();
+        code = setupWithin(client, config, contributed, timeoutMs, where, opened);
+        restored |= client.signalsRestored();
+        if (restored != 0) {
+          LOG.info(
+              "Mooncake changed the handlers of signals {}; the JVM's were put back",
+              signals(restored));
+        }
+      } finally {
+        RPC_TIMEOUT_ENVIRONMENT.unlock();
       }
       if (code != 0) {
         throw new StoreException(

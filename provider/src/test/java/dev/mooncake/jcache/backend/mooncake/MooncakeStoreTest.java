@@ -305,19 +305,23 @@ class MooncakeStoreTest {
   }
 
   @Test
-  void rpcTimeoutsComeFromTheOperationTimeout() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("MC_RPC_TIMEOUT_MS") == null);
-    // The first store of this JVM (whichever test opened it) set both to a third of its operation
-    // timeout (MooncakeSetup.rpcTimeoutMillis: a put makes up to three master RPCs).
-    long first = MooncakeSetup.rpcTimeoutSetByUsMillis();
-    assertTrue(first > 0, "some store of this JVM set MC_RPC_TIMEOUT_MS");
-    assertEquals(first, Fake.environment("MC_RPC_TIMEOUT_MS"));
-    assertEquals(first, Fake.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
-    // Later ones leave them alone, whatever their own timeout.
-    TestConfig other = new TestConfig();
-    other.operationTimeout = java.time.Duration.ofMillis(first + 1234);
-    other.open().close();
-    assertEquals(first, Fake.environment("MC_RPC_TIMEOUT_MS"));
-    assertEquals(first, MooncakeSetup.rpcTimeoutSetByUsMillis());
+  void rpcTimeoutsComeFromTheOperationTimeoutAndAreNotLeftForChildren() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getenv("MC_RPC_TIMEOUT_MS") == null
+            && System.getenv("MC_RPC_CONNECT_TIMEOUT_MS") == null);
+    for (long timeoutMs : new long[] {9_000, 12_345}) {
+      TestConfig config = new TestConfig();
+      config.operationTimeout = java.time.Duration.ofMillis(timeoutMs);
+      config.open().close();
+      // Its setup saw a third of its own operation timeout (a put makes up to three master RPCs)
+      long rpcTimeout = MooncakeSetup.rpcTimeoutMillis(timeoutMs);
+      assertEquals(timeoutMs / 3, rpcTimeout);
+      assertEquals(rpcTimeout, Fake.stat("rpc_timeout_at_setup"), "store of " + timeoutMs);
+      assertEquals(rpcTimeout, Fake.stat("rpc_connect_timeout_at_setup"), "store of " + timeoutMs);
+      assertEquals(rpcTimeout, MooncakeSetup.rpcTimeoutSetByUsMillis());
+      // and neither stays in the environment for the processes this JVM starts
+      assertEquals(-704, Fake.environment("MC_RPC_TIMEOUT_MS"));
+      assertEquals(-704, Fake.environment("MC_RPC_CONNECT_TIMEOUT_MS"));
+    }
   }
 }
