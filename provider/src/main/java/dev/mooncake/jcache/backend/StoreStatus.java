@@ -2,6 +2,7 @@ package dev.mooncake.jcache.backend;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Mooncake Store's result codes, with their names as Mooncake spells them, but for -1: its C ABI
@@ -153,6 +154,16 @@ public enum StoreStatus {
         || code == TRANSFER_FAIL.code
         || code == NO_AVAILABLE_HANDLE.code;
   }
+
+  /**
+   * How long a put in flight (-703) is waited for before it counts as one that never lands: its
+   * writer was killed, or lost its lock, between Mooncake's PutStart and PutEnd (a live put lands
+   * within milliseconds). Mooncake removes such a put only at a later PutStart of the key made
+   * {@code put_start_discard_timeout} (30 s at 3b5a594) after it began, never at a remove, which
+   * answers -703 for ever: so a caller that has waited this long puts again (a write, a lock
+   * acquisition) or reports nothing removed (a remove).
+   */
+  public static final long STUCK_PUT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** {@code "-200 NO_AVAILABLE_HANDLE"}, or {@code "-42 UNKNOWN"} for a code not in the table. */
   public static String describe(long code) {

@@ -45,23 +45,16 @@ public final class EntryStorage {
   /** How often a read retries an object whose put is still in flight before calling it absent. */
   private static final int NOT_READY_RETRIES = 50;
 
-  /**
-   * How long a remove waits for a put in flight (-703) to land before it counts the put as one that
-   * may never land: its writer was killed, or lost its lock, between Mooncake's PutStart and
-   * PutEnd. A live put lands within milliseconds. Mooncake removes such a put only at a later
-   * PutStart of the key made {@code put_start_discard_timeout} (30 s at 3b5a594) after it began,
-   * never at a remove (which answers -703 for ever): so a write then puts instead of waiting
-   * ({@link #putChecked} checks what landed), and a remove reports nothing readable removed.
-   */
-  static final long STUCK_PUT_NANOS = TimeUnit.SECONDS.toNanos(1);
-
   /** What {@link #deleteNow} found under the key. */
   private enum Removal {
     /** An object was there, and is removed. */
     REMOVED,
     /** Nothing was there. */
     ABSENT,
-    /** A put in flight that did not land within {@link #STUCK_PUT_NANOS}; nothing readable. */
+    /**
+     * A put in flight that did not land within {@link StoreStatus#STUCK_PUT_NANOS}; nothing
+     * readable.
+     */
     STUCK_PUT
   }
 
@@ -602,7 +595,7 @@ public final class EntryStorage {
       List<Integer> toCheck = new ArrayList<>();
       for (int i = 0; i < keys.length; i++) {
         if (results[i] == 0 && stuck[i]) {
-          putChecked(group.get(i).locked(), values[i], true, deadline); // see STUCK_PUT_NANOS
+          putChecked(group.get(i).locked(), values[i], true, deadline); // a put that never landed
         } else if (results[i] == 0 && removed[i]) {
           toCheck.add(i); // a put right after a remove may be dropped: see putChecked
         } else if (results[i] != 0 && !StoreStatus.isTransientForWrites(results[i])) {
@@ -651,7 +644,7 @@ public final class EntryStorage {
    * status. A put on a key known to be absent is not checked: a create is not dropped that way, and
    * the check would cost every create a round trip. Over a put in flight that never lands (its
    * writer killed), each retry's put is the PutStart that lets Mooncake discard it once it is old
-   * enough ({@link #STUCK_PUT_NANOS}).
+   * enough ({@link StoreStatus#STUCK_PUT_NANOS}).
    */
   private void putChecked(
       LockedKey locked, ByteBuffer value, boolean replacing, Deadline deadline) {
@@ -923,7 +916,7 @@ public final class EntryStorage {
 
   /**
    * Removes the key's object; true when there was one (a put in flight that never lands is not one:
-   * see {@link #STUCK_PUT_NANOS}).
+   * see {@link StoreStatus#STUCK_PUT_NANOS}).
    */
   boolean delete(LockedKey locked, Deadline deadline) {
     return deleteNow(locked, deadline) == Removal.REMOVED;
@@ -932,8 +925,8 @@ public final class EntryStorage {
   /**
    * Removes with force; an object whose put is in flight (-703) or that is leased (-706) is retried
    * until the operation's {@code deadline}: another JVM's write of the key is about to land, and
-   * callers must not see that as an error. A put in flight for {@link #STUCK_PUT_NANOS} is reported
-   * instead ({@link Removal#STUCK_PUT}): it may never land.
+   * callers must not see that as an error. A put in flight for {@link StoreStatus#STUCK_PUT_NANOS}
+   * is reported instead ({@link Removal#STUCK_PUT}): it may never land.
    */
   private Removal deleteNow(LockedKey locked, Deadline deadline) {
     String key = locked.key();
@@ -956,7 +949,7 @@ public final class EntryStorage {
         if (!notReady) {
           notReady = true;
           notReadySince = now;
-        } else if (now - notReadySince >= STUCK_PUT_NANOS) {
+        } else if (now - notReadySince >= StoreStatus.STUCK_PUT_NANOS) {
           return Removal.STUCK_PUT;
         }
       }

@@ -374,7 +374,7 @@ class EntryStorageTest {
   /**
    * A put in flight whose writer was killed never lands, and Mooncake's remove answers -703 for it
    * for ever: only a later put (PutStart) of the key, once the old put is older than its discard
-   * timeout, clears it. A write stops waiting for it after {@link EntryStorage#STUCK_PUT_NANOS} and
+   * timeout, clears it. A write stops waiting for it after {@link StoreStatus#STUCK_PUT_NANOS} and
    * puts, checking each time what landed, until one lands (a rolling restart's replacement JVM must
    * be able to write the entry its killed predecessor left in flight).
    */
@@ -396,7 +396,7 @@ class EntryStorageTest {
       assertEquals("new", entry.value());
       assertEquals(3, slow.store.count("put"), "two answered over the stuck put, the third landed");
       long removes = slow.store.count("remove");
-      long perWait = EntryStorage.STUCK_PUT_NANOS / 100_000_000L; // at 100 ms a call
+      long perWait = StoreStatus.STUCK_PUT_NANOS / 100_000_000L; // at 100 ms a call
       assertTrue(
           removes >= 3 * perWait && removes <= 3 * (perWait + 2),
           "each put came after a remove that waited about STUCK_PUT_NANOS: " + removes);
@@ -410,7 +410,7 @@ class EntryStorageTest {
       assertFalse(
           slow.storage.delete(TestLocks.unproved(slow.storage, "k"), slow.storage.deadline()));
       long removes = slow.store.count("remove");
-      assertTrue(removes <= EntryStorage.STUCK_PUT_NANOS / 100_000_000L + 2, "waited " + removes);
+      assertTrue(removes <= StoreStatus.STUCK_PUT_NANOS / 100_000_000L + 2, "waited " + removes);
     }
   }
 

@@ -233,6 +233,28 @@ class ClusterKeyLocksTest {
     assertEquals(0, cluster.size(), "locks left behind");
   }
 
+  /**
+   * A holder killed inside its lock object's put leaves it in flight: Mooncake answers 0 to puts
+   * over it (storing nothing), -703 to reads and sizes, and discards it only at a put made late
+   * enough. The acquisition puts again once the sizes have answered -703 for {@link
+   * StoreStatus#STUCK_PUT_NANOS}, instead of watching until its deadline.
+   */
+  @Test
+  void aLockObjectLeftInFlightByADeadHolderIsPutAgainOnceItLooksStuck() {
+    storeA.putAnswers.add(0); // over the put in flight: answered, nothing stored
+    storeA.readAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
+    for (int i = 0; i < 10_000; i++) {
+      storeA.sizeAnswers.add((long) StoreStatus.REPLICA_IS_NOT_READY.code());
+    }
+    long before = nanos.get();
+    try (KeyLocks.Held held = a.lock(KEY, null, Deadline.none())) {
+      long waited = nanos.get() - before;
+      assertEquals(2, storeA.puts, "one put over the stuck one, one once it looked stuck");
+      assertTrue(
+          waited >= StoreStatus.STUCK_PUT_NANOS && waited < TIMEOUT.toNanos(), "waited " + waited);
+    }
+  }
+
   @Test
   void aBatchReadWithoutAnAnswerForAKeyTakesItAloneAndLeavesNoLockBehind() {
     String[] keys = sortedKeys();
