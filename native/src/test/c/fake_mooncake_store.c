@@ -1263,8 +1263,7 @@ int64_t mooncake_store_get_size(void *store, const char *key) {
   } else if (record_text_locked(key, text, sizeof text, &result) == 0) {
     /* the length of the record */
   } else if (strncmp(key, ENV_PREFIX, sizeof ENV_PREFIX - 1) == 0) {
-    const char *value = getenv(key + sizeof ENV_PREFIX - 1); /* what Mooncake would read */
-    result = value == NULL ? OBJECT_NOT_FOUND : atoll(value);
+    result = env_number(key + sizeof ENV_PREFIX - 1); /* what Mooncake would read */
   } else if (!c->set_up) {
     result = MCJ_INVALID_PARAMS;
   } else if (fail_ops) {

@@ -3,6 +3,7 @@ package dev.mooncake.jcache.entry;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.StuckPutWatch;
 import dev.mooncake.jcache.codec.Codec;
 import dev.mooncake.jcache.codec.TypedCodec;
 import dev.mooncake.jcache.expiry.ExpiryTimes;
@@ -930,8 +931,7 @@ public final class EntryStorage {
    */
   private Removal deleteNow(LockedKey locked, Deadline deadline) {
     String key = locked.key();
-    long notReadySince = 0; // ticker nanos of the first -703
-    boolean notReady = false;
+    StuckPutWatch inFlight = new StuckPutWatch();
     for (int attempt = 0; ; attempt++) {
       locked.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
@@ -944,14 +944,8 @@ public final class EntryStorage {
       if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("remove", key, result);
       }
-      if (result == StoreStatus.REPLICA_IS_NOT_READY.code()) {
-        long now = ticker.nanos();
-        if (!notReady) {
-          notReady = true;
-          notReadySince = now;
-        } else if (now - notReadySince >= StoreStatus.STUCK_PUT_NANOS) {
-          return Removal.STUCK_PUT;
-        }
+      if (result == StoreStatus.REPLICA_IS_NOT_READY.code() && inFlight.stuckAt(ticker.nanos())) {
+        return Removal.STUCK_PUT;
       }
       if (deadline.expired()) {
         throw failure("remove", key, result, retriesFor(deadline));

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
+import dev.mooncake.jcache.backend.StuckPutWatch;
 import dev.mooncake.jcache.lane.BoundedCalls;
 import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
@@ -347,8 +348,7 @@ public final class ClusterKeyLocks implements KeyLocks {
     long notALock = -1; // the size of an object at the lock key that was no lock record
     String unanswered; // why the last read gave no answer
     String noAnswer; // a store call that ran out of the acquisition's time
-    boolean notReady; // whether the last size answered -703
-    long notReadySince; // clock of the first -703 of the sizes in a row
+    final StuckPutWatch inFlight = new StuckPutWatch(); // sizes answering -703 in a row
 
     Acquisition(String key, Ride ride, Deadline deadline, Deadline operation) {
       this.key = key;
@@ -445,14 +445,14 @@ public final class ClusterKeyLocks implements KeyLocks {
 
     Step watch() {
       long size = store.size(lockKey, deadline);
-      if (size == StoreStatus.REPLICA_IS_NOT_READY.code() && stuckPut()) {
+      if (size == StoreStatus.REPLICA_IS_NOT_READY.code() && inFlight.stuckAt(clock.getAsLong())) {
         // A holder killed inside the lock object's put: only a put (PutStart) of ours lets
         // Mooncake discard it, once it is old enough (StoreStatus.STUCK_PUT_NANOS).
         lastCode = size;
         return Step.PUT;
       }
       if (size != StoreStatus.REPLICA_IS_NOT_READY.code()) {
-        notReady = false;
+        inFlight.reset();
       }
       if (size == StoreStatus.OBJECT_NOT_FOUND.code()) {
         return Step.PUT; // released, or its holder's segment dropped: compete now
@@ -473,24 +473,6 @@ public final class ClusterKeyLocks implements KeyLocks {
       }
       watched = size; // not ours, still the same object: wait
       return Step.WATCH;
-    }
-
-    /**
-     * Whether the lock object has answered -703 (a put in flight) for {@link
-     * StoreStatus#STUCK_PUT_NANOS}; starts the count at the first, and again after each yes.
-     */
-    private boolean stuckPut() {
-      long now = clock.getAsLong();
-      if (!notReady) {
-        notReady = true;
-        notReadySince = now;
-        return false;
-      }
-      if (now - notReadySince < StoreStatus.STUCK_PUT_NANOS) {
-        return false;
-      }
-      notReady = false; // at most one such put per STUCK_PUT_NANOS
-      return true;
     }
 
     private CacheException failed(String doing, long code) {
