@@ -31,8 +31,8 @@ import org.openjdk.jmh.util.ListStatistics;
 
 /**
  * Runs a part of the benchmark plan with JMH (and, for the Mooncake part, the C driver), stores the
- * results under docs/perf-data/ and renders docs/performance.md. bench/run.sh calls it; see
- * docs/performance.md for the commands.
+ * results under bench/results/perf-data/ and renders docs/performance.md. bench/run.sh calls it;
+ * see docs/performance.md for the commands.
  *
  * <pre>
  * BenchMain [--part in-process|mooncake|near-cache] [--level smoke|short|long] [--only SEGMENT-REGEX]
@@ -75,7 +75,7 @@ public final class BenchMain {
                 "data",
                 smoke
                     ? root.resolve("bench/target/perf-data-smoke").toString()
-                    : root.resolve("docs/perf-data").toString()));
+                    : root.resolve("bench/results/perf-data").toString()));
     if (!Files.exists(doc)) {
       Files.createDirectories(doc.toAbsolutePath().getParent());
       Files.copy(template, doc);

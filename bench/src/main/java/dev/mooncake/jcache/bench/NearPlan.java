@@ -7,7 +7,7 @@ import java.util.List;
  * The {@code near-cache} part: this provider on a real Mooncake with a near cache ({@link
  * NearPeers}) against the same without one ({@code mooncake-store-local}) and Redisson's JCache, in
  * one run with one master (started with KV events) and one redis-server. It runs after the {@code
- * mooncake} part in bench/run-mooncake.sh and keeps its results apart (docs/perf-data/
+ * mooncake} part in bench/run-mooncake.sh and keeps its results apart (bench/results/perf-data/
  * near-cache.json), so either part can be run again alone without losing the other.
  *
  * <p>Timing: the ratios decide only with error bars within ±10 % (issue 16), and on this machine

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A part's stored results, kept as JSON next to the report (docs/perf-data/), so the report can be
+ * A part's stored results, kept as JSON under bench/results/perf-data/, so the report can be
  * rendered again from all parts without measuring: the part, its level ({@link Timing}), the runs
  * that made them ({@link Piece}s: one for a whole run, several when a run was assembled from
  * filtered ones, see {@link Merge}) and the records, each naming its piece.

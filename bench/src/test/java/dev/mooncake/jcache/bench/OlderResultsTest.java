@@ -13,7 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Results files written before pieces load as one piece, render as before and re-render. */
 class OlderResultsTest {
-  /** The shape of docs/perf-data/*.json before pieces (trimmed: one record). */
+  /**
+   * The shape of the stored results (bench/results/perf-data/*.json) before pieces (trimmed: one
+   * record).
+   */
   static final String OLDER =
       """
       {
