@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (docs/reliability.md, "Load and lifetime"): 8 threads of mixed get / put / invoke /
+# The soak (docs/lifetime.md, "Soak"): 8 threads of mixed get / put / invoke /
 # remove / getAll / putAll over 10 B - 1 MiB values, expiry and listeners on, cache managers opened
 # and closed every 3 s, every result checked against an exact model, resident memory, direct
 # memory, threads and file descriptors sampled throughout. Runs on the in-process store, then the
