@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 33's benchmarks in one sitting (docs/performance.md, "Asynchronous API and virtual
+# Issue 33's benchmarks in one sitting (docs/performance-features.md, "Asynchronous API and virtual
 # threads"): AsyncBenchmark (one thread keeping N operations in flight through the provider's
 # async API and Redisson's CacheAsync, and the provider's synchronous calls as the baseline) and
 # VirtualThreadBenchmark (1,000 virtual threads with and without the hand-off, 1,000 platform

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the integrity checks (owner hash and CRC32C) cost beside a whole get, per value size, in
-# one JMH run (IntegrityBenchmark; docs/performance.md, "Integrity checks").
+# one JMH run (IntegrityBenchmark; docs/performance-features.md, "Integrity checks").
 #
 #   [MOONCAKE_STORE_LIBRARY=… MOONCAKE_MASTER=…] bench/run-integrity.sh [JMH options…]
 #

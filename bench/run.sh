@@ -9,7 +9,7 @@
 # full: the whole in-process matrix and the Mooncake part's single-key mixes, short iterations (~1.5 h).
 # long: the whole matrix, hours. Options after the level go to BenchMain, e.g. --part in-process
 # (one part only), --only 'read-heavy' (segments by name), --prof jfr, --budget 256m.
-# See docs/performance.md.
+# See docs/benchmarks.md (how to run) and docs/performance.md (the results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * Renders issue 33's results ({@link AsyncBenchmark}, {@link VirtualThreadBenchmark}: JMH's JSON
- * files that {@code bench/run-async.sh} writes) as the markdown of docs/performance.md's
+ * files that {@code bench/run-async.sh} writes) as the markdown of docs/performance-features.md's
  * "Asynchronous API and virtual threads": the targets, a table per benchmark with the ratios async
  * ÷ sync, async ÷ Redisson, virtual ÷ pinned and virtual ÷ platform, each with its error (relative
  * errors in quadrature) and its range from both figures' 99.9 % intervals, and why each wide figure

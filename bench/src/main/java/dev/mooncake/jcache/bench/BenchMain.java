@@ -32,7 +32,7 @@ import org.openjdk.jmh.util.ListStatistics;
 /**
  * Runs a part of the benchmark plan with JMH (and, for the Mooncake part, the C driver), stores the
  * results under bench/results/perf-data/ and renders docs/performance.md. bench/run.sh calls it;
- * see docs/performance.md for the commands.
+ * see docs/benchmarks.md for the commands.
  *
  * <pre>
  * BenchMain [--part in-process|mooncake|near-cache] [--level smoke|short|long] [--only SEGMENT-REGEX]

@@ -18,12 +18,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * How little a payload-wide check can add to a read (docs/performance.md, "Integrity checks"): the
- * two checksum intrinsics over a value as a transfer leaves it, the copy into the heap that a read
- * does anyway, copy then CRC, and the CRC fused into that copy in chunks of each size (summed from
- * the heap copy while it is in L1, or from the transfer buffer before it is copied). The read path
- * uses the best of these ({@code Checksum.ofWhileCopying}). Run (no Mooncake needed): {@code
- * bench/run-integrity.sh} builds, then {@code java -cp "bench/target/classes:$(cat
+ * How little a payload-wide check can add to a read (docs/performance-features.md, "Integrity
+ * checks"): the two checksum intrinsics over a value as a transfer leaves it, the copy into the
+ * heap that a read does anyway, copy then CRC, and the CRC fused into that copy in chunks of each
+ * size (summed from the heap copy while it is in L1, or from the transfer buffer before it is
+ * copied). The read path uses the best of these ({@code Checksum.ofWhileCopying}). Run (no Mooncake
+ * needed): {@code bench/run-integrity.sh} builds, then {@code java -cp "bench/target/classes:$(cat
  * bench/target/classpath.txt)" org.openjdk.jmh.Main ChecksumFloor}.
  */
 @BenchmarkMode(Mode.AverageTime)

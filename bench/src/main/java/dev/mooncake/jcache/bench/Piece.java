@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * One run that made some of a part's stored records ({@link Record#piece()} is its id): the meta
  * lines that run wrote (command, date and time taken, level, data, JDK, machine with its load
  * average, versions with the provider's commit, combinations that failed). A full run too long for
- * one sitting is assembled from pieces (docs/performance.md, "Commands"); each keeps its own facts.
+ * one sitting is assembled from pieces (docs/benchmarks.md, "Runs in pieces"); each keeps its own
+ * facts.
  */
 public record Piece(int id, Map<String, String> meta) {
   private static final Pattern TOOK = Pattern.compile(".*\\(took ([^)]*)\\).*");

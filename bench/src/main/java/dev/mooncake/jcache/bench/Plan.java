@@ -52,7 +52,7 @@ public record Plan(
       case "smoke", "short" -> {
         // each in-process target at the sizes it names, on the two single-key mixes: Ehcache's
         // off-heap tier at every size, Caffeine at 1 KiB, the two floors at 1 MiB (the short run
-        // stays under 10 minutes with the Mooncake parts: docs/performance.md, "Levels")
+        // stays under 10 minutes with the Mooncake parts: docs/benchmarks.md, "Levels")
         for (String[] mix :
             new String[][] {{"read-heavy", "readHeavy"}, {"write-heavy", "writeHeavy"}}) {
           segments.add(
