@@ -107,6 +107,21 @@ class DocExamplesTest {
     assertTrue(warnings.messages.isEmpty(), warnings.messages::toString);
   }
 
+  /** The pages split off the guide show configs too; theirs must parse as the guide's do. */
+  @Test
+  void everyJsonBlockOfTheGuidesCompanionPagesIsAValidConfig() throws IOException {
+    for (String page : List.of("docs/production.md", "docs/native-log.md")) {
+      Matcher blocks = JSON_BLOCK.matcher(Files.readString(ProjectFiles.find(page)));
+      int count = 0;
+      while (blocks.find()) {
+        count++;
+        ConfigLoader.parse(blocks.group(1), page + " block " + count, warnings.warnings());
+      }
+      assertTrue(count >= 1, page + ": no JSON block");
+    }
+    assertTrue(warnings.messages.isEmpty(), warnings.messages::toString);
+  }
+
   @Test
   void everyKeyIsDocumented() throws IOException {
     String guide = Files.readString(GUIDE);
