@@ -72,6 +72,7 @@ public final class EntryMap<K> {
 
   private final EntryStorage storage;
   private final EntryLocks locks;
+  private final KeyPresence presence;
   private final Ticker ticker;
   private final Function<String, K> cacheKeys;
   private final Listener<K> listener;
@@ -90,6 +91,7 @@ public final class EntryMap<K> {
       Listener<K> listener) {
     this.storage = storage;
     this.locks = new EntryLocks(storage, locks);
+    this.presence = storage.presence();
     this.ticker = ticker;
     this.cacheKeys = cacheKeys;
     this.listener = listener;
@@ -113,6 +115,20 @@ public final class EntryMap<K> {
       return getLocked(key, storeKey, deadline); // waits out a writer, or expires the entry
     }
     return entry;
+  }
+
+  /**
+   * Whether an entry is under the key, for a cache whose entries cannot expire: the store's
+   * metadata answers ({@link KeyPresence}, {@code is_exist}), no value is read. An absent answer is
+   * confirmed under the lock as {@link #get}'s is, when a writer may have held the key meanwhile
+   * (under {@code cluster}, always: another JVM may be between its remove and its put).
+   */
+  public boolean containsUnread(K key, String storeKey, Deadline deadline) {
+    long stamp = locks.readStamp(storeKey);
+    if (presence.exists(storeKey, deadline)) {
+      return true;
+    }
+    return locks.mayHaveChanged(storeKey, stamp) && getLocked(key, storeKey, deadline) != null;
   }
 
   /**
