@@ -412,10 +412,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   boolean containsKey(K key, Deadline deadline) {
     requireOpen();
     String storeKey = storeKey(key);
+    // The near cache is not asked (configuration.md): containsKey goes to the store, which an
+    // exists answers without moving the value.
     boolean present;
-    if (near != null && near.get(storeKey, now()) != null) {
-      present = true; // held with its expiry time: known without a store call, as a get serves it
-    } else if (entriesNeverExpire()) {
+    if (entriesNeverExpire()) {
       present = entries.containsUnread(key, storeKey, deadline); // is_exist: no value moves
     } else {
       // the expiry time is in the stored value's header: read it (an expired entry is removed
@@ -484,6 +484,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
+    if (entriesNeverExpire() && !candidates.isEmpty()) {
+      // presence alone answers (see containsKey): batch is_exist on the lookup lane, no value read
+      String[] storeKeys = new String[candidates.size()];
+      for (int i = 0; i < storeKeys.length; i++) {
+        storeKeys[i] = storeKey(candidates.get(i));
+      }
+      boolean[] present = entries.containsAllUnread(candidates, storeKeys, deadline());
+      for (int i = 0; i < storeKeys.length; i++) {
+        if (!present[i]) {
+          absent.add(candidates.get(i));
+        }
+      }
+      return absent;
+    }
     for (K key : candidates) {
       if (entries.get(key, storeKey(key), deadline()) == null) { // a step each: not a caller's
         absent.add(key);

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
 import javax.cache.configuration.MutableConfiguration;
@@ -24,6 +26,8 @@ import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.expiry.AccessedExpiryPolicy;
 import javax.cache.expiry.CreatedExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.integration.CacheLoader;
+import javax.cache.integration.CompletionListenerFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,12 +49,21 @@ class ContainsKeyTest {
     return cache(config, cluster, ex, new AtomicInteger(-1));
   }
 
-  /** A cache on a recorded in-process store whose next {@code absentAnswers} is_exist say 0. */
   private MooncakeCache<String, String> cache(
       MooncakeConfig config,
       boolean cluster,
       javax.cache.configuration.Factory<ExpiryPolicy> expiry,
       AtomicInteger absentAnswers) {
+    return cache(config, cluster, expiry, absentAnswers, c -> {});
+  }
+
+  /** A cache on a recorded in-process store whose next {@code absentAnswers} is_exist say 0. */
+  private MooncakeCache<String, String> cache(
+      MooncakeConfig config,
+      boolean cluster,
+      javax.cache.configuration.Factory<ExpiryPolicy> expiry,
+      AtomicInteger absentAnswers,
+      Consumer<MutableConfiguration<String, String>> more) {
     ForwardingObjectStore lying =
         new ForwardingObjectStore(InProcessStore.open(config, fixture.ticker)) {
           @Override
@@ -74,6 +87,7 @@ class ContainsKeyTest {
     if (expiry != null) {
       c.setExpiryPolicyFactory(expiry);
     }
+    more.accept(c);
     @SuppressWarnings("unchecked")
     MooncakeCache<String, String> cache =
         fixture.manager(config, connection).createCache("c", c).unwrap(MooncakeCache.class);
@@ -84,6 +98,11 @@ class ContainsKeyTest {
   private List<String> calls(Runnable step) {
     int before = store.calls.size();
     step.run();
+    return callsSince(before);
+  }
+
+  /** The operations of the calls made since the store had made {@code before}. */
+  private List<String> callsSince(int before) {
     List<String> made = new ArrayList<>();
     for (RecordingStore.Call call : store.calls.subList(before, store.calls.size())) {
       boolean lock = call.key() != null && call.key().startsWith("mcjlock/");
@@ -113,6 +132,30 @@ class ContainsKeyTest {
     cache.put("k", "v");
     assertTrue(cache.containsKey("k"));
     assertTrue(store.threadOf("isExist").contains("-lookup-"), store.threadOf("isExist"));
+  }
+
+  @Test
+  void loadAllWithoutReplacingAsksPresenceInBatchesOnTheLookupLane() throws Exception {
+    MooncakeConfig config =
+        TestConfigs.withLanes(TestConfigs.inProcess(), Map.of("lookup", 2, "retrieve", 1), false);
+    MooncakeCache<String, String> cache =
+        cache(
+            config,
+            false,
+            null,
+            new AtomicInteger(-1),
+            c -> c.setCacheLoaderFactory(FactoryBuilder.factoryOf(new UpperCaseLoader())));
+    cache.put("a", "kept");
+    CompletionListenerFuture done = new CompletionListenerFuture();
+    int before = store.calls.size();
+    cache.loadAll(Set.of("a", "b"), false, done);
+    done.get(10, java.util.concurrent.TimeUnit.SECONDS); // loadAll runs in the background
+    List<String> made = callsSince(before);
+    assertEquals("kept", cache.get("a"));
+    assertEquals("B", cache.get("b"));
+    assertEquals("batchIsExist", made.get(0), made.toString());
+    assertFalse(made.contains("getInto") || made.contains("batchGetInto"), made.toString());
+    assertTrue(store.threadOf("batchIsExist").contains("-lookup-"), store.threadOf("batchIsExist"));
   }
 
   @Test
@@ -171,6 +214,23 @@ class ContainsKeyTest {
 
   private static final java.util.concurrent.TimeUnit SECONDS =
       java.util.concurrent.TimeUnit.SECONDS;
+
+  /** Loads a key as its upper case. */
+  static final class UpperCaseLoader implements CacheLoader<String, String>, java.io.Serializable {
+    @Override
+    public String load(String key) {
+      return key.toUpperCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public Map<String, String> loadAll(Iterable<? extends String> keys) {
+      Map<String, String> loaded = new java.util.HashMap<>();
+      for (String key : keys) {
+        loaded.put(key, load(key));
+      }
+      return loaded;
+    }
+  }
 
   /** Collects the keys of expired events. */
   static final class ExpiredKeys

@@ -132,6 +132,24 @@ public final class EntryMap<K> {
   }
 
   /**
+   * {@link #containsUnread} for many keys: one {@code batch_is_exist} per lookup-lane chunk, each
+   * absent answer confirmed as there. Index i for key i.
+   */
+  public boolean[] containsAllUnread(List<K> keys, String[] storeKeys, Deadline deadline) {
+    long[] stamps = new long[storeKeys.length];
+    for (int i = 0; i < storeKeys.length; i++) {
+      stamps[i] = locks.readStamp(storeKeys[i]);
+    }
+    boolean[] present = presence.existAll(storeKeys, deadline);
+    for (int i = 0; i < storeKeys.length; i++) {
+      if (!present[i] && locks.mayHaveChanged(storeKeys[i], stamps[i])) {
+        present[i] = getLocked(keys.get(i), storeKeys[i], deadline) != null;
+      }
+    }
+    return present;
+  }
+
+  /**
    * The live entries of many keys in one batch read: index i for key i, null when absent. The batch
    * read and the locked re-reads after it share {@code deadline}.
    */

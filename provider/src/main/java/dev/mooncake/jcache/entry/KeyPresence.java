@@ -5,6 +5,7 @@ import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.time.Deadline;
+import java.util.Arrays;
 import javax.cache.CacheException;
 
 /**
@@ -21,6 +22,9 @@ import javax.cache.CacheException;
  * that cannot expire.
  */
 final class KeyPresence {
+  /** Batches are split across the lookup lane's threads in chunks of at least this many keys. */
+  private static final int MIN_BATCH_CHUNK = 16;
+
   private final String cacheName;
   private final ObjectStore store;
   private final Lanes lanes;
@@ -33,7 +37,31 @@ final class KeyPresence {
 
   /** Whether the store holds a completed object under {@code key}. */
   boolean exists(String key, Deadline deadline) {
-    long answer = lanes.callLong(Lane.LOOKUP, () -> store.isExist(key, deadline));
+    return present(key, lanes.callLong(Lane.LOOKUP, () -> store.isExist(key, deadline)));
+  }
+
+  /**
+   * {@link #exists} for many keys: {@code batch_is_exist} calls split across the lookup lane's
+   * threads, index i for key i.
+   */
+  boolean[] existAll(String[] keys, Deadline deadline) {
+    int[] answers = new int[keys.length];
+    lanes.runChunked(
+        Lane.LOOKUP,
+        keys.length,
+        MIN_BATCH_CHUNK,
+        (from, to) -> {
+          int[] chunk = store.batchIsExist(Arrays.copyOfRange(keys, from, to), deadline);
+          System.arraycopy(chunk, 0, answers, from, to - from);
+        });
+    boolean[] present = new boolean[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      present[i] = present(keys[i], answers[i]);
+    }
+    return present;
+  }
+
+  private boolean present(String key, long answer) {
     if (answer == 1) {
       return true;
     }
