@@ -8,6 +8,7 @@ import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.config.SeedConfigPeer;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.time.Deadline;
@@ -26,7 +27,6 @@ import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.expiry.AccessedExpiryPolicy;
 import javax.cache.expiry.CreatedExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
-import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CompletionListenerFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -144,7 +144,7 @@ class ContainsKeyTest {
             false,
             null,
             new AtomicInteger(-1),
-            c -> c.setCacheLoaderFactory(FactoryBuilder.factoryOf(new UpperCaseLoader())));
+            c -> c.setCacheLoaderFactory(FactoryBuilder.factoryOf(SeedConfigPeer.UpperCase.class)));
     cache.put("a", "kept");
     CompletionListenerFuture done = new CompletionListenerFuture();
     int before = store.calls.size();
@@ -215,23 +215,6 @@ class ContainsKeyTest {
 
   private static final java.util.concurrent.TimeUnit SECONDS =
       java.util.concurrent.TimeUnit.SECONDS;
-
-  /** Loads a key as its upper case. */
-  static final class UpperCaseLoader implements CacheLoader<String, String>, java.io.Serializable {
-    @Override
-    public String load(String key) {
-      return key.toUpperCase(java.util.Locale.ROOT);
-    }
-
-    @Override
-    public Map<String, String> loadAll(Iterable<? extends String> keys) {
-      Map<String, String> loaded = new java.util.HashMap<>();
-      for (String key : keys) {
-        loaded.put(key, load(key));
-      }
-      return loaded;
-    }
-  }
 
   /** Collects the keys of expired events. */
   static final class ExpiredKeys
