@@ -412,9 +412,28 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   boolean containsKey(K key, Deadline deadline) {
     requireOpen();
     String storeKey = storeKey(key);
-    boolean present = entries.get(key, storeKey, deadline) != null;
+    // The near cache is not asked (configuration.md): containsKey goes to the store, which an
+    // exists answers without moving the value.
+    boolean present;
+    if (entriesNeverExpire()) {
+      present = entries.containsUnread(key, storeKey, deadline); // is_exist: no value moves
+    } else {
+      // the expiry time is in the stored value's header: read it (an expired entry is removed
+      // and reported here, as a get would). No statistics and no access: JCache's containsKey is
+      // neither a hit nor a miss, and does not touch the entry's access time.
+      present = entries.get(key, storeKey, deadline) != null;
+    }
     dispatcher.awaitSynchronous();
     return present;
+  }
+
+  /**
+   * Whether no entry of this cache can expire, so that its presence alone answers containsKey: the
+   * expiry time that could say otherwise is only in the stored value's header. Every JVM of a cache
+   * must give it the same expiry policy (docs/lanes.md, "lookup").
+   */
+  private boolean entriesNeverExpire() {
+    return expiry.policy() instanceof EternalExpiryPolicy;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -465,6 +484,20 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
+    if (entriesNeverExpire() && !candidates.isEmpty()) {
+      // presence alone answers (see containsKey): batch is_exist on the lookup lane, no value read
+      String[] storeKeys = new String[candidates.size()];
+      for (int i = 0; i < storeKeys.length; i++) {
+        storeKeys[i] = storeKey(candidates.get(i));
+      }
+      boolean[] present = entries.containsAllUnread(candidates, storeKeys, deadline());
+      for (int i = 0; i < storeKeys.length; i++) {
+        if (!present[i]) {
+          absent.add(candidates.get(i));
+        }
+      }
+      return absent;
+    }
     for (K key : candidates) {
       if (entries.get(key, storeKey(key), deadline()) == null) { // a step each: not a caller's
         absent.add(key);
@@ -521,7 +554,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * and no listener wants updated or expired events. Saves Mooncake one round trip per put.
    */
   private boolean blindWritesAllowed() {
-    return expiry.policy() instanceof EternalExpiryPolicy
+    return entriesNeverExpire()
         && !dispatcher.hasListenerFor(EventType.UPDATED)
         && !dispatcher.hasListenerFor(EventType.EXPIRED);
   }

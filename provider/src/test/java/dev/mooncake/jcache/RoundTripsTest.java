@@ -31,6 +31,7 @@ class RoundTripsTest {
     "get hit",
     "get miss",
     "containsKey hit",
+    "containsKey miss",
     "put new",
     "put existing",
     "putIfAbsent absent",
@@ -65,6 +66,7 @@ class RoundTripsTest {
       count(calls, store, "get hit", () -> cache.put("a", "1"), () -> cache.get("a"));
       count(calls, store, "get miss", () -> {}, () -> cache.get("none"));
       count(calls, store, "containsKey hit", () -> {}, () -> cache.containsKey("a"));
+      count(calls, store, "containsKey miss", () -> {}, () -> cache.containsKey("none"));
       count(calls, store, "put new", () -> {}, () -> cache.put("b", "1"));
       count(calls, store, "put existing", () -> {}, () -> cache.put("b", "2"));
       count(calls, store, "putIfAbsent absent", () -> {}, () -> cache.putIfAbsent("c", "1"));
@@ -157,7 +159,10 @@ class RoundTripsTest {
         };
     expect.accept(new Object[] {"get hit", 1, 1});
     expect.accept(new Object[] {"get miss", 1, 4}); // + lock put, [lock, entry] read, lock remove
+    // is_exist: the master's metadata answers, no value moves (an eternal cache); a miss under
+    // cluster is confirmed under the lock, as a get miss is
     expect.accept(new Object[] {"containsKey hit", 1, 1});
+    expect.accept(new Object[] {"containsKey miss", 1, 4});
     expect.accept(new Object[] {"put new", 2, 4}); // the batch says absent: no entry remove
     // + lock put and remove; the read-back proves the lock exclusive, so the put after the
     // remove needs no check (EntryStorage.replace), which pays for the read-back
@@ -192,6 +197,10 @@ class RoundTripsTest {
           op + " under cluster: " + cluster.get(op));
     }
     assertEquals(local.get("get hit").size(), cluster.get("get hit").size(), "a hit takes no lock");
+    assertEquals(List.of("isExist"), cluster.get("containsKey hit"));
+    assertEquals(
+        List.of("isExist", "putPinned*", "batchGetInto*", "remove*"),
+        cluster.get("containsKey miss"));
     for (String op : OPS) {
       // the zero-copy put's lock read-back reads nothing of the entry, so it pays +3 (see above)
       // a putAll pays per key for its lock removes (no batch remove in the C ABI): +2 + n

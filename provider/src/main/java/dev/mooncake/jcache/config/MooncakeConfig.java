@@ -359,7 +359,7 @@ public record MooncakeConfig(
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
    * (The lanes themselves live in {@code dev.mooncake.jcache.lane}, above the config.)
    */
-  public static final List<String> LANES = List.of("retrieve", "store", "delete");
+  public static final List<String> LANES = List.of("lookup", "retrieve", "store", "delete");
 
   /** Which store implementation runs the caches. */
   public enum Backend {

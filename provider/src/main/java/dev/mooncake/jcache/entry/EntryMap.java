@@ -72,6 +72,7 @@ public final class EntryMap<K> {
 
   private final EntryStorage storage;
   private final EntryLocks locks;
+  private final KeyPresence presence;
   private final Ticker ticker;
   private final Function<String, K> cacheKeys;
   private final Listener<K> listener;
@@ -90,6 +91,7 @@ public final class EntryMap<K> {
       Listener<K> listener) {
     this.storage = storage;
     this.locks = new EntryLocks(storage, locks);
+    this.presence = storage.presence();
     this.ticker = ticker;
     this.cacheKeys = cacheKeys;
     this.listener = listener;
@@ -113,6 +115,38 @@ public final class EntryMap<K> {
       return getLocked(key, storeKey, deadline); // waits out a writer, or expires the entry
     }
     return entry;
+  }
+
+  /**
+   * Whether an entry is under the key, for a cache whose entries cannot expire: the store's
+   * metadata answers ({@link KeyPresence}, {@code is_exist}), no value is read. An absent answer is
+   * confirmed under the lock as {@link #get}'s is, when a writer may have held the key meanwhile
+   * (under {@code cluster}, always: another JVM may be between its remove and its put).
+   */
+  public boolean containsUnread(K key, String storeKey, Deadline deadline) {
+    long stamp = locks.readStamp(storeKey);
+    if (presence.exists(storeKey, deadline)) {
+      return true;
+    }
+    return locks.mayHaveChanged(storeKey, stamp) && getLocked(key, storeKey, deadline) != null;
+  }
+
+  /**
+   * {@link #containsUnread} for many keys: one {@code batch_is_exist} per lookup-lane chunk, each
+   * absent answer confirmed as there. Index i for key i.
+   */
+  public boolean[] containsAllUnread(List<K> keys, String[] storeKeys, Deadline deadline) {
+    long[] stamps = new long[storeKeys.length];
+    for (int i = 0; i < storeKeys.length; i++) {
+      stamps[i] = locks.readStamp(storeKeys[i]);
+    }
+    boolean[] present = presence.existAll(storeKeys, deadline);
+    for (int i = 0; i < storeKeys.length; i++) {
+      if (!present[i] && locks.mayHaveChanged(storeKeys[i], stamps[i])) {
+        present[i] = getLocked(keys.get(i), storeKeys[i], deadline) != null;
+      }
+    }
+    return present;
   }
 
   /**

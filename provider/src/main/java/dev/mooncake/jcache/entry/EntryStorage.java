@@ -169,6 +169,11 @@ public final class EntryStorage {
     return Deadline.after(Duration.ofNanos(timeoutNanos), ticker);
   }
 
+  /** Asks the store's metadata whether a key exists ({@code is_exist}), on the lookup lane. */
+  KeyPresence presence() {
+    return new KeyPresence(cacheName, store, lanes);
+  }
+
   /** The store's transfer buffers (for callers that fill them directly: zero-copy). */
   public BufferPool buffers() {
     return buffers;

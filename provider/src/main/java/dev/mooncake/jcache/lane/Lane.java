@@ -1,11 +1,15 @@
 package dev.mooncake.jcache.lane;
 
 /**
- * The kinds of store call, each of which may have its own worker pool (LMCache's lanes). LMCache's
- * fourth lane, {@code lookup}, has no calls here: {@code containsKey} reads the entry (it must see
- * its expiry time), so the config refuses a pool for it.
+ * The kinds of store call, each of which may have its own worker pool (LMCache's four lanes: {@code
+ * lookup}, {@code retrieve}, {@code store}, {@code delete}).
  */
 public enum Lane {
+  /**
+   * {@code is_exist}: {@code containsKey} where the master's metadata can answer it (entries that
+   * cannot expire; docs/lanes.md).
+   */
+  LOOKUP("lookup"),
   /** {@code get_into} / {@code batch_get_into}. */
   RETRIEVE("retrieve"),
   /** {@code put_from} / {@code batch_put_from}, and the checks that a replacing put landed. */

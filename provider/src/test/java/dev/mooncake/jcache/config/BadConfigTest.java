@@ -40,7 +40,7 @@ class BadConfigTest {
         bad("{'num_workers':'4'}", "num_workers", "must be an integer, not the string \"4\""),
         bad("{'num_workers':10000000000}", "num_workers", "too large"),
         bad("{'per_op_workers':{'retrieve':2,'scan':1}}", "per_op_workers.scan", "unknown lane"),
-        bad("{'per_op_workers':{'lookup':2}}", "per_op_workers.lookup", "would never be used"),
+        bad("{'per_op_workers':{'lookup':0}}", "per_op_workers.lookup", "must be > 0"),
         bad("{'per_op_workers':{'store':0}}", "per_op_workers.store", "must be > 0"),
         bad("{'per_op_workers':{'retrieve':-3}}", "per_op_workers.retrieve", "must be > 0"),
         bad("{'per_op_workers':{'delete':2.5}}", "per_op_workers.delete", "must be an integer"),

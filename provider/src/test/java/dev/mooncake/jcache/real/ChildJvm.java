@@ -10,18 +10,35 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A main class of the test classpath run to its end in a fresh JVM, its output kept. */
-record ChildJvm(int exitCode, String out, String err) {
+public record ChildJvm(int exitCode, String out, String err) {
 
   /**
    * Runs {@code main} with the JVM options, then the arguments; fails the test after 120 s (the
    * children here start, open a store and move a few MiB in seconds: a hang guard).
    */
   static ChildJvm run(Class<?> main, List<String> options, String... args) throws Exception {
-    Process process = new ProcessBuilder(command(main, options, args)).start();
+    return run(main, Map.of(), options, args);
+  }
+
+  /** As {@link #run(Class, List, String...)}, with {@code environment} set (null: removed). */
+  public static ChildJvm run(
+      Class<?> main, Map<String, String> environment, List<String> options, String... args)
+      throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(command(main, options, args));
+    environment.forEach(
+        (name, value) -> {
+          if (value == null) {
+            builder.environment().remove(name);
+          } else {
+            builder.environment().put(name, value);
+          }
+        });
+    Process process = builder.start();
     CompletableFuture<String> out = drain(process.getInputStream());
     CompletableFuture<String> err = drain(process.getErrorStream());
     boolean ended = process.waitFor(120, TimeUnit.SECONDS);

@@ -31,7 +31,7 @@ class MultiJvmOnRealMooncakeTest extends MultiJvmScenarios {
           "backend": "mooncake",
           "mode": "embedded",
           "master_server_address": "127.0.0.1:50051",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
           "global_segment_size": "64MB",
@@ -41,7 +41,7 @@ class MultiJvmOnRealMooncakeTest extends MultiJvmScenarios {
           "consistency": "cluster"
         }
         """
-        .formatted(tenant);
+        .formatted(RealMooncake.metadataServer(), tenant);
   }
 
   @Override

@@ -71,6 +71,31 @@ class RealRoundTripsTest {
   }
 
   /**
+   * containsKey on an eternal cache (the JCache default) is the master's {@code is_exist} alone:
+   * one call per op, and none of the calls that move a value's bytes ({@code get_into}, {@code
+   * batch_get_into}) or ask its size, whatever the value's size; under {@code cluster} too (a
+   * present key takes no lock).
+   */
+  @ParameterizedTest(name = "consistency {0}, {1} bytes")
+  @CsvSource({"local, 1024", "cluster, 1024", "local, 1048576", "cluster, 1048576"})
+  void aContainsKeyOnAnEternalCacheIsOneIsExist(String consistency, int size) throws Exception {
+    onFreshCache(
+        consistency,
+        (cache, tally) -> {
+          byte[] value = new byte[size];
+          fill(tally, k -> cache.put(k, value));
+          assertCallsPerOp(
+              "containsKey of a present key, " + size + " bytes (" + consistency + ")",
+              Map.of("is_exist", 1),
+              tally,
+              k -> assertTrue(cache.containsKey(k), "every key was put"));
+          // the client (and its 128 MB segment) is shared by every test of this class: 100 MiB
+          // left behind made the next cluster test's puts answer -200 (pool full)
+          cache.clear();
+        });
+  }
+
+  /**
    * A replace of a present key: the step that reads the entry first. Under {@code cluster} the
    * lock's read-back reads it and proves the lock exclusive, so the put after the remove is not
    * checked (EntryMap.apply): one call more than {@code local}, not two.

@@ -259,13 +259,6 @@ public final class MooncakeConfigReader {
     Map<String, Integer> workers = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> entry : lanes.entries().entrySet()) {
       String lane = entry.getKey();
-      if (lane.equals("lookup")) {
-        throw lanes.error(
-            lane,
-            "no call of this provider runs on a lookup lane (containsKey reads"
-                + " the entry, to see its expiry time), so a pool for it would never be used; remove"
-                + " the key, or give the workers to retrieve");
-      }
       if (!MooncakeConfig.LANES.contains(lane)) {
         throw lanes.error(
             lane,
