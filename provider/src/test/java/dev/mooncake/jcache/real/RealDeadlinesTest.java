@@ -142,10 +142,11 @@ class RealDeadlinesTest {
    * the lock. Nothing stays stuck: once the master dropped the killed JVM's segment, every held key
    * takes an invoke from this JVM.
    *
-   * <p>The resumed JVM's locks are free before the kill: its invokes outlived their operation's
-   * deadline (3 s) inside the processor, and each release still gets the release floor
-   * (ClusterKeyLocks.RELEASE_FLOOR_NANOS) to read its record back and remove it, so no lock stays
-   * behind an idle JVM.
+   * <p>The resumed JVM's locks must be free before the kill: its invokes outlived their
+   * operation's deadline (3 s) inside the processor, and each release still gets the release floor
+   * (ClusterKeyLocks.RELEASE_FLOOR_NANOS) to read its record back and remove it, so no lock may
+   * stay behind an idle JVM. At 852f47c on a loaded machine this failed (the lock stayed):
+   * docs/reliability.md.
    */
   @Test
   void lockHolderStoppedEightSecondsResumedThenKilled() throws Exception {
