@@ -66,6 +66,9 @@
  *      read_delay_us=<us>   get_into sleeps that long between taking the object's block (and
  *                           lease) and copying from it, outside every lock
  *                           (MCJ_FAKE_READ_DELAY_US; -1: back to the environment)
+ *      foreign_reads=<n>    one-process mode: the next n get_into of a key other than the one put
+ *                           last (by put, put_from, batch_put_from) answer that object's bytes,
+ *                           as a reader whose block was reused meanwhile gets them
  *      events_drop_next=<n> the next n events this process publishes are dropped (a gap)
  *      hold_shared_lock_ms=<ms>  shared mode: hold the table's lock that long (to kill -9 a
  *                           process inside the critical section)
@@ -239,6 +242,10 @@ static size_t object_count;
 
 static long stat_evictions, stat_block_reuses, stat_free_blocks, stat_reads_copying;
 static int eviction_on = -1; /* ctl eviction=0|1; -1: MCJ_FAKE_EVICTION */
+/* ctl foreign_reads=<n>: the next n one-process get_into of another key answer the object put
+ * last instead (the reuse race's outcome: another key's bytes in the reader's buffer) */
+static int foreign_reads;
+static char last_put_key[512];
 static long stat_register_calls, stat_unregister_calls, stat_registered, stat_creates,
     stat_destroys, stat_signal_thread, stat_sigint_handler, stat_copying_puts;
 
@@ -734,6 +741,13 @@ static int64_t get_locked(client *c, const char *key, void *buffer, size_t size,
   /* shared: the whole buffer must be registered (the object's size is not known here) */
   if (c->shared) return transfer_allowed(c, buffer, size) ? GO_SHARED : TRANSFER_FAIL;
   object *o = *slot_of(key);
+  if (foreign_reads > 0 && strcmp(key, last_put_key) != 0) {
+    object *other = *slot_of(last_put_key);
+    if (other != NULL && size >= other->size) {
+      foreign_reads--;
+      o = other;
+    }
+  }
   if (o == NULL) return OBJECT_NOT_FOUND;
   if (size < o->size) return MCJ_INVALID_PARAMS;
   if (o->unreachable) return o->unreachable;
@@ -1061,6 +1075,9 @@ static int put_one(client *c, const char *key, const void *value, size_t size,
                  ? TRANSFER_FAIL
                  : put_locked(c, key, value, size, pins);
   }
+  if (result == 0 && !c->shared && strlen(key) < sizeof last_put_key) {
+    strcpy(last_put_key, key);
+  }
   int64_t delay = put_delay();
   pthread_mutex_unlock(&lock);
   if (no_room) {
@@ -1325,6 +1342,7 @@ static int control_locked(const char *text) {
   CONTROL("put_delay_us", put_delay_us)
   CONTROL("read_delay_us", read_delay_us)
   CONTROL("eviction", eviction_on)
+  CONTROL("foreign_reads", foreign_reads)
 #undef CONTROL
   if (n == 19 && strncmp(text, "hold_shared_lock_ms", 19) == 0) {
     return fake_shm_enabled() == 1 ? fake_shm_hold_lock(value) : MCJ_INVALID_PARAMS;
@@ -1347,6 +1365,7 @@ static int control_locked(const char *text) {
     put_delay_us = -1;
     read_delay_us = -1;
     eviction_on = -1;
+    foreign_reads = 0;
     mark_unreachable_locked(0);
     fake_events_drop_next(0);
     return 0;

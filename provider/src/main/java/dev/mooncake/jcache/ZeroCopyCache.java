@@ -47,12 +47,30 @@ public interface ZeroCopyCache<K> {
   void put(K key, ByteBuffer value);
 
   /**
-   * Reads the value of {@code key} into {@code destination} at its position (header first). On a
-   * hit the destination's position is set to the value's first byte and its limit after its last,
-   * and the value's length is returned; on a miss, -1 and the destination is unchanged. The
+   * Reads the value of {@code key} into {@code destination} at its position (header first). The
    * destination needs {@link #HEADER_BYTES} + the value's length + {@link #TRAILER_BYTES} bytes
-   * remaining. The value is read in place, never copied: a read that a concurrent replace tore (its
-   * header and trailer name different writes) is read again, up to five times, then fails.
+   * remaining. The value is read in place, never copied: the store writes into the destination and
+   * the bytes are checked afterwards (the owner hash names the key, cache and tenant; the checksum
+   * covers header and value). A read that fails the check (a torn replace, another key's object in
+   * reused memory) is read again, up to five times, then fails.
+   *
+   * <p>What the caller's buffer holds afterwards, with {@code p} and {@code l} its position and
+   * limit at the call:
+   *
+   * <ul>
+   *   <li>a hit: the value's length is returned; the position is set to the value's first byte and
+   *       the limit after its last; {@code [p, limit + TRAILER_BYTES)} holds the key's header,
+   *       value and trailer, and the rest of {@code [p, l)} is unchanged or zero;
+   *   <li>a miss (-1), an exception or a time-out: position and limit are {@code p} and {@code l};
+   *       every byte of {@code [p, l)} is either unchanged or zero. A miss where the store
+   *       transferred nothing (the common case) leaves it unchanged;
+   *   <li>in no outcome does {@code [p, l)} hold a byte that is not the key's checked value: bytes
+   *       a transfer wrote that failed the check are zeroed before the next attempt and before the
+   *       call returns or throws. Bytes outside {@code [p, l)} are never written.
+   * </ul>
+   *
+   * <p>A concurrent reader of the same buffer (another thread) may see unchecked bytes while the
+   * call runs: the buffer belongs to the call until it returns.
    */
   int get(K key, ByteBuffer destination);
 

@@ -2,6 +2,7 @@ package dev.mooncake.jcache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import javax.cache.Cache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -112,24 +114,36 @@ class AtomicityTest {
     Cache<String, Integer> cache = fixture.cache("gap", String.class, Integer.class);
     cache.put("k", 0);
     AtomicBoolean writing = new AtomicBoolean(true);
+    CountDownLatch readersReading = new CountDownLatch(3);
+    AtomicIntegerArray readsDuringWrites = new AtomicIntegerArray(3);
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       Future<?> writer =
           pool.submit(
               () -> {
-                for (int i = 1; i <= 20_000; i++) {
+                readersReading.await(); // every reader is in its loop before the first replace
+                // at least 20,000 replaces, and on until every reader read during them (bounded)
+                for (int i = 1;
+                    i <= 20_000 || (i <= 200_000 && !allPositive(readsDuringWrites));
+                    i++) {
                   cache.put("k", i);
                 }
                 writing.set(false);
+                return null;
               });
       List<Future<Integer>> readers = new ArrayList<>();
       for (int r = 0; r < 3; r++) {
+        int reader = r;
         readers.add(
             pool.submit(
                 () -> {
                   int reads = 0;
+                  readersReading.countDown();
                   while (writing.get()) {
                     assertNotNull(cache.get("k"), "a reader saw no value during a replace");
+                    if (writing.get()) {
+                      readsDuringWrites.incrementAndGet(reader); // began and ended in the writes
+                    }
                     reads++;
                   }
                   return reads;
@@ -139,9 +153,19 @@ class AtomicityTest {
       for (Future<Integer> reader : readers) {
         reader.get();
       }
+      assertTrue(allPositive(readsDuringWrites), "a reader never read during the replaces");
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  private static boolean allPositive(AtomicIntegerArray counts) {
+    for (int i = 0; i < counts.length(); i++) {
+      if (counts.get(i) == 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   interface PerThread {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,9 +30,7 @@ class LoadingTest {
   /** The sanitizer run (surefire execution "sanitizers") really runs over instrumented code. */
   @Test
   void theSanitizerRunLoadsTheInstrumentedLibraries() throws IOException {
-    if (!Boolean.getBoolean("mooncake.sanitizers")) {
-      return; // the plain run
-    }
+    assumeTrue(Boolean.getBoolean("mooncake.sanitizers"), "skipped: not the sanitizer run");
     FakeStore.open();
     String maps = Files.readString(Path.of("/proc/self/maps"));
     assertTrue(maps.contains("libasan.so"), "libasan preloaded");

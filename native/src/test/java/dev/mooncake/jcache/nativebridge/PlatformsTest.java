@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,9 +46,9 @@ class PlatformsTest {
    */
   @Test
   void theAarch64BridgeIsPackagedWhenItWasBuilt() {
-    if (!Boolean.getBoolean("mooncake.expect.aarch64")) {
-      return; // built only where aarch64-linux-gnu-gcc is installed
-    }
+    assumeTrue(
+        Boolean.getBoolean("mooncake.expect.aarch64"),
+        "skipped: the aarch64 bridge is built only where aarch64-linux-gnu-gcc is installed");
     assertNotNull(
         getClass().getClassLoader().getResource("natives/linux_arm64/libmooncake_jcache.so"));
     assertNotNull(

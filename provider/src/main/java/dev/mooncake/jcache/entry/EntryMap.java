@@ -333,7 +333,8 @@ public final class EntryMap<K> {
 
   /**
    * Reads the key's value into the caller's buffer (see {@link EntryStorage#readInPlace}) with the
-   * read protocol. Answers the byte count, or -1 for a miss (the destination then is as it was).
+   * read protocol. Answers the byte count, or -1 for a miss (the destination's {@code [position,
+   * limit)} then holds its own bytes or zeros).
    */
   public int readInPlace(K key, String storeKey, ByteBuffer destination, Deadline deadline) {
     int position = destination.position();
@@ -349,6 +350,8 @@ public final class EntryMap<K> {
       return -1;
     }
     if (expireAt != ExpiryTimes.ETERNAL && ticker.epochMillis() >= expireAt) {
+      // A miss answers zeros or the caller's own bytes (ZeroCopyCache#get): not the expired value.
+      InPlaceRead.zero(destination, position, destination.limit() + ValueHeader.TRAILER);
       destination.limit(limit).position(position);
       getLocked(key, storeKey, deadline); // removes it and reports the expiry
       return -1;

@@ -763,11 +763,41 @@ public final class EntryStorage {
   /**
    * Zero-copy read into {@code destination} at its position (header first). Answers the entry's
    * expiry time, or {@link ExpiryTimes#ABSENT}; on success the destination's position and limit
-   * frame the payload. No byte is copied in Java.
+   * frame the payload. No byte is copied in Java. The store transfers before the bytes are checked,
+   * so whatever an attempt may have written is zeroed before the next attempt, and before a miss or
+   * a failure is answered ({@link InPlaceRead}): the caller's {@code [position, limit)} then holds
+   * its own bytes or zeros, never unchecked ones.
    */
   long readInPlace(String key, ByteBuffer destination, Deadline deadline) {
-    int start = destination.position();
-    long length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
+    InPlaceRead read = new InPlaceRead(destination);
+    boolean hit = false;
+    try {
+      long expireAt = readInPlaceChecked(key, destination, read, deadline);
+      hit = expireAt != ExpiryTimes.ABSENT;
+      return expireAt;
+    } finally {
+      if (!hit) {
+        read.scrub();
+      }
+    }
+  }
+
+  /** One zero-copy transfer, noted in {@code read}: what it may have written into the caller's. */
+  private long transferInto(
+      String key, ByteBuffer destination, InPlaceRead read, Deadline deadline) {
+    try {
+      return read.answered(
+          lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline)));
+    } catch (RuntimeException | Error e) {
+      read.threw();
+      throw e;
+    }
+  }
+
+  private long readInPlaceChecked(
+      String key, ByteBuffer destination, InPlaceRead read, Deadline deadline) {
+    int start = read.start();
+    long length = transferInto(key, destination, read, deadline);
     // -800 (a segment not reachable now) and -707 (the read's lease ran out before its transfer
     // finished, as in readNow) are read again within the deadline.
     for (int retry = 0;
@@ -776,7 +806,8 @@ public final class EntryStorage {
             && !deadline.expired();
         retry++) {
       backOff(retry);
-      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
+      read.scrub();
+      length = transferInto(key, destination, read, deadline);
     }
     long owner = StoreKeyHash.of(key);
     ValueHeader.Defect defect;
@@ -788,7 +819,8 @@ public final class EntryStorage {
         throw ValueHeader.refused(destination, start, length, key, defect);
       }
       backOff(retry);
-      length = lanes.callLong(Lane.RETRIEVE, () -> store.getInto(key, destination, deadline));
+      read.scrub(); // another key's bytes must not outlive the check, even under a shorter value
+      length = transferInto(key, destination, read, deadline);
     }
     if (length == StoreStatus.TRANSFER_FAIL.code()) {
       unreachable(key);

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend;
 
+import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;
@@ -20,6 +21,11 @@ import java.util.Map;
 public final class ScriptedStore implements ObjectStore {
   /** A scripted put answer: OK, but nothing is stored. */
   public static final long DROP = Long.MAX_VALUE;
+
+  /**
+   * A scripted answer: the call times out ({@link CallTimeoutException}), as a bounded call does.
+   */
+  public static final long TIME_OUT = Long.MIN_VALUE;
 
   private final ObjectStore delegate;
   private final Map<String, Deque<Long>> scripts = new HashMap<>();
@@ -151,6 +157,9 @@ public final class ScriptedStore implements ObjectStore {
     byte[] object = nextObject("getInto");
     if (object != null) {
       return copy(object, destination);
+    }
+    if (scripted != null && scripted == TIME_OUT) {
+      throw new CallTimeoutException("a scripted time-out of getInto(" + key + ")");
     }
     return scripted == null ? delegate.getInto(key, destination, deadline) : scripted;
   }

@@ -298,6 +298,9 @@ public abstract class ClusterEventsScenarios {
     Files.createDirectories(out.getParent());
     Files.writeString(out, figures);
     System.out.print(figures);
+    // A flush (an event gap: B drops its whole near cache) would make a round measure the flush,
+    // not the invalidation these figures stand for.
+    assertEquals(0, flushes, "B's near cache was flushed during the rounds: " + figures);
   }
 
   /** The nearest-rank percentile of sorted values. */

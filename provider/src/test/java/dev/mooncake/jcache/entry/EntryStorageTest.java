@@ -627,6 +627,72 @@ class EntryStorageTest {
     assertEquals(3, storage.integrityMismatches());
   }
 
+  /** A 64-byte destination filled with 0x55, framed at [4, 60). */
+  private static ByteBuffer framedDestination() {
+    ByteBuffer destination = ByteBuffer.allocateDirect(64);
+    for (int i = 0; i < 64; i++) {
+      destination.put(i, (byte) 0x55);
+    }
+    return destination.position(4).limit(60);
+  }
+
+  /** Zero in [4, 4 + zeroed), the caller's 0x55 everywhere else, the frame unchanged. */
+  private static void assertOnlyZeroed(ByteBuffer destination, int zeroed) {
+    assertEquals(4, destination.position());
+    assertEquals(60, destination.limit());
+    ByteBuffer all = destination.duplicate().clear();
+    for (int i = 0; i < 64; i++) {
+      assertEquals(i >= 4 && i < 4 + zeroed ? 0 : 0x55, all.get(i), "byte " + i);
+    }
+  }
+
+  @Test
+  void aZeroCopyReadLeavesNoForeignByteInTheCallersBufferWhateverItEndsWith() {
+    writeZeroCopy("other", true, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7);
+    byte[] others = raw("other");
+    writeZeroCopy("k", true, 1, 2, 3);
+
+    // another key's object, then a miss
+    ByteBuffer destination = framedDestination();
+    store.scriptBytes("getInto", others);
+    assertEquals(
+        ExpiryTimes.ABSENT, storage.readInPlace("absent", destination, storage.deadline()));
+    assertOnlyZeroed(destination, others.length);
+
+    // another key's object on every attempt: retries exhausted
+    ByteBuffer exhausted = framedDestination();
+    store.scriptBytes("getInto", others, others, others, others, others, others);
+    assertThrows(
+        CacheException.class, () -> storage.readInPlace("k", exhausted, storage.deadline()));
+    assertOnlyZeroed(exhausted, others.length);
+
+    // another key's object, then the store call times out
+    ByteBuffer timedOut = framedDestination();
+    store.scriptBytes("getInto", others);
+    store.script("getInto", 0, ScriptedStore.TIME_OUT);
+    assertThrows(
+        CacheException.class, () -> storage.readInPlace("k", timedOut, storage.deadline()));
+    assertOnlyZeroed(timedOut, 56); // the throwing call may have reached all of it
+
+    // another key's object, then the operation's deadline runs out before the next attempt
+    ByteBuffer late = framedDestination();
+    store.advancing(ticker, 600);
+    store.scriptBytes("getInto", others);
+    assertThrows(CacheException.class, () -> storage.readInPlace("k", late, storage.deadline()));
+    assertOnlyZeroed(late, others.length);
+    store.advancing(ticker, 0);
+
+    // another key's longer object, then the key's own: nothing of the other's beyond its trailer
+    ByteBuffer hit = framedDestination();
+    store.scriptBytes("getInto", others);
+    assertEquals(ExpiryTimes.ETERNAL, storage.readInPlace("k", hit, storage.deadline()));
+    int mine = ValueHeader.OVERHEAD + 3;
+    ByteBuffer all = hit.duplicate().clear();
+    for (int i = 4 + mine; i < 64; i++) {
+      assertEquals(i < 4 + others.length ? 0 : 0x55, all.get(i), "byte " + i + " after k's");
+    }
+  }
+
   @Test
   void aReadThatDoesNotMatchItsHeaderIsRepeated() {
     storage.write(

@@ -2,11 +2,13 @@ package dev.mooncake.jcache.history;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.mooncake.jcache.entry.IntegrityChecksForTests;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -27,6 +29,17 @@ final class FakeHistoryCluster implements HistoryCluster {
    * -Dhistory.fakeReadDelayUs}; a fake without reused blocks ignores it.
    */
   static final long READ_DELAY_US = Long.getLong("history.fakeReadDelayUs", 1000);
+
+  /** Whether the peers read values with the checksum and owner checks off (the control). */
+  private final boolean valueChecksOff;
+
+  FakeHistoryCluster() {
+    this(false);
+  }
+
+  FakeHistoryCluster(boolean valueChecksOff) {
+    this.valueChecksOff = valueChecksOff;
+  }
 
   private final Path table =
       Path.of("/dev/shm", "mcj-history-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
@@ -70,11 +83,14 @@ final class FakeHistoryCluster implements HistoryCluster {
 
   @Override
   public Map<String, String> environment() {
-    return Map.of(
-        "MCJ_FAKE_SHARED",
-        table.toString(),
-        "MCJ_FAKE_CLIENT_TTL_MS",
-        Long.toString(CLIENT_TTL_MS));
+    Map<String, String> environment = new HashMap<>();
+    environment.put("MCJ_FAKE_SHARED", table.toString());
+    environment.put("MCJ_FAKE_CLIENT_TTL_MS", Long.toString(CLIENT_TTL_MS));
+    environment.put("MCJ_FAKE_READ_DELAY_US", Long.toString(READ_DELAY_US));
+    if (valueChecksOff) {
+      environment.put(IntegrityChecksForTests.OFF_VARIABLE, "1");
+    }
+    return environment;
   }
 
   @Override

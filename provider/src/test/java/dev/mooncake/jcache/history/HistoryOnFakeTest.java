@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.history;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 
 /**
  * The history scenarios over the fake library's cross-process mode ({@link FakeHistoryCluster}), in
@@ -13,9 +14,17 @@ class HistoryOnFakeTest extends HistoryScenarios {
     FakeHistoryCluster.assumeAvailable();
   }
 
+  private boolean valueChecksOff;
+
   @Override
   protected HistoryCluster openCluster(Path dir) {
-    return new FakeHistoryCluster();
+    return new FakeHistoryCluster(valueChecksOff);
+  }
+
+  @Test
+  void withTheValueChecksOffEveryRunReadsValuesNotItsOwn() throws Exception {
+    valueChecksOff = true;
+    assertEveryRunReadsForeignValues();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.history;
 
+import dev.mooncake.jcache.entry.IntegrityChecksForTests;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
 import java.io.BufferedReader;
@@ -34,6 +35,7 @@ public final class HistoryPeer {
   private HistoryPeer() {}
 
   public static void main(String[] args) throws Exception {
+    IntegrityChecksForTests.applyEnvironment(); // the negative control's switch, before any cache
     Map<String, String> a = arguments(args);
     String process = a.get("process");
     int ops = Integer.parseInt(a.get("ops"));

@@ -31,7 +31,11 @@ import org.junit.jupiter.api.Test;
  * each).
  */
 public abstract class HistoryScenarios {
-  /** The share of planned operations that must end with a known outcome for a run to count. */
+  /**
+   * The share of planned operations that must end with a known outcome for a run to count (the
+   * calls that ended unknown are also held to their scenario's share: {@link
+   * RunResult#allowedUnknownShare}).
+   */
   private static final double KNOWN_SHARE = 0.8;
 
   /** Skips (with the reason) when this cluster is not available here. */
@@ -85,6 +89,30 @@ public abstract class HistoryScenarios {
     }
     assertEquals(
         List.of(), linearizable, "runs of the local control the checker found linearizable");
+  }
+
+  /**
+   * The second negative control, for clusters that can turn the value checks off (the test-only
+   * switch): without the checksum and owner checks the same no-fault workload must read a value
+   * under another key (or torn) in every run, so clean runs mean the checks work, not that the
+   * reuse race never opened.
+   */
+  protected void assertEveryRunReadsForeignValues() throws Exception {
+    HistoryRun.Plan plan = plan("value checks off", "cluster", HistoryRun.Fault.NONE, false);
+    List<String> clean = new ArrayList<>();
+    for (int run = 1; run <= runs(); run++) {
+      RunResult result = run(plan, run);
+      if (result.foreign().isEmpty() && result.torn().isEmpty()) {
+        clean.add("run " + run + ": " + result.summary());
+      }
+    }
+    report(
+        "value checks off: "
+            + (runs() - clean.size())
+            + " of "
+            + runs()
+            + " runs read values not their own");
+    assertEquals(List.of(), clean, "runs with the value checks off that read only their own");
   }
 
   /** Kills the master under load and starts a new one: every value is lost once, in between. */

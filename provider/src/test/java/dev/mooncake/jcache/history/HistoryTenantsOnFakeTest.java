@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.history;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 
 /**
  * The tenant scenario over the fake library's cross-process mode, in the normal build: 16,000
@@ -14,9 +15,17 @@ class HistoryTenantsOnFakeTest extends TenantScenarios {
     FakeHistoryCluster.assumeAvailable();
   }
 
+  private boolean valueChecksOff;
+
   @Override
   protected HistoryCluster openCluster(Path dir) {
-    return new FakeHistoryCluster();
+    return new FakeHistoryCluster(valueChecksOff);
+  }
+
+  @Test
+  void withTheValueChecksOffEveryRunReadsValuesNotItsOwn() throws Exception {
+    valueChecksOff = true;
+    assertEveryRunReadsForeignValues();
   }
 
   @Override

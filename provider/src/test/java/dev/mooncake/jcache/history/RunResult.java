@@ -75,6 +75,30 @@ record RunResult(
           unexpectedDrops
               + " segments dropped that no fault meant to (missed heartbeats?): the run is void");
     }
+    long allowed = (long) Math.floor(allowedUnknownShare(plan) * operations());
+    if (unknown() > allowed) {
+      problems.add(
+          String.format(
+              Locale.ROOT,
+              "%d of %d calls ended with an unknown outcome, above the %.0f %% (%d) %s allows: %s;"
+                  + " failures e.g. %s",
+              unknown(),
+              operations(),
+              allowedUnknownShare(plan) * 100,
+              allowed,
+              plan.fault() == HistoryRun.Fault.NONE && !plan.cpuHog()
+                  ? "a run without faults"
+                  : "this scenario",
+              unknownReasons(),
+              quote(failures)));
+    }
+    long refusals = unknownReasons().getOrDefault(INTEGRITY_REFUSAL, 0L);
+    if (plan.fault() == HistoryRun.Fault.NONE && refusals > 0) {
+      problems.add(
+          refusals
+              + " integrity refusals (a value read again five times and still not the key's) in a"
+              + " run without faults");
+    }
     long known = operations() - unknown();
     if (known < minimumKnownShare * plan.ops()) {
       problems.add(
@@ -86,6 +110,56 @@ record RunResult(
               + quote(failures));
     }
     return problems;
+  }
+
+  static final String TIME_OUT = "time-out";
+  static final String INTEGRITY_REFUSAL = "integrity refusal";
+  static final String ERROR = "error";
+  static final String NO_COMPLETION = "no completion (its JVM killed or stopped mid-call)";
+
+  /**
+   * The share of calls that may end with an unknown outcome: none without a fault (a call that
+   * throws there is a bug, whatever it did), a little under a CPU hog (calls may outlast their
+   * bound), more where a fault takes a JVM or the master away (its calls in flight, the calls that
+   * wait for its locks or fail fast while the master is gone).
+   */
+  static double allowedUnknownShare(HistoryRun.Plan plan) {
+    return switch (plan.fault()) {
+      case NONE -> plan.cpuHog() ? 0.01 : 0.0;
+      case KILL -> 0.05;
+      case PAUSE -> 0.20;
+      case MASTER_RESTART -> 0.25;
+    };
+  }
+
+  /**
+   * The unknown outcomes by reason: a thrown time-out, integrity refusal or other error, or none.
+   */
+  Map<String, Long> unknownReasons() {
+    Map<String, Long> reasons =
+        failures.stream()
+            .collect(Collectors.groupingBy(RunResult::reason, TreeMap::new, Collectors.counting()));
+    long noCompletion = unknown() - failures.size();
+    if (noCompletion > 0) {
+      reasons.put(NO_COMPLETION, noCompletion);
+    }
+    return reasons;
+  }
+
+  /** Why a call threw, from its failure line ({@code <call>: <exception class>: <message>}). */
+  static String reason(String failure) {
+    if (failure.contains("CallTimeoutException")
+        || failure.contains("TimeoutException")
+        || failure.contains("timed out")) {
+      return TIME_OUT;
+    }
+    if (failure.contains("belongs to another key, cache or tenant")
+        || failure.contains("fails its checksum")
+        || failure.contains("was not written by this provider")
+        || failure.contains("is not as long as its header says")) {
+      return INTEGRITY_REFUSAL;
+    }
+    return ERROR;
   }
 
   /** Keys of which an operation read another key's value. */
@@ -120,11 +194,18 @@ record RunResult(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s: %d ops (%d unknown outcome), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
+        "%s: %d ops (%d unknown outcome%s), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
             + " failed calls%s; run %.1f s, check %.1f s; %s",
         plan.scenario(),
         operations(),
         unknown(),
+        unknown() == 0
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                ": %s; %.0f %% allowed",
+                unknownReasons(),
+                allowedUnknownShare(plan) * 100),
         report.keys().size(),
         verdicts(),
         foreign.isEmpty() || otherViolations().isEmpty()

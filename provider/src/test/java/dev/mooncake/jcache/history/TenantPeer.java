@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.history;
 
+import dev.mooncake.jcache.entry.IntegrityChecksForTests;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +54,7 @@ public final class TenantPeer {
   }
 
   public static void main(String[] args) throws Exception {
+    IntegrityChecksForTests.applyEnvironment(); // the negative control's switch, before any cache
     Map<String, String> a = HistoryPeer.arguments(args);
     CacheManager manager =
         Caching.getCachingProvider()

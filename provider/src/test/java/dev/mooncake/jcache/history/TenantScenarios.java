@@ -36,19 +36,60 @@ public abstract class TenantScenarios {
     assumeAvailable();
   }
 
+  /**
+   * The share of operations that must be checked reads: half the calls read (get 40 %, getAndPut 10
+   * %) and about two thirds of them find a value, so the runs docs/reliability.md reports checked
+   * about 34 % (21,547 reads in 4 runs of 16,000 on the fake); a run below a quarter checked too
+   * little to count.
+   */
+  static final double MIN_CHECKED_SHARE = 0.25;
+
   @Test
   void noJvmReadsAValueOfAnotherTenantCacheOrKey() throws Exception {
     int runs = Integer.getInteger("history.runs", 1);
     List<String> failed = new ArrayList<>();
     for (int run = 1; run <= runs; run++) {
       Map<String, Long> totals = run(run, runs);
-      if (totals.get("foreign") != 0 || totals.get("torn") != 0) {
+      if (totals.get("foreign") != 0 || totals.get("torn") != 0 || totals.get("failed") != 0) {
         failed.add("run " + run + ": " + totals);
       }
-      assertTrue(totals.get("checked") > 0, "no value was read: " + totals);
+      assertCheckedEnough(totals);
     }
-    report(failed.size() + " of " + runs + " runs read values not their own");
-    assertEquals(List.of(), failed, "runs that read another tenant's, cache's or key's value");
+    report(failed.size() + " of " + runs + " runs read values not their own or failed calls");
+    assertEquals(
+        List.of(),
+        failed,
+        "runs that read another tenant's, cache's or key's value, or whose calls threw (no fault"
+            + " runs here: none may)");
+  }
+
+  /** Fails unless the run checked {@link #MIN_CHECKED_SHARE} of its operations as reads. */
+  static void assertCheckedEnough(Map<String, Long> totals) {
+    assertTrue(
+        totals.get("checked") >= MIN_CHECKED_SHARE * totals.get("ops"),
+        "fewer than "
+            + MIN_CHECKED_SHARE * 100
+            + " % of the operations were checked reads: "
+            + totals);
+  }
+
+  /**
+   * The negative control, where the cluster supports it: with the value checks off (the test-only
+   * switch) the same churn must read values not its own in every run, so a clean run above means
+   * the checks, not a quiet workload.
+   */
+  protected void assertEveryRunReadsForeignValues() throws Exception {
+    int runs = Integer.getInteger("history.runs", 1);
+    List<String> clean = new ArrayList<>();
+    for (int run = 1; run <= runs; run++) {
+      Map<String, Long> totals = run(run, runs);
+      assertCheckedEnough(totals);
+      if (totals.get("foreign") + totals.get("torn") == 0) {
+        clean.add("run " + run + ": " + totals);
+      }
+    }
+    report("checks off: " + (runs - clean.size()) + " of " + runs + " runs read values not own");
+    assertEquals(List.of(), clean, "runs with the value checks off that read only their own");
   }
 
   private Map<String, Long> run(int run, int runs) throws Exception {

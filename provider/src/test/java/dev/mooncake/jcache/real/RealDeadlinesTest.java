@@ -48,11 +48,16 @@ class RealDeadlinesTest {
    * The bound for calls timed in a JVM whose threads overslept a 10 ms sleep by up to {@code
    * stallMillis} during the scenario: the 400 ms of scheduling slack grows to that stall when the
    * machine was worse (seen: stalls of 0.9-2 s at load average 20-35, with calls late by as much).
-   * A call that overruns its deadline by more than the JVM's own worst stall still fails.
+   * A call that overruns its deadline by more than the JVM's own worst stall still fails, and the
+   * allowance stops at {@link #STALL_CEILING_MS} (the worst stall seen) so that a regression cannot
+   * hide behind a stall of its own size.
    */
   static long boundFor(long stallMillis) {
-    return BOUND_MS + Math.max(0, stallMillis - (SLACK_MS - 100));
+    return BOUND_MS + Math.min(STALL_CEILING_MS, Math.max(0, stallMillis - (SLACK_MS - 100)));
   }
+
+  /** The most a JVM's own stalls add to the bound: 2 s, the worst stall seen (load 20-35). */
+  static final long STALL_CEILING_MS = 2_000;
 
   private static final int PORT = 50081; // not RealHistoryCluster's 50071 nor the kill test's 50061
   private static final int THREADS = 3;
@@ -137,10 +142,11 @@ class RealDeadlinesTest {
    * the lock. Nothing stays stuck: once the master dropped the killed JVM's segment, every held key
    * takes an invoke from this JVM.
    *
-   * <p>Not asserted, printed: whether the resumed JVM's locks are free before the kill. Its invokes
-   * outlived their operation's deadline (3 s) inside the processor, so each release runs with none
-   * of it left, fails, and leaves its lock as a leftover that only a later lock call of that JVM
-   * removes (ClusterKeyLocks.release): an idle JVM blocks the keys until it leaves the cluster.
+   * <p>The resumed JVM's locks must be free before the kill: its invokes outlived their operation's
+   * deadline (3 s) inside the processor, and each release still gets the release floor
+   * (ClusterKeyLocks.RELEASE_FLOOR_NANOS) to read its record back and remove it, so no lock may
+   * stay behind an idle JVM. At 164b3b2 on a loaded machine this failed (the lock stayed):
+   * docs/reliability.md.
    */
   @Test
   void lockHolderStoppedEightSecondsResumedThenKilled() throws Exception {
@@ -177,11 +183,12 @@ class RealDeadlinesTest {
               long resumed = System.nanoTime();
               try {
                 run.cache.invoke(HELD_ALONE, SET);
-                System.out.println("after the resumed holder's release: its lock is free");
               } catch (CacheException stillHeld) {
-                System.out.println(
-                    "after the resumed holder's release, its lock is left behind: "
-                        + MixedLoad.firstLine(stillHeld));
+                throw new AssertionError(
+                    "after the resumed holder's release its lock is left behind (the release"
+                        + " floor did not remove it): "
+                        + MixedLoad.firstLine(stillHeld),
+                    stillHeld);
               }
               run.probed("invoke of a held key", resumed);
               long mounted = RealMooncake.metric(PORT + 1000, "master_total_capacity_bytes");

@@ -47,12 +47,14 @@ class RealPromptExitTest {
   }
 
   @Test
-  void sigtermWithManagersNeverClosedExitsWithin2SecondsAndUnmountsItsSegment() throws Exception {
+  void sigtermWithManagersNeverClosedExitsWithin2sBesidesMooncakesDestroyAndUnmountsItsSegment()
+      throws Exception {
     assertPromptExit("TERM", 143);
   }
 
   @Test
-  void sigintWithManagersNeverClosedExitsWithin2SecondsAndUnmountsItsSegment() throws Exception {
+  void sigintWithManagersNeverClosedExitsWithin2sBesidesMooncakesDestroyAndUnmountsItsSegment()
+      throws Exception {
     CtrlC.assumeDeliverable();
     assertPromptExit("INT", 130);
   }

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.BeforeEach;
  * namespace's veth pair gives (test-support/netns/bin/java).
  */
 class SeedConfigsOnRealMooncakeTest extends SeedConfigsScenarios {
-  private static final int MASTER_PORT = 50121;
-  private static final int METADATA_PORT = 8121;
+  private static final int MASTER_PORT = 50131;
+  private static final int METADATA_PORT = 8131;
 
   private Process master;
 

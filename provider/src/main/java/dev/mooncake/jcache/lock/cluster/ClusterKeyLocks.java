@@ -845,7 +845,10 @@ public final class ClusterKeyLocks implements KeyLocks {
       return false;
     }
     LockRecord found = LockRecord.decode(buffer, read, lockKey);
-    if (found == null || !found.sameToken(record)) {
+    if (found == null) {
+      return false; // torn or unreadable: maybe ours, so read it again (within the release's bound)
+    }
+    if (!found.sameToken(record)) {
       return true; // someone else's now: not ours to remove
     }
     // The read proved our segment alive at `sent`: it stays for client_ttl, longer than a lease.

@@ -405,6 +405,34 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void aTornReadOfOurLockAtALateReleaseIsReadAgainAndTheLockRemoved() {
+    KeyLocks.Held held = a.lock(KEY, null, Deadline.none());
+    advance(LEASE.plusSeconds(1)); // past the lease: the release reads the token back first
+    storeA.readAnswers.add(5L); // a torn read: not a whole lock record
+    held.close();
+    assertFalse(cluster.has(LOCK), "a torn read at release was taken as someone else's lock");
+    assertEquals(0, a.leftovers());
+    assertEquals(3, storeA.reads, "the read-back, the torn read, the read again");
+  }
+
+  @Test
+  void aLockUnreadableForTheWholeReleaseStaysALeftoverAndIsRemovedByTheNextCall() {
+    KeyLocks.Held held = a.lock(KEY, null, Deadline.none());
+    advance(LEASE.plusSeconds(1));
+    for (int i = 0; i < 10_000; i++) {
+      storeA.readAnswers.add(5L);
+    }
+    held.close(); // reads again until the release's bound, then keeps it
+    assertTrue(cluster.has(LOCK));
+    assertEquals(1, a.leftovers(), "an unreadable lock of ours was dropped as not ours");
+    storeA.readAnswers.clear();
+    try (KeyLocks.Held other = a.lock(storeKey("orders", "k2"), null, Deadline.none())) {
+      assertEquals(0, a.leftovers());
+      assertFalse(cluster.has(LOCK));
+    }
+  }
+
+  @Test
   void aHolderResumedPastItsOperationsDeadlineStillReleasesItsLock() {
     // A holder paused inside its operation (SIGSTOP, a long GC) wakes with its deadline spent:
     // its release gets a short budget of its own, else the lock would stay as a leftover and
