@@ -53,7 +53,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 3,
-    jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=2g"})
+    jvmArgsAppend = {
+      "--enable-native-access=ALL-UNNAMED",
+      "-Xms2g",
+      "-Xmx2g",
+      "-XX:MaxDirectMemorySize=2g"
+    })
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Threads(1)

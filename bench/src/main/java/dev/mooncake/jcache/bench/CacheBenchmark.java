@@ -49,7 +49,12 @@ import org.openjdk.jmh.infra.ThreadParams;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:MaxDirectMemorySize=4g"})
+    jvmArgsAppend = {
+      "--enable-native-access=ALL-UNNAMED",
+      "-Xms3g",
+      "-Xmx3g",
+      "-XX:MaxDirectMemorySize=4g"
+    })
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 @State(Scope.Benchmark)

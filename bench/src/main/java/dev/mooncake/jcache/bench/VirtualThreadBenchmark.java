@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(
     value = 3,
-    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+    jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms2g", "-Xmx2g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Threads(1)

@@ -124,6 +124,10 @@ final class JniLoader {
     }
     try {
       System.load(absolute.toString());
+    } catch (IllegalCallerException e) {
+      // Java 24+ without native access for the bridge, under --illegal-native-access=deny
+      throw new NativeBridgeException(
+          message(absolute.toString(), origin, NativeAccess.refusedCause(e)), e);
     } catch (UnsatisfiedLinkError | SecurityException e) {
       throw new NativeBridgeException(message(absolute.toString(), origin, e.getMessage()), e);
     }

@@ -48,6 +48,7 @@ class NativeLogsTest {
                 System.getProperty(
                     "mooncake.test.java",
                     Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                NativeAccessTest.CLASS_PATH_FLAG, // as docs/native-bridge.md says
                 "-cp",
                 classPath,
                 "-Dmooncake.fixture.library=" + FakeStore.library(),

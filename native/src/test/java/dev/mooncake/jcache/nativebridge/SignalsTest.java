@@ -119,6 +119,7 @@ class SignalsTest {
                 System.getProperty(
                     "mooncake.test.java",
                     Path.of(System.getProperty("java.home"), "bin", "java").toString()),
+                NativeAccessTest.CLASS_PATH_FLAG, // as docs/native-bridge.md says
                 "-cp",
                 classPath,
                 "-Dmooncake.fixture.library=" + FakeStore.library(),

@@ -9,6 +9,7 @@ import dev.mooncake.jcache.config.parse.ConfigJsonParser;
 import dev.mooncake.jcache.config.source.ConfigSourceReader;
 import dev.mooncake.jcache.config.source.DefaultConfigUri;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
+import dev.mooncake.jcache.nativebridge.NativeAccess;
 import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.io.PrintStream;
@@ -24,13 +25,14 @@ import javax.cache.CacheManager;
 import javax.cache.configuration.MutableConfiguration;
 
 /**
- * The config doctor: {@code java -jar mooncake-jcache-<version>-check.jar [config-uri]}. Resolves
- * the config exactly as the provider would, prints every effective setting with where it came from,
- * loads the library, connects to the master with the configured timeout and does a put / get /
- * remove round trip with its timings. In {@code mode: standalone-store} it also checks the topology
- * ({@link TopologyCheck}): master, pool segments and their room, lock segment and a lock round
- * trip, one {@code MISSING} line per missing thing. Exits 0 when every step worked, otherwise with
- * one line {@code FAILED <step>: <cause>} and the step's exit code.
+ * The config doctor: {@code java -jar mooncake-jcache-<version>-check.jar [config-uri]}. Says which
+ * Java runs it and whether it grants the bridge native access, resolves the config exactly as the
+ * provider would, prints every effective setting with where it came from, loads the library,
+ * connects to the master with the configured timeout and does a put / get / remove round trip with
+ * its timings. In {@code mode: standalone-store} it also checks the topology ({@link
+ * TopologyCheck}): master, pool segments and their room, lock segment and a lock round trip, one
+ * {@code MISSING} line per missing thing. Exits 0 when every step worked, otherwise with one line
+ * {@code FAILED <step>: <cause>} and the step's exit code.
  */
 public final class ConfigDoctor {
   public static final int OK = 0;
@@ -68,6 +70,8 @@ public final class ConfigDoctor {
           "  (no argument: the provider's default, as Caching.getCachingProvider() finds it)");
       return USAGE;
     }
+    // before anything loads the bridge: whether this JVM will let it (JEP 472, Java 24+)
+    out.println("java     " + NativeAccess.describe());
     ClassLoader loader = ConfigDoctor.class.getClassLoader();
     URI uri;
     MooncakeConfig config;

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.cluster;
 
+import dev.mooncake.jcache.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -83,7 +84,8 @@ public final class Peer implements AutoCloseable {
     List<String> command =
         new ArrayList<>(
             List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                ChildJava.java(),
+                ChildJava.NATIVE_ACCESS,
                 "-cp",
                 classPath,
                 "-XX:TieredStopAtLevel=1",

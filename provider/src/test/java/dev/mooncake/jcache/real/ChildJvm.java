@@ -2,13 +2,7 @@ package dev.mooncake.jcache.real;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,8 +33,8 @@ public record ChildJvm(int exitCode, String out, String err) {
           }
         });
     Process process = builder.start();
-    CompletableFuture<String> out = drain(process.getInputStream());
-    CompletableFuture<String> err = drain(process.getErrorStream());
+    CompletableFuture<String> out = ChildJava.readAll(process.getInputStream());
+    CompletableFuture<String> err = ChildJava.readAll(process.getErrorStream());
     boolean ended = process.waitFor(120, TimeUnit.SECONDS);
     if (!ended) {
       process.destroyForcibly();
@@ -53,24 +47,10 @@ public record ChildJvm(int exitCode, String out, String err) {
   static List<String> command(Class<?> main, List<String> options, String... args) {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = ChildJava.command();
     command.addAll(options);
     command.addAll(List.of("-cp", classPath, main.getName()));
     command.addAll(List.of(args));
     return command;
-  }
-
-  private static CompletableFuture<String> drain(InputStream stream) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try (stream) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            stream.transferTo(bytes);
-            return bytes.toString(StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -266,7 +267,8 @@ class RealMooncakeFaultsTest {
     Path config = config("peer-" + UUID.randomUUID(), "");
     Process peer =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                ChildJava.java(),
+                ChildJava.NATIVE_ACCESS,
                 "-cp",
                 System.getProperty("java.class.path"),
                 RealMooncakePeer.class.getName(),

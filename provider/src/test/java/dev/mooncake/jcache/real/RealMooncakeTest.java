@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.reliability.CtrlC;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -275,7 +276,8 @@ class RealMooncakeTest {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            ChildJava.java(),
+            ChildJava.NATIVE_ACCESS,
             "-cp",
             classPath,
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.reliability;
 
+import dev.mooncake.jcache.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -67,8 +68,7 @@ public final class DockerStop {
       throws Exception {
     String classPath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new java.util.ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = ChildJava.command();
     command.addAll(options);
     command.addAll(List.of("-cp", classPath, main.getName()));
     command.addAll(List.of(args));

@@ -3,6 +3,7 @@ package dev.mooncake.jcache.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.mooncake.jcache.testing.ChildJava;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,8 @@ class SoakTest {
     List<String> command =
         new ArrayList<>(
             List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                ChildJava.java(),
+                ChildJava.NATIVE_ACCESS,
                 "-Xms768m",
                 "-Xmx768m",
                 "-XX:+AlwaysPreTouch",

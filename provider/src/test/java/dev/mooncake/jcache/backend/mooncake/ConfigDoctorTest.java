@@ -58,6 +58,17 @@ class ConfigDoctorTest {
     int code = doctor(Map.of("MC_LOG_LEVEL", "WARNING"), file.toString());
     String out = output();
     assertEquals(ConfigDoctor.OK, code, out);
+    // first the JVM: its version, and whether it grants the bridge native access (surefire's
+    // argLine does; before Java 24 JNI needs no grant)
+    assertTrue(
+        out.startsWith(
+            "java     Java "
+                + Runtime.version()
+                + " ("
+                + System.getProperty("java.vendor")
+                + "); native access for the bridge (class path): "
+                + (Runtime.version().feature() >= 24 ? "enabled\n" : "not restricted before")),
+        out);
     assertTrue(out.contains("config   " + file.toUri()), out);
     assertTrue(out.contains("setting  backend = MOONCAKE  [file (backend)]"), out);
     assertTrue(

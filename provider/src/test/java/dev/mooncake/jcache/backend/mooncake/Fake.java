@@ -19,6 +19,23 @@ final class Fake {
     return existing("mooncake.fixture.partialLibrary");
   }
 
+  /**
+   * A config file's JSON for the Mooncake backend over the fake (16 MB segment, 4 MB buffer), for
+   * child JVMs; {@code extra} is more members ({@code , "key": value ...}) or "".
+   */
+  static String configJson(String tenant, String extra) {
+    return "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
+        + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
+        + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"16MB\","
+        + " \"local_buffer_size\": \"4MB\", \"library\": \""
+        + library()
+        + "\", \"tenant_id\": \""
+        + tenant
+        + "\""
+        + extra
+        + "}";
+  }
+
   private static String existing(String property) {
     String path = System.getProperty(property);
     if (path == null || !Files.isRegularFile(Path.of(path))) {

@@ -3,11 +3,8 @@ package dev.mooncake.jcache.backend.mooncake;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,17 +28,11 @@ class NativeLogsOnCloseTest {
 
   private String run(String mode) throws Exception {
     Path config = dir.resolve("logs-" + mode + ".json");
-    Files.writeString(
-        config,
-        "{\"backend\": \"mooncake\", \"master_server_address\": \"127.0.0.1:50051\","
-            + " \"metadata_server\": \"P2PHANDSHAKE\", \"protocol\": \"tcp\","
-            + " \"local_hostname\": \"127.0.0.1\", \"global_segment_size\": \"16MB\","
-            + " \"local_buffer_size\": \"4MB\", \"library\": \""
-            + Fake.library()
-            + "\", \"tenant_id\": \"logs\", \"native_log\": {\"level\": \"INFO\"}}");
+    Files.writeString(config, Fake.configJson("logs", ", \"native_log\": {\"level\": \"INFO\"}"));
     List<String> command =
         List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            ChildJava.java(),
+            ChildJava.NATIVE_ACCESS,
             "-Dmooncake.jcache.clientLingerMillis=0", // the manager's close destroys the client
             "-Dorg.slf4j.simpleLogger.logFile=System.out",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
@@ -52,23 +43,12 @@ class NativeLogsOnCloseTest {
             URI.create(config.toUri().toString()).toString(),
             mode);
     Process child = new ProcessBuilder(command).start();
-    CompletableFuture<String> out = read(child.getInputStream());
-    CompletableFuture<String> err = read(child.getErrorStream());
+    CompletableFuture<String> out = ChildJava.readAll(child.getInputStream());
+    CompletableFuture<String> err = ChildJava.readAll(child.getErrorStream());
     assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child did not exit");
     String output = out.get(10, TimeUnit.SECONDS) + "\nSTDERR\n" + err.get(10, TimeUnit.SECONDS);
     assertEquals(0, child.exitValue(), output);
     return output;
-  }
-
-  private static CompletableFuture<String> read(InputStream in) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
   }
 
   @Test

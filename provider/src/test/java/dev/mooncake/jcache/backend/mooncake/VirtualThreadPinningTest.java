@@ -2,12 +2,8 @@ package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the time. That the recording sees pinning at all is shown by a park inside a class initializer.
  */
 class VirtualThreadPinningTest {
-  private static final Path DEFAULT_JAVA25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
   private static final int CARRIERS = 2;
   private static final int THREADS = 200;
   private static final int GETS_EACH = 10;
@@ -77,20 +72,9 @@ class VirtualThreadPinningTest {
         "the reads did not overlap: " + bounded[1] + " ms, floor " + PINNED_FLOOR_MS + " ms");
   }
 
-  private static Path java25() {
-    Path home = Path.of(System.getProperty("mooncake.java25.home", DEFAULT_JAVA25.toString()));
-    Path java = home.resolve("bin").resolve("java");
-    assumeTrue(
-        Files.isExecutable(java),
-        "no Java 25 JDK at "
-            + home
-            + " (set -Dmooncake.java25.home): virtual threads need Java 21+, the build runs 17");
-    return java;
-  }
-
   /** Answers gets, millis, pinnedOurs, pinnedControl of one child run. */
   private long[] run(boolean handOff, long timeoutMs) throws Exception {
-    Path java = java25();
+    Path java = ChildJava.java25("virtual threads need Java 21+, the build may run on 17");
     Path config = dir.resolve("vthreads-" + handOff + "-" + timeoutMs + ".json");
     Files.writeString(
         config,
@@ -107,6 +91,7 @@ class VirtualThreadPinningTest {
     List<String> command =
         List.of(
             java.toString(),
+            ChildJava.NATIVE_ACCESS,
             "-Djdk.virtualThreadScheduler.parallelism=" + CARRIERS,
             "-Djdk.virtualThreadScheduler.maxPoolSize=" + CARRIERS,
             "-D" + VirtualThreadCalls.SWITCH + "=" + handOff,
@@ -121,8 +106,8 @@ class VirtualThreadPinningTest {
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().put("MCJ_FAKE_READ_DELAY_US", String.valueOf(READ_DELAY_US));
     Process child = builder.start();
-    CompletableFuture<String> out = read(child.getInputStream());
-    CompletableFuture<String> err = read(child.getErrorStream());
+    CompletableFuture<String> out = ChildJava.readAll(child.getInputStream());
+    CompletableFuture<String> err = ChildJava.readAll(child.getErrorStream());
     assertTrue(child.waitFor(300, TimeUnit.SECONDS), "the child did not exit");
     String output = out.get(10, TimeUnit.SECONDS) + "\nSTDERR\n" + err.get(10, TimeUnit.SECONDS);
     assertEquals(0, child.exitValue(), output);
@@ -136,16 +121,5 @@ class VirtualThreadPinningTest {
     assertEquals(THREADS * GETS_EACH, answer[0], output);
     assertTrue(answer[3] > 0, "the recording saw no pinning at all: " + output);
     return answer;
-  }
-
-  private static CompletableFuture<String> read(InputStream in) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
   }
 }
