@@ -58,14 +58,19 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
 
   @Override
   public CompletionStage<Void> putAsync(K key, V value) {
+    Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    return one(
-        "putAsync",
-        key,
+    requireOpen();
+    Function<Deadline, Void> alone =
         d -> {
           cache.put(key, value, d);
           return null;
-        });
+        };
+    AsyncCalls.BatchWrite<Void> batch = cache.batchedPuts();
+    return stage(
+        batch == null
+            ? calls.submit("putAsync", List.of(key), alone)
+            : calls.submitWrite("putAsync", key, value, alone, batch));
   }
 
   @Override

@@ -28,7 +28,10 @@ import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -557,6 +560,89 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return entriesNeverExpire()
         && !dispatcher.hasListenerFor(EventType.UPDATED)
         && !dispatcher.hasListenerFor(EventType.EXPIRED);
+  }
+
+  /**
+   * {@link #putEach} as the asynchronous view batches its puts: one object per cache, as writes are
+   * batched only with writes of the same one.
+   */
+  @SuppressWarnings("unchecked") // the keys and values are the view's putAsync ones, so K and V
+  private final AsyncCalls.BatchWrite<Void> batchedPuts =
+      (keys, values, deadline) -> putEach((List<K>) (List<?>) keys, (List<V>) values, deadline);
+
+  /**
+   * How the asynchronous view should batch its puts now: {@link #putEach}, or null for each put
+   * alone. A write-through cache's puts run alone: a batch calls its writers one after another on
+   * one thread, where puts alone call them in parallel (a writer is often a slow database call); so
+   * do the puts of a cache with a synchronous listener, whose failure belongs to one put.
+   */
+  AsyncCalls.BatchWrite<Void> batchedPuts() {
+    return writer.enabled() || dispatcher.hasSynchronousListener() ? null : batchedPuts;
+  }
+
+  /**
+   * Several puts of distinct keys, each answering what {@link #put} would (its writer call, its
+   * statistics, its events, its expiry, its exception), as one batch: the keys' locks in one {@link
+   * dev.mooncake.jcache.lock.KeyLocks#lockAll}, the live entries in one batch read (none for blind
+   * writes), the values in one batch put. Throws only before any put had an effect (a key's check,
+   * the locks, the read failed; or a synchronous listener is registered, whose failure could not be
+   * told apart): then each put runs alone. Each put's time in the statistics is the batch's.
+   */
+  List<AsyncCalls.Answer<Void>> putEach(List<K> keys, List<V> values, Deadline deadline) {
+    requireOpen();
+    if (dispatcher.hasSynchronousListener()) {
+      throw new IllegalStateException("puts with a synchronous listener run alone");
+    }
+    int count = keys.size();
+    List<EntryMap.Step<K>> steps = new ArrayList<>(count);
+    Integer[] order = new Integer[count];
+    String[] storeKeys = new String[count];
+    boolean blind = blindWritesAllowed();
+    for (int i = 0; i < count; i++) {
+      K key = keys.get(i);
+      V value = values.get(i);
+      storeKeys[i] = storeKey(key);
+      checkValue(value);
+      order[i] = i;
+    }
+    // Sorted by store key: the batch takes the keys' locks in that order (see EntryMap.computeAll).
+    Arrays.sort(order, Comparator.comparing(i -> storeKeys[i]));
+    for (int i : order) {
+      K key = keys.get(i);
+      V value = values.get(i);
+      steps.add(
+          new EntryMap.Step<>(
+              storeKeys[i],
+              key,
+              blind
+                  ? absent -> {
+                    writer.write(new CacheEntry<>(key, value));
+                    return Decision.write(value, ExpiryTimes.ETERNAL);
+                  }
+                  : writing(key, value)));
+    }
+    long start = statistics.start();
+    EntryMap.StepResult[] results;
+    try {
+      results = entries.computeAll(steps, blind, deadline);
+    } catch (RuntimeException e) {
+      awaitSuppressing(e);
+      throw e;
+    }
+    dispatcher.awaitSynchronous(); // none: no synchronous listener
+    List<AsyncCalls.Answer<Void>> answers = new ArrayList<>(Collections.nCopies(count, null));
+    for (int s = 0; s < count; s++) {
+      EntryMap.StepResult result = results[s];
+      if (result.failure() != null) {
+        answers.set(order[s], AsyncCalls.Answer.failed(result.failure()));
+        continue;
+      }
+      if (result.outcome().changed()) {
+        statistics.put(start);
+      }
+      answers.set(order[s], AsyncCalls.Answer.of(null));
+    }
+    return answers;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.async.AsyncCalls;
+import dev.mooncake.jcache.async.CpuRoom;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.codec.Codec;
@@ -178,7 +179,8 @@ public final class MooncakeCacheManager implements CacheManager {
             lanes::executeAsync,
             lanes::onAsyncThread,
             "mooncake-" + id + "-async-timer",
-            "cache manager " + uri);
+            "cache manager " + uri,
+            CpuRoom.ofThisProcess(ticker));
     this.sweeper = new ExpirySweeper("mooncake-" + id + "-expiry", SWEEP_INTERVAL_MILLIS, ticker);
     LOG.info("cache manager {} on {} ({})", uri, store.describe(), config.source());
   }

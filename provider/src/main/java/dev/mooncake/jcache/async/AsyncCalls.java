@@ -58,11 +58,16 @@ import org.slf4j.LoggerFactory;
  *       #READ_RUNNER_STALL_NANOS} (a stuck read, a slow dependent) no longer holds the others back:
  *       the next read, or a timer check, starts another. Why: on a real Mooncake a get's cost is
  *       mostly its round trip's (the master's RPC, the transfer, 8-10 context switches, measured in
- *       docs/performance.md), which a batch pays once.
+ *       docs/performance.md), which a batch pays once. A second read runner starts beside a working
+ *       one when reads wait and the CPU has room ({@link CpuRoom}): then the two overlap their
+ *       round trips instead of the queue waiting for one.
+ *   <li><b>Writes ready together run as one batch.</b> A plain write ({@link Scope#submitWrite}) is
+ *       batched the same way by the cache's one write runner ({@link BatchWrite}); the order per
+ *       key still holds, as a key has at most one call ready at a time.
  * </ul>
  */
 public final class AsyncCalls implements AutoCloseable {
-  /** At most this many reads run as one batch. */
+  /** At most this many reads (or writes) run as one batch. */
   public static final int MAX_BATCHED_READS = 64;
 
   /**
@@ -78,8 +83,36 @@ public final class AsyncCalls implements AutoCloseable {
    * failed): each read then runs alone, on what is left of its own deadline.
    */
   @FunctionalInterface
-  public interface BatchRead<T> {
+  public interface BatchRead<T> extends Batch<T> {
     List<Answer<T>> read(List<Object> keys, Deadline deadline);
+
+    @Override
+    default List<Answer<T>> run(List<Object> keys, List<Object> arguments, Deadline deadline) {
+      return read(keys, deadline);
+    }
+  }
+
+  /**
+   * Writes of distinct keys run as one: {@code values.get(i)} goes to {@code keys.get(i)}; answers
+   * in the keys' order, each what the write alone would have answered (its writer call, its
+   * statistics, its exception). It throws only before any write has had an effect (its writer
+   * called, its store touched): each write then runs alone. A failure after that (one key's, or the
+   * batch put's) is that key's answer, so no write runs twice.
+   */
+  @FunctionalInterface
+  public interface BatchWrite<T> extends Batch<T> {
+    List<Answer<T>> write(List<Object> keys, List<Object> values, Deadline deadline);
+
+    @Override
+    default List<Answer<T>> run(List<Object> keys, List<Object> arguments, Deadline deadline) {
+      return write(keys, arguments, deadline);
+    }
+  }
+
+  /** A batch of one kind: {@link BatchRead} or {@link BatchWrite}. */
+  public interface Batch<T> {
+    /** Runs the calls of {@code keys} (with their {@code arguments}) as one. */
+    List<Answer<T>> run(List<Object> keys, List<Object> arguments, Deadline deadline);
   }
 
   /** One read's answer in a batch: its value, or the exception the read alone would have thrown. */
@@ -104,6 +137,7 @@ public final class AsyncCalls implements AutoCloseable {
   private final BooleanSupplier onWorker;
   private final DeadlineTimer timer;
   private final String owner;
+  private final BooleanSupplier cpuRoom;
 
   /**
    * @param maxInFlight {@code async_max_in_flight}
@@ -124,6 +158,23 @@ public final class AsyncCalls implements AutoCloseable {
       BooleanSupplier onWorker,
       String timerThread,
       String owner) {
+    this(maxInFlight, operationTimeout, ticker, workers, onWorker, timerThread, owner, () -> false);
+  }
+
+  /**
+   * As above, with {@code cpuRoom}: whether the process has CPU to spare for a second read runner
+   * (see {@link CpuRoom}); asked only while one runner is at work and reads wait.
+   */
+  public AsyncCalls(
+      int maxInFlight,
+      Duration operationTimeout,
+      Ticker ticker,
+      Consumer<Runnable> workers,
+      BooleanSupplier onWorker,
+      String timerThread,
+      String owner,
+      BooleanSupplier cpuRoom) {
+    this.cpuRoom = Objects.requireNonNull(cpuRoom, "cpuRoom");
     if (maxInFlight <= 0) {
       throw new IllegalArgumentException("async_max_in_flight must be > 0, got " + maxInFlight);
     }
@@ -202,23 +253,11 @@ public final class AsyncCalls implements AutoCloseable {
 
     private final Set<Call<?>> calls = ConcurrentHashMap.newKeySet();
 
-    /**
-     * Reads whose keys are free, in the order they became so, for the read runner to take. Entries
-     * of reads that ended otherwise (expired, withdrawn) are dropped by the next runner.
-     */
-    private final ConcurrentLinkedQueue<Call<?>> readyReads = new ConcurrentLinkedQueue<>();
+    /** Runs the plain reads ready together as batches; a second one where the CPU has room. */
+    private final Runner reads = new Runner(2);
 
-    /** Whether a read runner is handed to a thread and has not started yet. */
-    private final AtomicBoolean readRunnerPending = new AtomicBoolean();
-
-    /** Read runners running. */
-    private final AtomicInteger readRunners = new AtomicInteger();
-
-    /** When a read runner last started a batch ({@link Ticker#nanos}). */
-    private volatile long readProgressAt;
-
-    /** Whether a timer check for a stuck runner is scheduled. */
-    private final AtomicBoolean stallCheck = new AtomicBoolean();
+    /** Runs the plain writes ready together as batches, one runner at a time. */
+    private final Runner writes = new Runner(1);
 
     private volatile boolean ended;
 
@@ -236,7 +275,7 @@ public final class AsyncCalls implements AutoCloseable {
      */
     public <T> CompletableFuture<T> submit(
         String operation, Collection<?> keys, Function<Deadline, T> work) {
-      return submit(operation, keys, work, null);
+      return submit(operation, keys, work, null, null, null);
     }
 
     /**
@@ -246,11 +285,32 @@ public final class AsyncCalls implements AutoCloseable {
      */
     public <T> CompletableFuture<T> submitRead(
         String operation, Object key, Function<Deadline, T> work, BatchRead<T> batch) {
-      return submit(operation, List.of(key), work, Objects.requireNonNull(batch, "batch"));
+      return submit(
+          operation, List.of(key), work, Objects.requireNonNull(batch, "batch"), null, reads);
+    }
+
+    /**
+     * As {@link #submit} for a plain write of {@code value} to one key: {@code work} writes it
+     * alone; {@code batch} writes it with other writes ready at the same time (same {@code batch}),
+     * as reads are batched, by this cache's one write runner.
+     */
+    public <T> CompletableFuture<T> submitWrite(
+        String operation,
+        Object key,
+        Object value,
+        Function<Deadline, T> work,
+        BatchWrite<T> batch) {
+      return submit(
+          operation, List.of(key), work, Objects.requireNonNull(batch, "batch"), value, writes);
     }
 
     private <T> CompletableFuture<T> submit(
-        String operation, Collection<?> keys, Function<Deadline, T> work, BatchRead<T> batch) {
+        String operation,
+        Collection<?> keys,
+        Function<Deadline, T> work,
+        Batch<T> batch,
+        Object argument,
+        Runner runner) {
       if (ended) {
         throw closed();
       }
@@ -259,7 +319,8 @@ public final class AsyncCalls implements AutoCloseable {
       acquire(cacheName, operation);
       CompletableFuture<Void> slot = new CompletableFuture<>();
       CompletableFuture<Void> before = enter(keys, slot);
-      Call<T> call = new Call<>(operation, keys, work, batch, deadline, slot, before);
+      Call<T> call =
+          new Call<>(operation, keys, work, batch, argument, runner, deadline, slot, before);
       calls.add(call);
       if (ended && call.endUnstarted()) { // end() may have missed it
         throw closed();
@@ -308,75 +369,111 @@ public final class AsyncCalls implements AutoCloseable {
 
     /** Entries in the queue of ready reads (tests: it must not grow with reads run alone). */
     public int readyReads() {
-      return readyReads.size();
-    }
-
-    /** A ready read joins the queue; a runner is started unless one is on its way or at work. */
-    private void readReady(Call<?> read) {
-      readyReads.offer(read);
-      scheduleReadRunner();
+      return reads.ready.size();
     }
 
     /**
-     * Starts a read runner unless one is about to start, or one runs and is not stuck (it takes the
-     * queue before it ends: it looks again after leaving). A queue left to a running runner gets a
-     * timer check, in case that runner turns out stuck.
+     * Drains the calls of one batch kind that are ready (their keys free): a batch at a time, on a
+     * provider thread; see the class comment.
      */
-    private void scheduleReadRunner() {
-      if (readRunners.get() > 0 && ticker.nanos() - readProgressAt < READ_RUNNER_STALL_NANOS) {
-        checkForStuckRunner();
-        return;
-      }
-      if (!readRunnerPending.compareAndSet(false, true)) {
-        return;
-      }
-      try {
-        workers.accept(this::runReadyReads);
-      } catch (RuntimeException e) {
-        readRunnerPending.set(false);
-        Call<?> read;
-        while ((read = readyReads.poll()) != null) {
-          read.fail(e); // the threads are closed: the stages fail rather than hang
-        }
-      }
-    }
+    private final class Runner {
+      /**
+       * Calls whose keys are free, in the order they became so. Entries of calls that ended
+       * otherwise (expired, withdrawn) are dropped by the next runner.
+       */
+      final ConcurrentLinkedQueue<Call<?>> ready = new ConcurrentLinkedQueue<>();
 
-    private void checkForStuckRunner() {
-      if (stallCheck.compareAndSet(false, true)) {
-        Future<?> check =
-            timer.schedule(
-                () -> {
-                  stallCheck.set(false);
-                  if (!readyReads.isEmpty()) {
-                    scheduleReadRunner();
-                  }
-                },
-                READ_RUNNER_STALL_NANOS);
-        if (check == null) {
-          stallCheck.set(false); // closing: the queued reads end with their cache
-        }
-      }
-    }
+      /**
+       * At most this many run at once while none is stuck (a second only where the CPU has room).
+       */
+      final int maxRunning;
 
-    /**
-     * A read runner, on a provider thread: runs the ready reads, a batch at a time, until the queue
-     * is empty; then looks once more after leaving, as a read that came meanwhile may have counted
-     * on it.
-     */
-    private void runReadyReads() {
-      readRunners.incrementAndGet();
-      readRunnerPending.set(false);
-      try {
-        Call<?> read;
-        while ((read = readyReads.poll()) != null) {
-          readProgressAt = ticker.nanos();
-          read.runRead();
-        }
-      } finally {
-        readRunners.decrementAndGet();
+      /** Whether a runner is handed to a thread and has not started yet. */
+      final AtomicBoolean pending = new AtomicBoolean();
+
+      /** Runners running. */
+      final AtomicInteger running = new AtomicInteger();
+
+      /** When a runner last started a batch ({@link Ticker#nanos}). */
+      volatile long progressAt;
+
+      /** Whether a timer check for a stuck runner is scheduled. */
+      final AtomicBoolean stallCheck = new AtomicBoolean();
+
+      Runner(int maxRunning) {
+        this.maxRunning = maxRunning;
       }
-      if (!readyReads.isEmpty()) {
-        scheduleReadRunner();
+
+      /** A ready call joins the queue; a runner is started unless one is on its way or at work. */
+      void ready(Call<?> call) {
+        ready.offer(call);
+        schedule();
+      }
+
+      /**
+       * Starts a runner unless one is about to start, or one runs and is not stuck (it takes the
+       * queue before it ends: it looks again after leaving) and there is no room for another. A
+       * queue left to a running runner gets a timer check, in case that runner turns out stuck.
+       */
+      void schedule() {
+        int now = running.get();
+        if (now > 0 && ticker.nanos() - progressAt < READ_RUNNER_STALL_NANOS) {
+          if (now >= maxRunning || !cpuRoom.getAsBoolean()) {
+            checkForStuckRunner();
+            return;
+          }
+        }
+        if (!pending.compareAndSet(false, true)) {
+          return;
+        }
+        try {
+          workers.accept(this::runReady);
+        } catch (RuntimeException e) {
+          pending.set(false);
+          Call<?> call;
+          while ((call = ready.poll()) != null) {
+            call.fail(e); // the threads are closed: the stages fail rather than hang
+          }
+        }
+      }
+
+      private void checkForStuckRunner() {
+        if (stallCheck.compareAndSet(false, true)) {
+          Future<?> check =
+              timer.schedule(
+                  () -> {
+                    stallCheck.set(false);
+                    if (!ready.isEmpty()) {
+                      schedule();
+                    }
+                  },
+                  READ_RUNNER_STALL_NANOS);
+          if (check == null) {
+            stallCheck.set(false); // closing: the queued calls end with their cache
+          }
+        }
+      }
+
+      /**
+       * A runner, on a provider thread: runs the ready calls, a batch at a time, until the queue is
+       * empty; then looks once more after leaving, as a call that came meanwhile may have counted
+       * on it.
+       */
+      private void runReady() {
+        running.incrementAndGet();
+        pending.set(false);
+        try {
+          Call<?> call;
+          while ((call = ready.poll()) != null) {
+            progressAt = ticker.nanos();
+            call.runBatched();
+          }
+        } finally {
+          running.decrementAndGet();
+        }
+        if (!ready.isEmpty()) {
+          schedule();
+        }
       }
     }
 
@@ -433,7 +530,9 @@ public final class AsyncCalls implements AutoCloseable {
       final String operation;
       final Collection<?> keys;
       Function<Deadline, T> work; // dropped when it ends unstarted: a queue may still hold the call
-      final BatchRead<T> batch; // null: not a plain read
+      final Batch<T> batch; // null: not a plain read or write
+      final Object argument; // a write's value
+      final Runner runner; // the batch's runner, or null
       final Deadline deadline;
       final Stage result = new Stage();
 
@@ -454,7 +553,9 @@ public final class AsyncCalls implements AutoCloseable {
           String operation,
           Collection<?> keys,
           Function<Deadline, T> work,
-          BatchRead<T> batch,
+          Batch<T> batch,
+          Object argument,
+          Runner runner,
           Deadline deadline,
           CompletableFuture<Void> slot,
           CompletableFuture<Void> before) {
@@ -462,6 +563,8 @@ public final class AsyncCalls implements AutoCloseable {
         this.keys = keys;
         this.work = work;
         this.batch = batch;
+        this.argument = argument;
+        this.runner = runner;
         this.deadline = deadline;
         this.slot = slot;
         this.before = before;
@@ -476,8 +579,8 @@ public final class AsyncCalls implements AutoCloseable {
           expire(waited); // checked at dequeue too: a fake ticker moves no timer
           return;
         }
-        if (batch != null) {
-          readReady(this);
+        if (runner != null) {
+          runner.ready(this);
           return;
         }
         try {
@@ -507,18 +610,18 @@ public final class AsyncCalls implements AutoCloseable {
       }
 
       /**
-       * A read runner's: runs this read with the ready reads it takes along, unless it has ended or
-       * expired meanwhile.
+       * A runner's: runs this call with the ready calls of its batch it takes along, unless it has
+       * ended or expired meanwhile.
        */
-      void runRead() {
+      void runBatched() {
         if (!claimToRun()) {
           return;
         }
-        List<Call<T>> reads = readsToRunWith();
-        if (reads.size() == 1) {
+        List<Call<T>> together = callsToRunWith();
+        if (together.size() == 1) {
           runAlone();
         } else {
-          runBatch(reads);
+          runBatch(together);
         }
       }
 
@@ -537,69 +640,72 @@ public final class AsyncCalls implements AutoCloseable {
       }
 
       /**
-       * This claimed read and the ready reads it takes along (claimed here): those of the same
-       * batch on other keys, not started; one whose deadline passed fails unstarted. A read of
+       * This claimed call and the ready calls it takes along (claimed here): those of the same
+       * batch on other keys, not started; one whose deadline passed fails unstarted. A call of
        * another batch (or, which the order per key rules out, of a key already taken) goes back to
        * the queue for the next runner.
        */
       @SuppressWarnings("unchecked") // same batch object, so the same T
-      private List<Call<T>> readsToRunWith() {
-        List<Call<T>> reads = new ArrayList<>();
-        reads.add(this);
-        Set<Object> readKeys = new HashSet<>(keys);
+      private List<Call<T>> callsToRunWith() {
+        List<Call<T>> together = new ArrayList<>();
+        together.add(this);
+        Set<Object> taken = new HashSet<>(keys);
         List<Call<?>> later = new ArrayList<>();
         Call<?> other;
-        while (reads.size() < MAX_BATCHED_READS && (other = readyReads.poll()) != null) {
+        while (together.size() < MAX_BATCHED_READS && (other = runner.ready.poll()) != null) {
           if (other.claimed.get()) {
             continue;
           }
           if (other.deadline.expired()) {
             other.expire("a thread of the async pool");
-          } else if (other.batch != batch || !readKeys.addAll(other.keys)) {
+          } else if (other.batch != batch || !taken.addAll(other.keys)) {
             later.add(other);
           } else if (other.claimed.compareAndSet(false, true)) {
-            reads.add((Call<T>) other);
+            together.add((Call<T>) other);
           }
         }
-        readyReads.addAll(later);
-        return reads;
+        runner.ready.addAll(later);
+        return together;
       }
 
       /**
-       * Runs claimed reads as one batch, under the earliest of their deadlines. If the batch read
-       * itself fails (no read has answered), each runs alone on what is left of its own.
+       * Runs claimed calls as one batch, under the earliest of their deadlines. If the batch itself
+       * fails before any call had an effect (it throws), each runs alone on what is left of its
+       * own.
        */
-      private void runBatch(List<Call<T>> reads) {
-        List<Object> readKeys = new ArrayList<>(reads.size());
+      private void runBatch(List<Call<T>> together) {
+        List<Object> batchKeys = new ArrayList<>(together.size());
+        List<Object> arguments = new ArrayList<>(together.size());
         Deadline earliest = deadline;
-        for (Call<T> read : reads) {
-          read.runsOn = Thread.currentThread();
-          readKeys.add(read.keys.iterator().next());
-          if (read.deadline.remainingNanos() < earliest.remainingNanos()) {
-            earliest = read.deadline;
+        for (Call<T> call : together) {
+          call.runsOn = Thread.currentThread();
+          batchKeys.add(call.keys.iterator().next());
+          arguments.add(call.argument);
+          if (call.deadline.remainingNanos() < earliest.remainingNanos()) {
+            earliest = call.deadline;
           }
         }
         List<Answer<T>> answers;
         try {
-          answers = batch.read(readKeys, earliest);
-          if (answers.size() != reads.size()) {
+          answers = batch.run(batchKeys, arguments, earliest);
+          if (answers.size() != together.size()) {
             throw new IllegalStateException(
-                "a batch read answered " + answers.size() + " of " + reads.size() + " reads");
+                "a batch answered " + answers.size() + " of " + together.size() + " calls");
           }
         } catch (RuntimeException e) {
-          reads.forEach(Call::runAlone);
+          together.forEach(Call::runAlone);
           return;
         } catch (Throwable t) {
-          for (Call<T> read : reads) {
-            read.runsOn = null;
-            read.finish(null, t); // an Error: no stage may hang
+          for (Call<T> call : together) {
+            call.runsOn = null;
+            call.finish(null, t); // an Error: no stage may hang
           }
           return;
         }
-        for (int i = 0; i < reads.size(); i++) {
-          Call<T> read = reads.get(i);
-          read.runsOn = null;
-          read.finish(answers.get(i).value(), answers.get(i).failure());
+        for (int i = 0; i < together.size(); i++) {
+          Call<T> call = together.get(i);
+          call.runsOn = null;
+          call.finish(answers.get(i).value(), answers.get(i).failure());
         }
       }
 

@@ -70,6 +70,16 @@ public final class EntryMap<K> {
   /** One write of a batch. */
   public record Put<K>(String storeKey, K key, Object value) {}
 
+  /** One step of a batch ({@link #computeAll}): the key and what to decide for it. */
+  public record Step<K>(String storeKey, K key, Remapping remapping) {}
+
+  /** A step's answer in a batch: its outcome, or the exception the step alone would have thrown. */
+  public record StepResult(Outcome outcome, RuntimeException failure) {
+    static StepResult failed(RuntimeException failure) {
+      return new StepResult(null, failure);
+    }
+  }
+
   private final EntryStorage storage;
   private final EntryLocks locks;
   private final KeyPresence presence;
@@ -263,54 +273,107 @@ public final class EntryMap<K> {
   }
 
   /**
-   * Writes many entries with one batch read and one batch put: the keys' locks are taken in the
-   * order given, which must be store-key order, so two batches never deadlock (single-key steps
-   * hold one lock at a time). With {@code unread} the live entries are not read (as {@link
-   * #computeUnread}). Answers how many entries were stored. The locks, the read, the removes and
-   * the batch put all share {@code deadline}.
+   * Writes many entries with one batch read and one batch put (see {@link #computeAll}). With
+   * {@code unread} the live entries are not read. Answers how many entries were stored; the first
+   * write that failed is thrown after the others were stored and reported.
    */
   public int putAll(List<Put<K>> sorted, boolean unread, WriteExpiry expiry, Deadline deadline) {
-    if (sorted.isEmpty()) {
-      return 0;
+    List<Step<K>> steps = new ArrayList<>(sorted.size());
+    for (Put<K> put : sorted) {
+      steps.add(
+          new Step<>(
+              put.storeKey(),
+              put.key(),
+              current -> {
+                long expireAt = unread ? ExpiryTimes.ETERNAL : expiry.expireAt(current);
+                return expireAt == ExpiryTimes.NOT_STORED
+                    ? Decision.KEEP
+                    : Decision.write(put.value(), expireAt);
+              }));
     }
-    String[] storeKeys = new String[sorted.size()];
-    for (int i = 0; i < storeKeys.length; i++) {
+    int stored = 0;
+    RuntimeException first = null;
+    for (StepResult result : computeAll(steps, unread, deadline)) {
+      if (result.failure() != null) {
+        first = first == null ? result.failure() : first;
+      } else if (result.outcome().changed()) {
+        stored++;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+    return stored;
+  }
+
+  /**
+   * Many atomic steps at once, each answering what {@link #compute} (or, with {@code unread},
+   * {@link #computeUnread}) would for its key: the keys' locks taken in the order given, which must
+   * be store-key order, so two batches never deadlock (single-key steps hold one lock at a time);
+   * one batch read of the live entries (none with {@code unread}: each remapping sees null); each
+   * remapping run under the locks; the writes in one batch put ({@link EntryStorage#writeAll}).
+   * Throws only before any remapping ran (the locks, the read): nothing happened then. After that a
+   * step's failure (its remapping, its remove, its put, the batch put) is its own result. The
+   * locks, the read, the removes and the put share {@code deadline}.
+   */
+  public StepResult[] computeAll(List<Step<K>> sorted, boolean unread, Deadline deadline) {
+    int n = sorted.size();
+    StepResult[] results = new StepResult[n];
+    if (n == 0) {
+      return results;
+    }
+    String[] storeKeys = new String[n];
+    for (int i = 0; i < n; i++) {
       storeKeys[i] = sorted.get(i).storeKey();
     }
     List<LockedKey> locked = locks.lockAll(storeKeys, deadline);
     try {
-      StoredEntry[] current =
-          unread ? new StoredEntry[storeKeys.length] : storage.readAll(storeKeys, deadline);
+      StoredEntry[] current = unread ? new StoredEntry[n] : storage.readAll(storeKeys, deadline);
       long now = ticker.epochMillis();
-      List<EntryStorage.Write> writes = new ArrayList<>(storeKeys.length);
-      List<Integer> positions = new ArrayList<>(storeKeys.length);
-      for (int i = 0; i < storeKeys.length; i++) {
-        StoredEntry entry = current[i];
-        if (entry != null && entry.isExpired(now)) {
-          if (locked.get(i).delete(deadline)) {
-            index.remove(storeKeys[i]);
-            listener.expired(sorted.get(i).key(), entry);
+      List<EntryStorage.Write> writes = new ArrayList<>(n);
+      List<Integer> positions = new ArrayList<>(n);
+      Decision[] decisions = new Decision[n];
+      for (int i = 0; i < n; i++) {
+        K key = sorted.get(i).key();
+        try {
+          StoredEntry entry = current[i];
+          if (entry != null && entry.isExpired(now)) {
+            current[i] = null;
+            if (locked.get(i).delete(deadline)) {
+              index.remove(storeKeys[i]);
+              listener.expired(key, entry);
+            }
           }
-          current[i] = entry = null;
+          Decision decision = sorted.get(i).remapping().remap(current[i]);
+          decisions[i] = decision;
+          if (decision.kind == Decision.Kind.WRITE) {
+            writes.add(
+                new EntryStorage.Write(
+                    locked.get(i),
+                    decision.value,
+                    decision.expireAt,
+                    !unread && current[i] == null));
+            positions.add(i);
+          } else {
+            boolean changed = apply(key, locked.get(i), current[i], decision, deadline);
+            results[i] = new StepResult(new Outcome(current[i], decision, changed), null);
+          }
+        } catch (RuntimeException e) {
+          results[i] = StepResult.failed(e);
         }
-        long expireAt = unread ? ExpiryTimes.ETERNAL : expiry.expireAt(entry);
-        if (expireAt == ExpiryTimes.NOT_STORED) {
-          continue;
-        }
-        writes.add(
-            new EntryStorage.Write(
-                locked.get(i), sorted.get(i).value(), expireAt, !unread && entry == null));
-        positions.add(i);
       }
-      boolean[] replaced = storage.writeAll(writes, deadline);
+      RuntimeException[] failures = new RuntimeException[writes.size()];
+      boolean[] replaced = storage.writeAll(writes, failures, deadline);
       for (int w = 0; w < writes.size(); w++) {
         int i = positions.get(w);
-        EntryStorage.Write write = writes.get(w);
-        index.add(write.key());
-        expiring.add(write.key(), write.expireAt());
-        listener.written(sorted.get(i).key(), write.value(), current[i], unread && replaced[w]);
+        if (failures[w] != null) {
+          results[i] = StepResult.failed(failures[w]);
+          continue;
+        }
+        written(sorted.get(i).key(), storeKeys[i], decisions[i], current[i], unread && replaced[w]);
+        results[i] = new StepResult(new Outcome(current[i], decisions[i], true), null);
       }
-      return writes.size();
+      return results;
     } finally {
       EntryLocks.closeAll(locked);
     }

@@ -536,54 +536,99 @@ public final class EntryStorage {
 
   /**
    * Writes many values: removes the keys not known to be absent, then one batch put. Answers, per
-   * write, whether the remove found an object (for callers that did not read first).
+   * write, whether the remove found an object (for callers that did not read first). A write that
+   * fails (its encoding, its remove, its lock's proof, its put, or the batch put it was part of)
+   * does not stop the others; the first failure is thrown once all were tried.
    */
   boolean[] writeAll(List<Write> writes, Deadline deadline) {
+    RuntimeException[] failures = new RuntimeException[writes.size()];
+    boolean[] replaced = writeAll(writes, failures, deadline);
+    for (RuntimeException failure : failures) {
+      if (failure != null) {
+        throw failure;
+      }
+    }
+    return replaced;
+  }
+
+  /** {@link #writeAll(List, Deadline)} with each write's failure its own, in {@code failures}. */
+  boolean[] writeAll(List<Write> writes, RuntimeException[] failures, Deadline deadline) {
     boolean[] replaced = new boolean[writes.size()];
     Codec.Encoded[] encoded = new Codec.Encoded[writes.size()];
+    List<Integer> encodable = new ArrayList<>(encoded.length);
     for (int i = 0; i < encoded.length; i++) {
-      encoded[i] = codec.encode(writes.get(i).value());
+      try {
+        encoded[i] = codec.encode(writes.get(i).value());
+        encodable.add(i);
+      } catch (RuntimeException e) {
+        failures[i] = e;
+      }
     }
-    for (int from = 0; from < encoded.length; ) {
+    for (int from = 0; from < encodable.size(); ) {
+      int start = from;
       int to =
-          groupEnd(from, encoded.length, i -> ValueHeader.OVERHEAD + encoded[i].bytes().length);
-      writeGroup(writes.subList(from, to), encoded, from, replaced, deadline);
+          groupEnd(
+              from,
+              encodable.size(),
+              i -> ValueHeader.OVERHEAD + encoded[encodable.get(i)].bytes().length);
+      List<Integer> group = encodable.subList(start, to);
+      try {
+        writeGroup(writes, group, encoded, replaced, failures, deadline);
+      } catch (RuntimeException e) {
+        for (int i : group) {
+          if (failures[i] == null) {
+            failures[i] = e; // the batch's own failure (its buffers, its put) is each write's
+          }
+        }
+      }
       from = to;
     }
     return replaced;
   }
 
   /**
-   * Writes {@code group} (the writes from index {@code from} on): removes its keys not known to be
-   * absent, then one batch put; sets {@code replaced} from {@code from} on.
+   * Writes the writes at {@code group}'s indexes: removes their keys not known to be absent, then
+   * one batch put of those still to write; sets {@code replaced} and {@code failures} at those
+   * indexes. Throws what fails the whole group.
    */
   private void writeGroup(
-      List<Write> group, Codec.Encoded[] encoded, int from, boolean[] replaced, Deadline deadline) {
-    String[] keys = new String[group.size()];
-    try (Transfer transfer = new Transfer(keys.length)) {
-      for (int i = 0; i < keys.length; i++) {
-        keys[i] = group.get(i).key();
-        transfer.reserve(i, ValueHeader.OVERHEAD + encoded[from + i].bytes().length);
+      List<Write> writes,
+      List<Integer> group,
+      Codec.Encoded[] encoded,
+      boolean[] replaced,
+      RuntimeException[] failures,
+      Deadline deadline) {
+    try (Transfer transfer = new Transfer(group.size())) {
+      for (int g = 0; g < group.size(); g++) {
+        transfer.reserve(g, ValueHeader.OVERHEAD + encoded[group.get(g)].bytes().length);
       }
       ByteBuffer[] values = transfer.buffers(deadline);
-      boolean[] removed = new boolean[keys.length];
-      boolean[] stuck = new boolean[keys.length]; // a put in flight that may never land
-      for (int i = 0; i < keys.length; i++) {
-        Write write = group.get(i);
-        fill(
-            values[i],
-            write.key(),
-            encoded[from + i].format(),
-            encoded[from + i].bytes(),
-            write.expireAt());
-        if (!trustAbsent(write.knownAbsent())) {
-          Removal removal = deleteNow(write.locked(), deadline);
-          removed[i] = removal == Removal.REMOVED;
-          stuck[i] = removal == Removal.STUCK_PUT;
+      List<Integer> toPut = new ArrayList<>(group.size()); // positions in group
+      boolean[] stuck = new boolean[group.size()]; // a put in flight that may never land
+      for (int g = 0; g < group.size(); g++) {
+        int i = group.get(g);
+        Write write = writes.get(i);
+        fill(values[g], write.key(), encoded[i].format(), encoded[i].bytes(), write.expireAt());
+        try {
+          if (!trustAbsent(write.knownAbsent())) {
+            Removal removal = deleteNow(write.locked(), deadline);
+            replaced[i] = removal == Removal.REMOVED;
+            stuck[g] = removal == Removal.STUCK_PUT;
+          }
+          write.locked().ensureHeld();
+          toPut.add(g);
+        } catch (RuntimeException e) {
+          failures[i] = e;
         }
       }
-      for (Write write : group) {
-        write.locked().ensureHeld();
+      if (toPut.isEmpty()) {
+        return;
+      }
+      String[] keys = new String[toPut.size()];
+      ByteBuffer[] puts = new ByteBuffer[toPut.size()];
+      for (int p = 0; p < keys.length; p++) {
+        keys[p] = writes.get(group.get(toPut.get(p))).key();
+        puts[p] = values[toPut.get(p)];
       }
       int[] results = new int[keys.length];
       lanes.runChunked(
@@ -594,25 +639,30 @@ public final class EntryStorage {
             int[] chunk =
                 store.batchPut(
                     Arrays.copyOfRange(keys, first, end),
-                    Arrays.copyOfRange(values, first, end),
+                    Arrays.copyOfRange(puts, first, end),
                     deadline);
             System.arraycopy(chunk, 0, results, first, end - first);
           });
       List<Integer> toCheck = new ArrayList<>();
-      for (int i = 0; i < keys.length; i++) {
-        if (results[i] == 0 && stuck[i]) {
-          putChecked(group.get(i).locked(), values[i], true, deadline); // a put that never landed
-        } else if (results[i] == 0 && removed[i]) {
-          toCheck.add(i); // a put right after a remove may be dropped: see putChecked
-        } else if (results[i] != 0 && !StoreStatus.isTransientForWrites(results[i])) {
-          throw failure("batch put", keys[i], results[i]);
-        } else if (results[i] != 0) {
-          // in flight: retried singly
-          putChecked(group.get(i).locked(), values[i], true, deadline);
+      for (int p = 0; p < keys.length; p++) {
+        int g = toPut.get(p);
+        int i = group.get(g);
+        Write write = writes.get(i);
+        try {
+          if (results[p] == 0 && stuck[g]) {
+            putChecked(write.locked(), values[g], true, deadline); // a put that never landed
+          } else if (results[p] == 0 && replaced[i]) {
+            toCheck.add(g); // a put right after a remove may be dropped: see putChecked
+          } else if (results[p] != 0 && !StoreStatus.isTransientForWrites(results[p])) {
+            failures[i] = failure("batch put", keys[p], results[p]);
+          } else if (results[p] != 0) {
+            putChecked(write.locked(), values[g], true, deadline); // in flight: retried singly
+          }
+        } catch (RuntimeException e) {
+          failures[i] = e;
         }
       }
-      checkBatchStored(group, values, toCheck, deadline);
-      System.arraycopy(removed, 0, replaced, from, removed.length);
+      checkBatchStored(writes, group, values, toCheck, failures, deadline);
     }
   }
 
@@ -693,22 +743,44 @@ public final class EntryStorage {
     }
   }
 
-  /** Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call. */
+  /**
+   * Checks the replaced objects of a batch put as {@link #putChecked} does, in one batch call:
+   * {@code positions} in {@code group}, whose indexes are in {@code writes}. A failed check is the
+   * failure of each write it was to check.
+   */
   private void checkBatchStored(
-      List<Write> writes, ByteBuffer[] values, List<Integer> indexes, Deadline deadline) {
-    if (indexes.isEmpty()) {
+      List<Write> writes,
+      List<Integer> group,
+      ByteBuffer[] values,
+      List<Integer> positions,
+      RuntimeException[] failures,
+      Deadline deadline) {
+    if (positions.isEmpty()) {
       return;
     }
-    String[] checked = new String[indexes.size()];
-    for (int i = 0; i < checked.length; i++) {
-      checked[i] = writes.get(indexes.get(i)).key();
+    String[] checked = new String[positions.size()];
+    for (int c = 0; c < checked.length; c++) {
+      checked[c] = writes.get(group.get(positions.get(c))).key();
     }
-    int[] present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked, deadline));
-    for (int i = 0; i < checked.length; i++) {
-      if (present[i] != 1) {
-        Write write = writes.get(indexes.get(i));
-        deleteNow(write.locked(), deadline);
-        putChecked(write.locked(), values[indexes.get(i)], true, deadline);
+    int[] present;
+    try {
+      present = lanes.call(Lane.STORE, () -> store.batchIsExist(checked, deadline));
+    } catch (RuntimeException e) {
+      for (int g : positions) {
+        failures[group.get(g)] = e;
+      }
+      return;
+    }
+    for (int c = 0; c < checked.length; c++) {
+      if (present[c] != 1) {
+        int g = positions.get(c);
+        Write write = writes.get(group.get(g));
+        try {
+          deleteNow(write.locked(), deadline);
+          putChecked(write.locked(), values[g], true, deadline);
+        } catch (RuntimeException e) {
+          failures[group.get(g)] = e;
+        }
       }
     }
   }

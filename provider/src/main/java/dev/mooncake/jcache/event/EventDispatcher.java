@@ -78,6 +78,19 @@ public final class EventDispatcher<K, V> {
     return !registrations.isEmpty();
   }
 
+  /**
+   * Whether a synchronous listener is registered: its failure is its operation's, so operations
+   * that run together cannot tell whose it is (batches then run each operation alone).
+   */
+  public boolean hasSynchronousListener() {
+    for (Registration<K, V> registration : registrations) {
+      if (registration.configuration.isSynchronous()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether any listener wants events of this type (so callers can skip building them). */
   public boolean hasListenerFor(EventType type) {
     for (Registration<K, V> registration : registrations) {
