@@ -333,8 +333,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private Hold reuseKept(Hold hold, Ride ride, Deadline operation) {
     long now = clock.getAsLong();
     if (hold.lost) {
-      holds.remove(
-          hold.key); // gone from the store: nothing to remove (a remove could hit another's)
+      forgetLost(hold);
       return null;
     }
     if (hold.revoked || !hold.withinLease(now)) {
@@ -389,6 +388,16 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       release(hold, operation); // no verdict: released as a lock whose state is unknown
     }
     return null;
+  }
+
+  /**
+   * A lock whose object the sweep found gone (a master restart, our segment dropped): never removed
+   * blindly, since the key may be another JVM's by now. It becomes a leftover, which a later lock
+   * call removes only if a read shows our token (so a wrong "absent" leaves nothing behind).
+   */
+  private void forgetLost(Hold hold) {
+    holds.remove(hold.key);
+    leftovers.add(hold);
   }
 
   /** Releases a kept lock; a revoked one also removes the want and cools the key down. */
@@ -460,8 +469,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
           || !(hold.revoked || hold.lost || kept.expired(hold.lastUsed, hold.proofAt, now))) {
         return;
       }
-      holds.remove(hold.key);
-      if (!hold.lost) {
+      if (hold.lost) {
+        forgetLost(hold);
+      } else {
+        holds.remove(hold.key);
         releaseKept(hold, Deadline.afterNanos(readBoundNanos, ticker));
       }
     } finally {
@@ -1236,7 +1247,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private void end(Hold hold, Deadline deadline) {
     long now = clock.getAsLong();
     if (hold.lost) {
-      holds.remove(hold.key);
+      forgetLost(hold);
       return;
     }
     if (kept.mayKeep(hold.key, hold.revoked || hold.contended, hold.proofAt, holds.size(), now)) {

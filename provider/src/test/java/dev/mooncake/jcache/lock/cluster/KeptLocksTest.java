@@ -170,6 +170,22 @@ class KeptLocksTest {
   }
 
   @Test
+  void aWaiterRemovesItsWantOnceItHoldsTheKey() {
+    ClusterKeyLocks notKeeping = keeping(storeA, "jvm-a", Duration.ZERO, this::advance);
+    KeyLocks.Held held = notKeeping.lock(KEY, null, Deadline.none());
+    whileBWaits =
+        () -> {
+          if (cluster.has(WANT)) {
+            held.close(); // released at its operation's end, the want untouched
+          }
+        };
+    try (KeyLocks.Held taken = b.lock(KEY, null, Deadline.none())) {
+      taken.ensureHeld();
+      assertFalse(cluster.has(WANT), "the waiter's want outlived its acquisition");
+    }
+  }
+
+  @Test
   void withoutAPollTheWaiterWaitsAndTimesOut() {
     operate(a, KEY); // no sweep runs: the want is never seen
     assertThrows(CacheException.class, () -> b.lock(KEY, null, Deadline.none()));
