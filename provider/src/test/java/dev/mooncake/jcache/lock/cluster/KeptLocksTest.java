@@ -290,6 +290,18 @@ class KeptLocksTest {
   }
 
   @Test
+  void aWrongAbsentAnswerLeavesNoLockBehind() {
+    operate(a, KEY);
+    storeA.sizeAnswers.add(-704L); // the want: absent
+    storeA.sizeAnswers.add(-704L); // our lock object: absent, wrongly (it is still there)
+    a.sweep();
+    assertEquals(0, a.held(), "a lock answered absent was still trusted");
+    assertTrue(cluster.has(LOCK));
+    operate(a, storeKey("k2")); // the next lock call removes it once a read shows our token
+    assertFalse(cluster.has(LOCK), "our lock object stayed behind, blocking every other JVM");
+  }
+
+  @Test
   void aDeadKeepersLocksGoWithItsSegment() {
     operate(a, KEY); // kept; then the JVM is killed: its segment goes after client_ttl
     cluster.drop("a:1");
