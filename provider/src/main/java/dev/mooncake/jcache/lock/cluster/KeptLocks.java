@@ -25,7 +25,7 @@ final class KeptLocks {
   static final long WANT_REPUT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** The longest closing spends releasing kept locks; what is left goes with the client. */
-  static final long CLOSE_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(1);
+  static final long CLOSE_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
   private final long idleNanos; // 0: keeping is off
   private final long leaseNanos;

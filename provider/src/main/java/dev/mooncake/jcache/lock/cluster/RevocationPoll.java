@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RevocationPoll implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RevocationPoll.class);
-  private static final long JOIN_MILLIS = 500;
+  private static final long JOIN_MILLIS = 200;
 
   private final Thread thread;
   private volatile boolean closed;
