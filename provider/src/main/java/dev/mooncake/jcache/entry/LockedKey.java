@@ -41,13 +41,13 @@ final class LockedKey implements AutoCloseable {
    * made one, else read now. Reads the store each time it is asked.
    */
   StoredEntry entry() {
-    if (read.readWithLock()) {
+    if (read.readWithLock() || !read.provedExclusive()) {
       return read.entry();
     }
     StoredEntry entry = read.entry();
-    // Read after the lock call (re-entry, a kept cluster lock): only a read that returned within
-    // the lock's lease was served while no other JVM could write (cluster-consistency.md,
-    // "Reads under a kept lock").
+    // A kept cluster lock read nothing: the entry is read after the lock call, and only a read
+    // that returned within the lock's lease was served while no other JVM could write
+    // (cluster-consistency.md, "Reads under a kept lock").
     held.ensureHeld();
     return entry;
   }
