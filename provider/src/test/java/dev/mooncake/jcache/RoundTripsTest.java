@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.time.Deadline;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.MutableConfiguration;
@@ -35,6 +37,7 @@ class RoundTripsTest {
     "containsKey miss",
     "put new",
     "put existing",
+    "put existing, no JVM holds it",
     "putIfAbsent absent",
     "putIfAbsent present",
     "replace(k, v)",
@@ -51,27 +54,63 @@ class RoundTripsTest {
     "zero-copy put existing"
   };
 
+  /** How the locks are made: this JVM's, cluster locks, cluster locks kept after operations. */
+  private enum Mode {
+    LOCAL,
+    CLUSTER,
+    KEPT
+  }
+
+  /**
+   * A lease long enough that no kept lock needs renewing or expires while the operations run (a
+   * loaded machine), with an idle time below it.
+   */
+  private static final Duration KEPT_LEASE = Duration.ofSeconds(60);
+
+  private static Supplier<KeyLocks> locks(Mode mode, RecordingStore store) {
+    return switch (mode) {
+      case LOCAL -> LocalKeyLocks::new;
+      case CLUSTER ->
+          () -> ClusterLocking.locks(store, Duration.ofSeconds(5), Duration.ofSeconds(5));
+      case KEPT ->
+          () ->
+              ClusterLocking.locks(
+                  store, KEPT_LEASE, Duration.ofSeconds(5), KEPT_LEASE.minusSeconds(1));
+    };
+  }
+
   /** The calls of each operation on a fresh cache, by operation name. */
-  private static Map<String, List<String>> calls(boolean cluster) throws Exception {
+  private static Map<String, List<String>> calls(Mode mode) throws Exception {
     Map<String, List<String>> calls = new LinkedHashMap<>();
     try (JCacheFixture fixture = new JCacheFixture()) {
-      RecordingStore store =
-          new RecordingStore(InProcessStore.open(TestConfigs.inProcess(), fixture.ticker), false);
-      StoreConnection connection =
-          StoreConnection.of(
-              store,
-              cluster
-                  ? () -> ClusterLocking.locks(store, Duration.ofSeconds(5), Duration.ofSeconds(5))
-                  : LocalKeyLocks::new);
+      InProcessStore shared = InProcessStore.open(TestConfigs.inProcess(), fixture.ticker);
+      RecordingStore store = new RecordingStore(shared, false);
+      StoreConnection connection = StoreConnection.of(store, locks(mode, store));
       CacheManager manager = fixture.manager(TestConfigs.inProcess(), connection);
       Cache<String, String> cache =
           manager.createCache("c", new MutableConfiguration<String, String>());
+      // Another JVM on the same store (its own locks, which it does not keep): it writes a key
+      // whose lock no JVM holds afterwards.
+      RecordingStore otherStore = new RecordingStore(shared, false);
+      CacheManager other =
+          fixture.manager(
+              TestConfigs.inProcess(),
+              StoreConnection.of(
+                  otherStore, locks(mode == Mode.KEPT ? Mode.CLUSTER : mode, otherStore)));
+      Cache<String, String> otherCache =
+          other.createCache("c", new MutableConfiguration<String, String>());
       count(calls, store, "get hit", () -> cache.put("a", "1"), () -> cache.get("a"));
       count(calls, store, "get miss", () -> {}, () -> cache.get("none"));
       count(calls, store, "containsKey hit", () -> {}, () -> cache.containsKey("a"));
       count(calls, store, "containsKey miss", () -> {}, () -> cache.containsKey("none"));
       count(calls, store, "put new", () -> {}, () -> cache.put("b", "1"));
       count(calls, store, "put existing", () -> {}, () -> cache.put("b", "2"));
+      count(
+          calls,
+          store,
+          "put existing, no JVM holds it",
+          () -> otherCache.put("x", "1"),
+          () -> cache.put("x", "2"));
       count(calls, store, "putIfAbsent absent", () -> {}, () -> cache.putIfAbsent("c", "1"));
       count(calls, store, "putIfAbsent present", () -> {}, () -> cache.putIfAbsent("c", "2"));
       count(calls, store, "replace(k, v)", () -> {}, () -> cache.replace("c", "3"));
@@ -152,6 +191,7 @@ class RoundTripsTest {
     calls.put(
         op,
         store.calls.subList(before, store.calls.size()).stream()
+            .filter(c -> !c.thread().equals("mooncake-lock-keeper")) // off the caller's path
             .map(
                 c -> c.operation() + (c.key() != null && c.key().startsWith("mcjlock/") ? "*" : ""))
             .toList());
@@ -159,15 +199,22 @@ class RoundTripsTest {
 
   @Test
   void roundTripsPerOperationAndMode() throws Exception {
-    Map<String, List<String>> local = calls(false);
-    Map<String, List<String>> cluster = calls(true);
+    Map<String, List<String>> local = calls(Mode.LOCAL);
+    Map<String, List<String>> cluster = calls(Mode.CLUSTER);
+    Map<String, List<String>> kept = calls(Mode.KEPT);
     StringBuilder table =
-        new StringBuilder("| operation | local | cluster | calls under cluster |\n");
+        new StringBuilder(
+            "| operation | local | cluster | calls under cluster | cluster, kept | calls, kept |\n");
     for (String op : OPS) {
       table.append(
           String.format(
-              "| %s | %d | %d | %s |%n",
-              op, local.get(op).size(), cluster.get(op).size(), cluster.get(op)));
+              "| %s | %d | %d | %s | %d | %s |%n",
+              op,
+              local.get(op).size(),
+              cluster.get(op).size(),
+              cluster.get(op),
+              kept.get(op).size(),
+              kept.get(op)));
     }
     System.out.print(table); // the table docs/cluster-consistency.md copies
     Map<String, Integer> expectedLocal = new LinkedHashMap<>();
@@ -187,6 +234,7 @@ class RoundTripsTest {
     // + lock put and remove; the read-back proves the lock exclusive, so the put after the
     // remove needs no check (EntryStorage.replace), which pays for the read-back
     expect.accept(new Object[] {"put existing", 3, 5});
+    expect.accept(new Object[] {"put existing, no JVM holds it", 3, 5});
     expect.accept(new Object[] {"putIfAbsent absent", 2, 4});
     expect.accept(new Object[] {"putIfAbsent present", 1, 3});
     // these read the entry first, in the lock's read-back, which also proves the lock exclusive:
@@ -225,6 +273,7 @@ class RoundTripsTest {
     assertEquals(
         List.of("isExist", "putPinned*", "batchGetInto*", "remove*"),
         cluster.get("containsKey miss"));
+    assertKept(kept, table);
     for (String op : OPS) {
       // the zero-copy put's lock read-back reads nothing of the entry, so it pays +3 (see above)
       // a putAll pays per key for its lock removes (no batch remove in the C ABI): +2 + n
@@ -237,6 +286,26 @@ class RoundTripsTest {
             cluster.get(op).size() - local.get(op).size() <= 2,
             op + " costs more than two round trips over local: " + table);
       }
+    }
+  }
+
+  /**
+   * Lock keeping (docs/cluster-consistency.md, "Lock keeping"): a put over a present key this JVM
+   * holds is the entry's remove and put; over a key no JVM holds, the lock's put and read-back and
+   * the entry's remove and put (its release is deferred, off the caller's path).
+   */
+  private static void assertKept(Map<String, List<String>> kept, StringBuilder table) {
+    assertEquals(
+        List.of("remove", "put"), kept.get("put existing"), "a put over a kept key: " + table);
+    assertEquals(
+        List.of("putPinned*", "batchGetInto*", "remove", "put"),
+        kept.get("put existing, no JVM holds it"),
+        "a put over a key no JVM holds: " + table);
+    assertEquals(1, kept.get("get hit").size(), "a hit takes no lock: " + table);
+    for (String op : OPS) {
+      assertTrue(
+          kept.get(op).stream().noneMatch(c -> c.startsWith("remove*")),
+          op + ": a kept lock is not removed at the end of its operation: " + table);
     }
   }
 }

@@ -503,8 +503,11 @@ public record MooncakeConfig(
    * @param lockLease how long a cluster lock is trusted after it was taken (on this JVM's clock);
    *     below {@code clientTtl} with a margin
    * @param clientTtl the master's {@code --client_ttl}: how long a silent client keeps its segment
+   * @param lockKeepIdle how long a JVM keeps an unused cluster lock after its operation ({@code
+   *     lock_keep_idle_ms}); zero: released at the end of each operation
    */
-  public record Consistency(Level level, Duration lockLease, Duration clientTtl) {
+  public record Consistency(
+      Level level, Duration lockLease, Duration clientTtl, Duration lockKeepIdle) {
     public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_CLIENT_TTL = Duration.ofSeconds(10);
 
@@ -512,9 +515,9 @@ public record MooncakeConfig(
     public static final Duration PING_INTERVAL = Duration.ofSeconds(1);
 
     public static final Consistency LOCAL =
-        new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+        new Consistency(Level.LOCAL, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL, Duration.ZERO);
     public static final Consistency CLUSTER =
-        new Consistency(Level.CLUSTER, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL);
+        new Consistency(Level.CLUSTER, DEFAULT_LOCK_LEASE, DEFAULT_CLIENT_TTL, Duration.ZERO);
 
     /** The {@code consistency} values. */
     public enum Level {

@@ -26,7 +26,7 @@ final class EffectiveSettings {
           "operationTimeout",
           List.of("operation_timeout_ms"),
           "consistency",
-          List.of("consistency", "lock_lease_ms", "client_ttl_ms"),
+          List.of("consistency", "lock_lease_ms", "client_ttl_ms", "lock_keep_idle_ms"),
           "replica",
           List.of(
               "replica_num",

@@ -266,6 +266,7 @@ public final class EntryStorage {
     private final Deadline deadline;
     private ByteBuffer buffer;
     private boolean answered;
+    private boolean provenEarlier; // a kept cluster lock: proved before, nothing read now
     private long result;
 
     private EntryRead(String key, Deadline deadline) {
@@ -297,6 +298,16 @@ public final class EntryStorage {
      * 3 and the Theorem).
      */
     boolean provedExclusive() {
+      return answered || provenEarlier;
+    }
+
+    @Override
+    public void provenWithoutRead() {
+      provenEarlier = true;
+    }
+
+    /** Whether {@link #entry} comes from the lock's own read-back (else it reads the store now). */
+    boolean readWithLock() {
       return answered;
     }
 

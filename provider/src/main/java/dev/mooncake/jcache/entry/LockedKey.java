@@ -41,7 +41,15 @@ final class LockedKey implements AutoCloseable {
    * made one, else read now. Reads the store each time it is asked.
    */
   StoredEntry entry() {
-    return read.entry();
+    if (read.readWithLock() || !read.provedExclusive()) {
+      return read.entry();
+    }
+    StoredEntry entry = read.entry();
+    // A kept cluster lock read nothing: the entry is read after the lock call, and only a read
+    // that returned within the lock's lease was served while no other JVM could write
+    // (cluster-consistency.md, "Reads under a kept lock").
+    held.ensureHeld();
+    return entry;
   }
 
   /** Whether the lock's read-back found the key absent (then a write need not remove first). */

@@ -43,11 +43,24 @@ public final class KeyLockRegistry {
   }
 
   private static void release(Object connection, KeyLocks locks) {
+    boolean last = false;
     synchronized (BY_CONNECTION) {
       Shared shared = BY_CONNECTION.get(connection);
       if (shared != null && shared.locks == locks && --shared.users == 0) {
         BY_CONNECTION.remove(connection);
+        last = true;
       }
+    }
+    if (last && locks instanceof AutoCloseable closeable) {
+      closeQuietly(closeable); // e.g. cluster locks kept after their operations: released now
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("closing the key locks failed", e);
     }
   }
 

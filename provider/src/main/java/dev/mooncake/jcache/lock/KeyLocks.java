@@ -97,6 +97,14 @@ public interface KeyLocks {
      * another buffer.
      */
     Runnable detach();
+
+    /**
+     * The lock read nothing, but it is held on a proof of exclusivity made earlier and kept since
+     * (a cluster lock its JVM kept after an earlier operation): the caller reads the key itself,
+     * and may trust what the lock's proof gives (no other writer until it is released). The default
+     * ignores it, which is always safe: the caller then trusts nothing.
+     */
+    default void provenWithoutRead() {}
   }
 
   /** A held lock; closing it releases it. */

@@ -27,17 +27,7 @@ public final class LocalKeyLocks implements KeyLocks {
   @Override
   public Held lock(String key, Ride ride, Deadline deadline) {
     int stripe = stripe(key);
-    // Announce before taking the lock, so a reader's stamp sees any writer that may follow.
-    holders.incrementAndGet(stripe);
-    acquisitions.incrementAndGet(stripe);
-    Entry entry =
-        locks.compute(
-            key,
-            (k, existing) -> {
-              Entry e = existing == null ? new Entry() : existing;
-              e.users++;
-              return e;
-            });
+    Entry entry = announce(key, stripe);
     if (deadline.isNone()) {
       entry.lock.lock();
     } else if (!acquired(entry.lock, deadline)) {
@@ -48,6 +38,20 @@ public final class LocalKeyLocks implements KeyLocks {
               + "' not acquired by the operation's deadline ("
               + deadline.describe()
               + "): another thread of this JVM holds it");
+    }
+    return new Local(key, entry, stripe);
+  }
+
+  /**
+   * The key's lock if no thread holds it now (this one included: no re-entry), else null at once.
+   * For housekeeping that must never wait for a user's operation.
+   */
+  public Held tryLock(String key) {
+    int stripe = stripe(key);
+    Entry entry = announce(key, stripe);
+    if (entry.lock.isHeldByCurrentThread() || !entry.lock.tryLock()) {
+      forget(key, stripe);
+      return null;
     }
     return new Local(key, entry, stripe);
   }
@@ -87,6 +91,22 @@ public final class LocalKeyLocks implements KeyLocks {
   private void release(String key, Entry entry, int stripe) {
     entry.lock.unlock();
     forget(key, stripe);
+  }
+
+  /**
+   * Announces a would-be holder before it takes the lock, so a reader's stamp sees any writer that
+   * may follow, and counts it as a user of the key's lock entry.
+   */
+  private Entry announce(String key, int stripe) {
+    holders.incrementAndGet(stripe);
+    acquisitions.incrementAndGet(stripe);
+    return locks.compute(
+        key,
+        (k, existing) -> {
+          Entry e = existing == null ? new Entry() : existing;
+          e.users++;
+          return e;
+        });
   }
 
   /** Undoes the announcement and the use count of one {@link #lock}. */

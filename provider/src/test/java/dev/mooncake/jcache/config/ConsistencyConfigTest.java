@@ -11,7 +11,7 @@ import dev.mooncake.jcache.config.MooncakeConfig.Consistency.Level;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@code consistency}, {@code lock_lease_ms} and {@code client_ttl_ms}. */
+/** {@code consistency}, {@code lock_lease_ms}, {@code client_ttl_ms}, {@code lock_keep_idle_ms}. */
 class ConsistencyConfigTest {
   private final RecordingWarnings warnings = new RecordingWarnings();
 
@@ -71,5 +71,17 @@ class ConsistencyConfigTest {
     String message = failure("{" + MOONCAKE + ",'lock_lease_ms':9000}");
     assertTrue(message.contains("must be below client_ttl_ms (10000 ms) minus"), message);
     parse("{" + MOONCAKE + ",'lock_lease_ms':8999}");
+  }
+
+  @Test
+  void lockKeepingIsOffByDefaultAndItsIdleTimeStaysBelowTheLease() {
+    assertEquals(Duration.ZERO, parse("{" + MOONCAKE + "}").consistency().lockKeepIdle());
+    assertEquals(
+        Duration.ofMillis(200),
+        parse("{" + MOONCAKE + ",'lock_keep_idle_ms':200}").consistency().lockKeepIdle());
+    String below = failure("{" + MOONCAKE + ",'lock_keep_idle_ms':5000}");
+    assertTrue(below.contains("lock_keep_idle_ms"), below);
+    assertTrue(below.contains("below lock_lease_ms (5000 ms)"), below);
+    assertTrue(failure("{" + MOONCAKE + ",'lock_keep_idle_ms':-1}").contains("lock_keep_idle_ms"));
   }
 }

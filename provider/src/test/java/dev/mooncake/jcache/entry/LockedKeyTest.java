@@ -137,6 +137,40 @@ class LockedKeyTest {
     assertEquals("local", value());
   }
 
+  /** Cluster locks that keep each lock after its operation (lock_keep_idle_ms). */
+  private ClusterKeyLocks keeping() {
+    return new ClusterKeyLocks(
+        new SegmentLockStore(store, new OwnStore(store)),
+        "jvm-keeping",
+        LEASE,
+        Duration.ofSeconds(2),
+        lockClock::get,
+        lockClock::addAndGet,
+        new dev.mooncake.jcache.lane.BoundedCalls("locked-test", 4),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aKeptClusterLockSkipsTheCheckReadsLazilyAndRefusesAReadThatReturnedAfterItsLease() {
+    writeOld();
+    EntryLocks kept = new EntryLocks(storage, keeping());
+    kept.lock("k", Deadline.none()).close(); // taken, then kept
+    store.clearCalls();
+    try (LockedKey again = kept.lock("k", Deadline.none())) {
+      assertEquals(List.of(), store.calls(), "a kept lock went to the store");
+      assertTrue(again.provedExclusive(), "a kept lock is proved and held since");
+      assertEquals("old", again.entry().value(), "read under the kept lock");
+      again.write("unchecked", ExpiryTimes.ETERNAL, false, Deadline.none());
+    }
+    assertEquals(List.of("getInto", "remove", "put"), store.calls());
+    try (LockedKey late = kept.lock("k", Deadline.none())) {
+      lockClock.addAndGet(LEASE.toNanos()); // paused between the lock call and its read
+      CacheException e = assertThrows(CacheException.class, late::entry);
+      assertTrue(e.getMessage().contains("lock_lease_ms"), e.getMessage());
+    }
+  }
+
   /** The store calls that change something. */
   private static List<String> mutationsOf(List<String> calls) {
     return calls.stream()

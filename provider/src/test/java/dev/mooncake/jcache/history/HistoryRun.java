@@ -38,7 +38,25 @@ final class HistoryRun {
       int ops,
       int valueBytes,
       long seed,
-      Duration budgetPerKey) {}
+      Duration budgetPerKey) {
+
+    /** {@code consistency} with lock keeping on ({@code lock_keep_idle_ms}, below the lease). */
+    static final String CLUSTER_KEEPING = "cluster+keeping";
+
+    static final long KEEP_IDLE_MS = 500;
+
+    /** The config's {@code consistency}. */
+    String level() {
+      return consistency.equals(CLUSTER_KEEPING) ? "cluster" : consistency;
+    }
+
+    /** The config's extra setting for {@link #CLUSTER_KEEPING}, else none. */
+    String keepingSetting() {
+      return consistency.equals(CLUSTER_KEEPING)
+          ? ",\n  \"lock_keep_idle_ms\": " + KEEP_IDLE_MS
+          : "";
+    }
+  }
 
   private final Plan plan;
   private final HistoryCluster cluster;
@@ -58,7 +76,8 @@ final class HistoryRun {
 
   RunResult run() throws Exception {
     config = dir.resolve("config.json");
-    Files.writeString(config, cluster.config(plan.consistency(), cluster.defaultHostname(), ""));
+    Files.writeString(
+        config, cluster.config(plan.level(), cluster.defaultHostname(), plan.keepingSetting()));
     int share = plan.ops() / plan.jvms();
     long started = System.nanoTime();
     long ended;

@@ -190,6 +190,11 @@ record RunResult(
     return lines.stream().limit(QUOTED).collect(Collectors.joining(" | "));
   }
 
+  /** How long the workload ran (without the check), in seconds. */
+  double runSeconds() {
+    return runNanos / 1e9;
+  }
+
   /** One line: sizes, verdicts, counts, durations, faults. */
   String summary() {
     return String.format(

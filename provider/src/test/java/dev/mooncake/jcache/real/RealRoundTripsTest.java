@@ -195,6 +195,92 @@ class RealRoundTripsTest {
         });
   }
 
+  /**
+   * Lock keeping ({@code lock_keep_idle_ms}): a put over a present key that no JVM holds pays the
+   * lock's put and read-back and the entry's remove and put (its release is deferred, off the
+   * caller's path); over a key this JVM keeps, the entry's remove and put only. The keeper's own
+   * calls (its poll, deferred releases) are counted apart; a kept lock reused past half its lease
+   * is read back once (a renewal), allowed per key and elapsed half lease.
+   */
+  @Test
+  void withLockKeepingAPutOverAKeptKeyIsTheEntrysRemoveAndPut() throws Exception {
+    long leaseMs = 8000;
+    String keeping =
+        ", \"consistency\": \"cluster\", \"lock_lease_ms\": "
+            + leaseMs
+            + ", \"lock_keep_idle_ms\": "
+            + (leaseMs - 1000);
+    Path config = RealMooncake.config(dir, "kept-" + UUID.randomUUID(), "128MB", 10_000, keeping);
+    byte[] value = new byte[1024];
+    MooncakeCachingProvider provider = new MooncakeCachingProvider();
+    ClassLoader loader = getClass().getClassLoader();
+    try (CacheManager manager = provider.getCacheManager(config.toUri(), loader);
+        StoreCallTally tally = StoreCallTally.attach(config.toUri(), loader)) {
+      Cache<String, byte[]> cache = benchmarkCache(manager);
+      for (int i = 0; i < KEYS; i++) {
+        cache.put("k" + i, value);
+      }
+      // Their kept locks go by 3/4 of the lease (the keeper's removes): then no JVM holds them.
+      // The entries stay (the same client, so the same segment).
+      int released = 0;
+      long waitUntil = System.nanoTime() + leaseMs * 3_000_000L;
+      while (released < KEYS && System.nanoTime() < waitUntil) {
+        Thread.sleep(100); // real time: the lease runs on the JVM's monotonic clock
+        released += tally.takeCalls().getOrDefault("remove (keeper)", 0);
+      }
+      assertEquals(KEYS, released, "the keeper did not release the idle locks");
+      tally.takeCalls();
+      tally.takeErrors();
+      for (int i = 0; i < KEYS; i++) {
+        cache.put("k" + i, value);
+      }
+      Map<String, Integer> first = callerCalls(tally.takeCalls());
+      String measured = "first put of " + KEYS + " present keys no JVM holds: " + first;
+      System.out.println(measured + ", errors " + tally.takeErrors());
+      assertEquals(
+          Map.of("batch_get_into", KEYS, "put", KEYS, "put_pinned", KEYS, "remove", KEYS),
+          first,
+          measured);
+      long started = System.nanoTime();
+      for (int i = 0; i < OPS; i++) {
+        cache.put("k" + i % KEYS, value);
+      }
+      long halfLeases = (System.nanoTime() - started) / (leaseMs * 1_000_000 / 2);
+      Map<String, Integer> all = tally.takeCalls();
+      Map<String, Integer> kept = callerCalls(all);
+      String keptMeasured =
+          OPS
+              + " puts over kept keys: "
+              + kept
+              + " (all: "
+              + all
+              + "), errors "
+              + tally.takeErrors();
+      System.out.println(keptMeasured);
+      assertEquals(OPS, kept.getOrDefault("remove", 0), keptMeasured);
+      assertTrue(Math.abs(kept.getOrDefault("put", 0) - OPS) <= OPS / 100, keptMeasured);
+      int renewals = kept.getOrDefault("batch_get_into", 0) + kept.getOrDefault("get_into", 0);
+      assertTrue(renewals <= KEYS * halfLeases + OPS / 100, "renewals: " + keptMeasured);
+      assertEquals(
+          0, kept.getOrDefault("put_pinned", 0), "a kept lock taken again: " + keptMeasured);
+    }
+  }
+
+  /** The calls made on callers' threads (not the lock keeper's). */
+  private static Map<String, Integer> callerCalls(Map<String, Integer> calls) {
+    Map<String, Integer> callers = new TreeMap<>(calls);
+    callers.keySet().removeIf(op -> op.endsWith(" (keeper)"));
+    return callers;
+  }
+
+  private static Cache<String, byte[]> benchmarkCache(CacheManager manager) {
+    return manager.createCache(
+        "calls",
+        new MutableConfiguration<String, byte[]>()
+            .setTypes(String.class, byte[].class)
+            .setStoreByValue(true));
+  }
+
   /** What a test does with its cache and the tally of the cluster client's calls. */
   private interface Counted {
     void run(Cache<String, byte[]> cache, StoreCallTally tally) throws Exception;

@@ -37,9 +37,23 @@ public class PromptExitTest {
     assertPromptExit("INT", 130);
   }
 
+  /**
+   * The same with lock keeping on: the child's write keeps its cluster lock, and the keeper's sweep
+   * thread runs; neither may hold the exit (the lock goes with the client's segment).
+   */
+  @Test
+  void sigtermWithAKeptClusterLockExitsWithin2Seconds() throws Exception {
+    assertPromptExit("TERM", 143, "\"lock_keep_idle_ms\": 1000");
+  }
+
   private void assertPromptExit(String signal, int exitCode) throws Exception {
+    assertPromptExit(signal, exitCode, "");
+  }
+
+  private void assertPromptExit(String signal, int exitCode, String extra) throws Exception {
     DockerStop child =
-        DockerStop.start(SignalledChild.class, List.of(), Configs.fake(dir, "exit", "").toString());
+        DockerStop.start(
+            SignalledChild.class, List.of(), Configs.fake(dir, "exit", extra).toString());
     DockerStop.Stopped stopped = child.stop(signal);
     System.out.printf(
         "SIG%s, managers never closed (fake): exit %d after %d ms%n",

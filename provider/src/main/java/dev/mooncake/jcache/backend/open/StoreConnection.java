@@ -78,7 +78,11 @@ public final class StoreConnection implements AutoCloseable {
    */
   private static KeyLocks newLocks(MooncakeConfig config, ObjectStore store, Ticker ticker) {
     return cluster(config)
-        ? ClusterLocking.locks(store, config.consistency().lockLease(), config.operationTimeout())
+        ? ClusterLocking.locks(
+            store,
+            config.consistency().lockLease(),
+            config.operationTimeout(),
+            config.consistency().lockKeepIdle())
         : new LocalKeyLocks();
   }
 

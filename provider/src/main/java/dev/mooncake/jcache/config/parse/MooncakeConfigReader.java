@@ -418,10 +418,10 @@ public final class MooncakeConfigReader {
   }
 
   /**
-   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms} and {@code
-   * client_ttl_ms}. The in-process store belongs to one JVM, so there local locks already reach
-   * every user: it always runs {@code local}. A Mooncake client without a segment of its own has
-   * nowhere to put locks that die with it: {@code cluster} is refused there.
+   * {@code consistency} ({@code cluster} by default on Mooncake), {@code lock_lease_ms}, {@code
+   * client_ttl_ms} and {@code lock_keep_idle_ms}. The in-process store belongs to one JVM, so there
+   * local locks already reach every user: it always runs {@code local}. A Mooncake client without a
+   * segment of its own has nowhere to put locks that die with it: {@code cluster} is refused there.
    */
   private static Consistency consistency(ConfigObject config, Backend backend) {
     Consistency.Level level =
@@ -452,10 +452,20 @@ public final class MooncakeConfigReader {
               + " ms ping interval: a paused holder's lock can"
               + " vanish that soon, and the lease must end first");
     }
+    long keepIdle = config.durationMillis("lock_keep_idle_ms").orElse(0L);
+    if (keepIdle < 0 || keepIdle >= lease) {
+      throw config.error(
+          "lock_keep_idle_ms",
+          keepIdle
+              + " ms must be >= 0 (0: keep no lock after its operation) and below lock_lease_ms ("
+              + lease
+              + " ms): a kept lock is released by 3/4 of its lease anyway");
+    }
     if (backend == Backend.IN_PROCESS) {
       level = Consistency.Level.LOCAL;
     }
-    return new Consistency(level, Duration.ofMillis(lease), Duration.ofMillis(ttl));
+    return new Consistency(
+        level, Duration.ofMillis(lease), Duration.ofMillis(ttl), Duration.ofMillis(keepIdle));
   }
 
   /**

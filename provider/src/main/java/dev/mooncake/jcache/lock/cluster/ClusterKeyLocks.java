@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * {@link Held#ensureHeld} refuses every store mutation after it, and a release after it removes the
  * object only if it still carries our token.
  */
-public final class ClusterKeyLocks implements KeyLocks {
+public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterKeyLocks.class);
   private static final long MIN_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
   private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -100,6 +100,14 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   private final long readBoundNanos;
 
+  /** Whether and how long locks stay with this JVM after their operations ("Lock keeping"). */
+  private final KeptLocks kept;
+
+  /**
+   * The keeping sweep's thread, when started ({@link #startKeeping}); tests call {@link #sweep}.
+   */
+  private volatile RevocationPoll poll;
+
   /** Given-up reads still running, by lock key: a key gets no second one while one blocks. */
   private final ConcurrentHashMap<String, AtomicInteger> stuck = new ConcurrentHashMap<>();
 
@@ -112,6 +120,8 @@ public final class ClusterKeyLocks implements KeyLocks {
    * @param pause how waiters wait
    * @param reads where reads of lock objects run
    * @param readBound the longest one read of a lock object is waited for
+   * @param keepIdle how long a lock stays with this JVM unused after its operation; zero: released
+   *     at its end (docs/cluster-consistency.md, "Lock keeping")
    */
   public ClusterKeyLocks(
       LockStore store,
@@ -121,7 +131,8 @@ public final class ClusterKeyLocks implements KeyLocks {
       LongSupplier clock,
       Pause pause,
       BoundedCalls reads,
-      Duration readBound) {
+      Duration readBound,
+      Duration keepIdle) {
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("the lock lease must be positive, got " + lease);
     }
@@ -135,6 +146,20 @@ public final class ClusterKeyLocks implements KeyLocks {
     this.ticker = new ClockTicker(clock);
     this.pause = pause;
     this.instance = new SecureRandom().nextLong();
+    this.kept = new KeptLocks(keepIdle, lease);
+  }
+
+  /** Keeps no lock after its operation (lock_keep_idle_ms 0). */
+  public ClusterKeyLocks(
+      LockStore store,
+      String holder,
+      Duration lease,
+      Duration timeout,
+      LongSupplier clock,
+      Pause pause,
+      BoundedCalls reads,
+      Duration readBound) {
+    this(store, holder, lease, timeout, clock, pause, reads, readBound, Duration.ZERO);
   }
 
   /** {@link #READ_BOUND} (a quarter of the lease when shorter), own threads for the reads. */
@@ -156,9 +181,37 @@ public final class ClusterKeyLocks implements KeyLocks {
         defaultReadBound(lease));
   }
 
-  /** Production wiring: the system's monotonic clock, parking waiters. */
+  /** Production wiring: the system's monotonic clock, parking waiters, no keeping. */
   public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout) {
     this(store, holder, lease, timeout, System::nanoTime, Pause.PARK);
+  }
+
+  /**
+   * Production wiring with lock keeping ({@code lock_keep_idle_ms}; zero: off): when on, the sweep
+   * runs on its own thread every {@link KeptLocks#POLL_NANOS}.
+   */
+  public static ClusterKeyLocks keeping(
+      LockStore store, String holder, Duration lease, Duration timeout, Duration keepIdle) {
+    ClusterKeyLocks locks =
+        new ClusterKeyLocks(
+            store,
+            holder,
+            lease,
+            timeout,
+            System::nanoTime,
+            Pause.PARK,
+            new BoundedCalls("lock-reads", MAX_STUCK_READS),
+            defaultReadBound(lease),
+            keepIdle);
+    locks.startKeeping();
+    return locks;
+  }
+
+  /** Starts the sweep's thread when keeping is on. */
+  void startKeeping() {
+    if (kept.enabled() && poll == null) {
+      poll = new RevocationPoll(this::sweep, KeptLocks.POLL_NANOS);
+    }
   }
 
   static Duration defaultReadBound(Duration lease) {
@@ -187,6 +240,9 @@ public final class ClusterKeyLocks implements KeyLocks {
     try {
       // Under the local lock only this thread can touch holds[key]: present means re-entry.
       Hold hold = holds.get(key);
+      if (hold != null && hold.depth == 0) {
+        hold = reuseKept(hold, ride, deadline); // kept after an earlier operation, or dropped
+      }
       if (hold == null) {
         hold = acquire(key, ride, deadline);
         holds.put(key, hold);
@@ -214,6 +270,10 @@ public final class ClusterKeyLocks implements KeyLocks {
     try {
       for (String key : orderedKeys) {
         locals.add(local.lock(key, null, deadline));
+        Hold hold = holds.get(key);
+        if (hold != null && hold.depth == 0) {
+          reuseKept(hold, null, deadline); // a kept lock that is still good counts as held
+        }
       }
       acquireMissing(orderedKeys, fresh, deadline);
     } catch (RuntimeException | Error e) {
@@ -263,6 +323,204 @@ public final class ClusterKeyLocks implements KeyLocks {
     return leftovers.size();
   }
 
+  // --- keeping (docs/cluster-consistency.md, "Lock keeping") -----------------------------------
+
+  /**
+   * A lock kept after an earlier operation, met again under the key's in-JVM lock: answered as is
+   * while its proof is young (the ride is told the lock is proved, nothing read), renewed by a read
+   * when older, else released or dropped (null: acquire from scratch).
+   */
+  private Hold reuseKept(Hold hold, Ride ride, Deadline operation) {
+    long now = clock.getAsLong();
+    if (hold.lost) {
+      forgetLost(hold);
+      return null;
+    }
+    if (hold.revoked || !hold.withinLease(now)) {
+      holds.remove(hold.key);
+      releaseKept(hold, operation);
+      return null;
+    }
+    if (hold.renew || !kept.reusableWithoutRead(hold.proofAt, now)) {
+      return renew(hold, ride, operation);
+    }
+    if (ride != null) {
+      ride.provenWithoutRead();
+    }
+    return hold;
+  }
+
+  /**
+   * Reads the kept lock back (with the ride's entry, if any): our token renews its proof from the
+   * read's send time (Lemma 4). Anything else drops it: absent or another's is not removed; no
+   * answer is released as any lock whose state is unknown.
+   */
+  private Hold renew(Hold hold, Ride ride, Deadline operation) {
+    Deadline deadline = budget(operation);
+    ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
+    long sent = clock.getAsLong();
+    long[] answer;
+    try {
+      answer = readLock(hold.lockKey, buffer, hold.key, ride, deadline);
+    } catch (CallTimeoutException e) {
+      holds.remove(hold.key);
+      release(hold, operation);
+      return null;
+    }
+    holds.remove(hold.key);
+    if (answer[0] >= 0) {
+      LockRecord found = LockRecord.decode(buffer, answer[0], hold.lockKey);
+      if (found != null && found.sameToken(hold.record)) {
+        hold.proofAt = sent;
+        hold.renew = false;
+        if (ride != null) {
+          ride.answered(answer[1]);
+        }
+        holds.put(hold.key, hold);
+        return hold;
+      }
+      if (found == null) {
+        release(hold, operation); // a torn read proves nothing: release it as unknown
+      }
+      return null; // another's: the master lost ours, or our segment was dropped
+    }
+    if (answer[0] != StoreStatus.OBJECT_NOT_FOUND.code()) {
+      release(hold, operation); // no verdict: released as a lock whose state is unknown
+    }
+    return null;
+  }
+
+  /**
+   * A lock whose object the sweep found gone (a master restart, our segment dropped): never removed
+   * blindly, since the key may be another JVM's by now. It becomes a leftover, which a later lock
+   * call removes only if a read shows our token (so a wrong "absent" leaves nothing behind).
+   */
+  private void forgetLost(Hold hold) {
+    holds.remove(hold.key);
+    leftovers.add(hold);
+  }
+
+  /** Releases a kept lock; a revoked one also removes the want and cools the key down. */
+  private void releaseKept(Hold hold, Deadline operation) {
+    if (hold.revoked) {
+      kept.coolDown(hold.key, clock.getAsLong());
+      try {
+        store.remove(LockNames.wantKey(hold.key), budget(operation));
+      } catch (CacheException e) {
+        // the waiters put it again while they wait; a stale want costs one needless release
+      }
+    }
+    release(hold, operation);
+  }
+
+  /**
+   * One round of the keeping sweep: one {@code batch_is_exist} of the want keys and lock keys of
+   * every lock held. A want marks its lock revoked; a lock object gone marks it lost; no answer
+   * makes every lock renew before its reuse. Then idle locks that are revoked, lost or expired are
+   * released (only those whose in-JVM lock is free right now: the sweep never waits for a user).
+   */
+  void sweep() {
+    long now = clock.getAsLong();
+    kept.forgetCooledDown(now);
+    List<Hold> all = new ArrayList<>(holds.values());
+    if (all.isEmpty()) {
+      return;
+    }
+    int n = all.size();
+    String[] keys = new String[2 * n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = LockNames.wantKey(all.get(i).key);
+      keys[n + i] = all.get(i).lockKey;
+    }
+    int[] exist;
+    try {
+      exist = store.existAll(keys, Deadline.afterNanos(readBoundNanos, ticker));
+    } catch (CacheException e) { // no answer in time, a closed store
+      exist = null;
+    }
+    for (int i = 0; i < n; i++) {
+      Hold hold = all.get(i);
+      if (exist == null || exist[i] < 0 || exist[n + i] < 0) {
+        hold.renew = true; // nothing learned: the next reuse reads the lock back first
+        continue;
+      }
+      if (exist[i] > 0) {
+        hold.revoked = true;
+      }
+      if (exist[n + i] == 0) {
+        hold.lost = true;
+      }
+    }
+    for (Hold hold : all) {
+      releaseIdle(hold);
+    }
+  }
+
+  /** Releases {@code hold} if it is idle now and revoked, lost, expired or the locks closed. */
+  private void releaseIdle(Hold hold) {
+    Held localHeld = local.tryLock(hold.key);
+    if (localHeld == null) {
+      return; // in use: its operation's end decides
+    }
+    try {
+      long now = clock.getAsLong();
+      if (holds.get(hold.key) != hold
+          || hold.depth != 0
+          || !(hold.revoked || hold.lost || kept.expired(hold.lastUsed, hold.proofAt, now))) {
+        return;
+      }
+      if (hold.lost) {
+        forgetLost(hold);
+      } else {
+        holds.remove(hold.key);
+        releaseKept(hold, Deadline.afterNanos(readBoundNanos, ticker));
+      }
+    } finally {
+      localHeld.close();
+    }
+  }
+
+  /**
+   * Stops keeping and releases every idle kept lock, within {@link KeptLocks#CLOSE_BUDGET_NANOS}
+   * (what is left goes with the client's segment when it closes right after). Locks in use are
+   * released when their operations end. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!kept.close()) {
+      return;
+    }
+    RevocationPoll running = poll;
+    if (running != null) {
+      running.close();
+    }
+    long end = clock.getAsLong() + KeptLocks.CLOSE_BUDGET_NANOS;
+    for (Hold hold : new ArrayList<>(holds.values())) {
+      if (clock.getAsLong() - end >= 0) {
+        LOG.warn("closing: {} kept cluster locks left to the client's close", holds.size());
+        return;
+      }
+      releaseIdle(hold);
+    }
+  }
+
+  /**
+   * One bounded read of a lock object, with {@code key}'s entry in the same batch when {@code ride}
+   * is given: the answers, lock first. A given-up read keeps {@code buffer} and the ride's.
+   */
+  private long[] readLock(
+      String lockKey, ByteBuffer buffer, String key, Ride ride, Deadline deadline) {
+    ByteBuffer destination = ride != null ? ride.destination() : null;
+    return reads.call(
+        (ride != null ? "batch_get_into of '" : "get_into of '") + lockKey + "'",
+        Math.max(1, Math.min(readBoundNanos, deadline.remainingNanos())),
+        () ->
+            ride != null
+                ? store.readWith(lockKey, buffer, key, destination, deadline)
+                : new long[] {store.read(lockKey, buffer, deadline)},
+        () -> stuck(lockKey, ride != null ? ride.detach() : () -> {}));
+  }
+
   // --- acquiring ---------------------------------------------------------------------------------
 
   /** What an acquisition does next. */
@@ -308,6 +566,7 @@ public final class ClusterKeyLocks implements KeyLocks {
         throw a.timedOut(step, e);
       }
       if (a.held != null) {
+        a.unwant();
         return a.held;
       }
       // Progress (a put that answered, an object gone, a size worth reading) goes on at once;
@@ -330,6 +589,8 @@ public final class ClusterKeyLocks implements KeyLocks {
    * the handshake for up to 60 s): so reads are bounded, and while waiting this asks the master for
    * the object's size instead, which it answers without the holder.
    */
+  private static final long NOT_WANTED = Long.MIN_VALUE;
+
   private final class Acquisition {
     final String key;
     final String lockKey;
@@ -349,6 +610,34 @@ public final class ClusterKeyLocks implements KeyLocks {
     String unanswered; // why the last read gave no answer
     String noAnswer; // a store call that ran out of the acquisition's time
     final StuckPutWatch inFlight = new StuckPutWatch(); // sizes answering -703 in a row
+    long wantedAt = NOT_WANTED; // when our want was last put
+
+    /**
+     * Says that this JVM waits for the key (keeping on: a holder that keeps the lock releases it
+     * when it sees this): a create-only put, hard-pinned in our segment, so it goes with us. Best
+     * effort: a want that did not land only delays, until the holder's idle time ends.
+     */
+    void want() {
+      if (!kept.enabled()) {
+        return;
+      }
+      wantedAt = clock.getAsLong();
+      String wantKey = LockNames.wantKey(key);
+      store.createPinned(wantKey, mine.encode(wantKey), deadline);
+    }
+
+    /** Removes our want once we stop waiting (acquired or gave up); others put theirs again. */
+    void unwant() {
+      if (wantedAt == NOT_WANTED) {
+        return;
+      }
+      wantedAt = NOT_WANTED;
+      try {
+        store.remove(LockNames.wantKey(key), deadline);
+      } catch (CacheException e) {
+        // a stale want costs a holder one needless release
+      }
+    }
 
     Acquisition(String key, Ride ride, Deadline deadline, Deadline operation) {
       this.key = key;
@@ -381,19 +670,9 @@ public final class ClusterKeyLocks implements KeyLocks {
       readBack = false;
       boolean riding = ride != null && mayBeOurs;
       ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE); // a given-up read keeps its own
-      ByteBuffer destination = riding ? ride.destination() : null;
-      long remaining = deadline.remainingNanos();
       long[] answer;
       try {
-        answer =
-            reads.call(
-                (riding ? "batch_get_into of '" : "get_into of '") + lockKey + "'",
-                Math.max(1, Math.min(readBoundNanos, remaining)),
-                () ->
-                    riding
-                        ? store.readWith(lockKey, buffer, key, destination, deadline)
-                        : new long[] {store.read(lockKey, buffer, deadline)},
-                () -> stuck(lockKey, riding ? ride.detach() : () -> {}));
+        answer = readLock(lockKey, buffer, key, riding ? ride : null, deadline);
       } catch (CallTimeoutException e) {
         unanswered = e.getMessage();
         seen = null; // whoever answered before, the object now is unknown
@@ -418,6 +697,7 @@ public final class ClusterKeyLocks implements KeyLocks {
             ride.answered(answer[1]);
           }
           held = new Hold(key, lockKey, mine, sentAt);
+          held.contended = seen != null;
           return Step.READ;
         }
         if (found.instance() == instance) {
@@ -429,6 +709,7 @@ public final class ClusterKeyLocks implements KeyLocks {
         seen = found;
         watched = read;
         mayBeOurs = false; // our put changed nothing: only a new put can make it ours
+        want();
         return Step.WATCH;
       }
       if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
@@ -444,6 +725,9 @@ public final class ClusterKeyLocks implements KeyLocks {
     }
 
     Step watch() {
+      if (wantedAt != NOT_WANTED && clock.getAsLong() - wantedAt >= KeptLocks.WANT_REPUT_NANOS) {
+        want(); // a holder that revoked removed it; another may keep the lock next
+      }
       long size = store.size(lockKey, deadline);
       if (size == StoreStatus.REPLICA_IS_NOT_READY.code() && inFlight.stuckAt(clock.getAsLong())) {
         // A holder killed inside the lock object's put: only a put (PutStart) of ours lets
@@ -495,6 +779,7 @@ public final class ClusterKeyLocks implements KeyLocks {
      * could not read back does not block other JVMs until this client leaves.
      */
     CacheException giveUp() {
+      unwant();
       if (mine != null && mayBeOurs) {
         leftovers.add(new Hold(key, lockKey, mine, sentAt));
       }
@@ -902,26 +1187,47 @@ public final class ClusterKeyLocks implements KeyLocks {
 
   // --- holds -------------------------------------------------------------------------------------
 
-  /** One acquired cluster lock. Its fields beyond the final ones are confined to the holder. */
+  /**
+   * One acquired cluster lock. {@code depth}, {@code lastUsed} and {@code contended} are confined
+   * to whoever holds the key's in-JVM lock (its operations, or the sweep that took it); the sweep
+   * sets the flags from its own thread.
+   */
   private final class Hold {
     final String key;
     final String lockKey;
     final LockRecord record;
-    final long sentAt;
+
+    /** The send time of the last call that showed our token (the put, or a renewal, Lemma 4). */
+    volatile long proofAt;
+
     int depth;
+    long lastUsed;
+    boolean contended; // taken only after waiting for another JVM's lock
+
+    volatile boolean revoked; // another JVM wants it: released at the end of its operation
+    volatile boolean lost; // its object is gone from the store: never trusted or removed again
+    volatile boolean renew; // a sweep learned nothing: read it back before reusing it
 
     Hold(String key, String lockKey, LockRecord record, long sentAt) {
       this.key = key;
       this.lockKey = lockKey;
       this.record = record;
-      this.sentAt = sentAt;
+      this.proofAt = sentAt;
     }
 
     boolean withinLease(long now) {
-      return now - sentAt < leaseNanos;
+      return now - proofAt < leaseNanos;
     }
 
     void ensureHeld() {
+      if (lost) {
+        throw new CacheException(
+            LockNames.describe(key)
+                + ": its kept cluster lock "
+                + lockKey
+                + " is gone from the store (a master restart, or this client's segment dropped);"
+                + " another JVM may hold the key now, so nothing was written");
+      }
       long now = clock.getAsLong();
       if (!withinLease(now)) {
         throw new CacheException(
@@ -929,12 +1235,33 @@ public final class ClusterKeyLocks implements KeyLocks {
                 + ": the cluster lock's lease of "
                 + TimeUnit.NANOSECONDS.toMillis(leaseNanos)
                 + " ms (lock_lease_ms) ran out "
-                + TimeUnit.NANOSECONDS.toMillis(now - sentAt)
-                + " ms after it was taken; another JVM"
+                + TimeUnit.NANOSECONDS.toMillis(now - proofAt)
+                + " ms after it was taken or last proved; another JVM"
                 + " may hold the key now, so nothing was written. Keep operations under a lock"
                 + " (entry processors, writers, loaders) shorter than the lease");
       }
     }
+  }
+
+  /**
+   * The last operation on {@code hold} ended: keep it (the next one of this JVM pays no lock call)
+   * or release it. A lost lock is only forgotten.
+   */
+  private void end(Hold hold, Deadline deadline) {
+    long now = clock.getAsLong();
+    if (hold.lost) {
+      forgetLost(hold);
+      return;
+    }
+    if (kept.mayKeep(hold.key, hold.revoked || hold.contended, hold.proofAt, holds.size(), now)) {
+      hold.lastUsed = now;
+      return;
+    }
+    holds.remove(hold.key);
+    if (hold.contended) {
+      kept.coolDown(hold.key, now);
+    }
+    releaseKept(hold, deadline);
   }
 
   /** What {@link #lock} hands out: one per call, so re-entry nests. */
@@ -963,8 +1290,7 @@ public final class ClusterKeyLocks implements KeyLocks {
       closed = true;
       try {
         if (--hold.depth == 0) {
-          holds.remove(hold.key);
-          release(hold, deadline);
+          end(hold, deadline);
         }
       } finally {
         localHeld.close();

@@ -15,6 +15,15 @@ public final class ClusterLocking {
    * could be given, so this refuses.
    */
   public static ClusterKeyLocks locks(ObjectStore store, Duration lease, Duration timeout) {
+    return locks(store, lease, timeout, Duration.ZERO);
+  }
+
+  /**
+   * {@link #locks(ObjectStore, Duration, Duration)} that keep each lock after its operation for up
+   * to {@code keepIdle} unused (zero: not at all; docs/cluster-consistency.md, "Lock keeping").
+   */
+  public static ClusterKeyLocks locks(
+      ObjectStore store, Duration lease, Duration timeout, Duration keepIdle) {
     String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
     if (segment == null) {
       throw new CacheException(
@@ -28,7 +37,7 @@ public final class ClusterLocking {
               + " docs/cluster-consistency.md)");
     }
     String holder = segment + " pid " + ProcessHandle.current().pid();
-    return new ClusterKeyLocks(
-        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout);
+    return ClusterKeyLocks.keeping(
+        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle);
   }
 }

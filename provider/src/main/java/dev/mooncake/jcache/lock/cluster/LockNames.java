@@ -12,6 +12,7 @@ import java.util.Base64;
 final class LockNames {
   static final String ENTRY_PREFIX = "mcj/";
   static final String LOCK_PREFIX = "mcjlock/";
+  static final String WANT_PREFIX = "mcjwant/";
 
   private LockNames() {}
 
@@ -19,6 +20,14 @@ final class LockNames {
     return storeKey.startsWith(ENTRY_PREFIX)
         ? LOCK_PREFIX + storeKey.substring(ENTRY_PREFIX.length())
         : LOCK_PREFIX + "other/" + storeKey;
+  }
+
+  /**
+   * Where a JVM waiting for the lock of {@code storeKey} says so ({@code mcjwant/…}): a holder that
+   * keeps the lock (docs/cluster-consistency.md, "Lock keeping") releases it when this exists.
+   */
+  static String wantKey(String storeKey) {
+    return WANT_PREFIX + lockKey(storeKey).substring(LOCK_PREFIX.length());
   }
 
   /** {@code cache 'orders' (tenant 'default'), store key mcj/…} when the key is the cache's. */

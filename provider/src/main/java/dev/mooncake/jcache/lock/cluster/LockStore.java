@@ -59,6 +59,19 @@ public interface LockStore {
    */
   long size(String key, Deadline deadline);
 
+  /**
+   * Whether each object exists, in one store call where the store can batch: 1 exists, 0 absent, or
+   * a negative code. This default asks {@link #size} of each.
+   */
+  default int[] existAll(String[] keys, Deadline deadline) {
+    int[] answers = new int[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      long size = size(keys[i], deadline);
+      answers[i] = size >= 0 ? 1 : size == -704 ? 0 : (int) size;
+    }
+    return answers;
+  }
+
   /** Removes the object with force (read leases do not hold it); 0 or a negative code. */
   int remove(String key, Deadline deadline);
 

@@ -48,6 +48,11 @@ public final class SegmentLockStore implements LockStore {
   }
 
   @Override
+  public int[] existAll(String[] keys, Deadline deadline) {
+    return store.batchIsExist(keys, deadline);
+  }
+
+  @Override
   public long size(String key, Deadline deadline) {
     return store.getSize(key, deadline);
   }

@@ -43,7 +43,17 @@ public final class StoreCallTally implements AutoCloseable {
     return new StoreCallTally(SharedMooncakeStores.open(ConfigLoader.load(config, loader)));
   }
 
+  /** The calls of a keeping JVM's sweep (lock keeping), off every caller's path: named apart. */
+  static final String KEEPER_THREAD = "mooncake-lock-keeper";
+
   private static String operation() {
+    String operation = callerOperation();
+    return Thread.currentThread().getName().equals(KEEPER_THREAD)
+        ? operation + " (keeper)"
+        : operation;
+  }
+
+  private static String callerOperation() {
     return StackWalker.getInstance()
         .walk(
             frames ->
