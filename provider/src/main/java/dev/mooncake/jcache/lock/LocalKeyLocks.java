@@ -42,6 +42,12 @@ public final class LocalKeyLocks implements KeyLocks {
     return new Local(key, entry, stripe);
   }
 
+  /** Whether the calling thread holds {@code key}'s lock. */
+  public boolean heldByCurrentThread(String key) {
+    Entry entry = locks.get(key);
+    return entry != null && entry.lock.isHeldByCurrentThread();
+  }
+
   /**
    * The key's lock if no thread holds it now (this one included: no re-entry), else null at once.
    * For housekeeping that must never wait for a user's operation.

@@ -95,6 +95,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   /** Locks whose release failed: retried by later calls, and recognised as ours when met. */
   private final Set<Hold> leftovers = ConcurrentHashMap.newKeySet();
 
+  /**
+   * Retries leftovers in the background when on ({@link #retryLeftoversInBackground}: production
+   * wiring; tests drive {@link #retryLeftoversOnce} themselves).
+   */
+  private volatile LeftoverRetries leftoverRetries; // null: off
+
   /** Where reads of lock objects run, each waited for at most {@link #readBoundNanos}. */
   private final BoundedCalls reads;
 
@@ -204,7 +210,33 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
             defaultReadBound(lease),
             keepIdle);
     locks.startKeeping();
+    locks.retryLeftoversInBackground();
     return locks;
+  }
+
+  /** Failed releases are retried on a thread of their own ({@link LeftoverRetries}). */
+  void retryLeftoversInBackground() {
+    if (leftoverRetries == null) {
+      leftoverRetries = new LeftoverRetries(this::retryLeftoversOnce, () -> !leftovers.isEmpty());
+    }
+  }
+
+  /**
+   * One background round over the leftovers, each under its key's in-JVM lock taken without
+   * waiting; true when none is left.
+   */
+  boolean retryLeftoversOnce() {
+    retryLeftovers(Deadline.afterNanos(readBoundNanos, ticker));
+    return leftovers.isEmpty();
+  }
+
+  /** Keeps {@code hold} as a leftover and makes sure it is retried. */
+  private void addLeftover(Hold hold) {
+    leftovers.add(hold);
+    LeftoverRetries retries = leftoverRetries;
+    if (retries != null) {
+      retries.wake();
+    }
   }
 
   /** Starts the sweep's thread when keeping is on. */
@@ -397,7 +429,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    */
   private void forgetLost(Hold hold) {
     holds.remove(hold.key);
-    leftovers.add(hold);
+    addLeftover(hold);
   }
 
   /** Releases a kept lock; a revoked one also removes the want and cools the key down. */
@@ -487,6 +519,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    */
   @Override
   public void close() {
+    LeftoverRetries retries = leftoverRetries;
+    if (retries != null) {
+      retries.close(); // what is left goes with the client's segment when it closes right after
+    }
     if (!kept.close()) {
       return;
     }
@@ -781,7 +817,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     CacheException giveUp() {
       unwant();
       if (mine != null && mayBeOurs) {
-        leftovers.add(new Hold(key, lockKey, mine, sentAt));
+        addLeftover(new Hold(key, lockKey, mine, sentAt));
       }
       return notAcquired();
     }
@@ -945,7 +981,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     private void keepUnknown(int from) {
       for (int i = from; i < unknown.length; i++) {
         if (unknown[i] && !won[i]) {
-          leftovers.add(hold(i));
+          addLeftover(hold(i));
         }
       }
     }
@@ -1100,10 +1136,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       done = false; // the remove may yet take effect; a leftover is removed only while ours
     }
     if (!done) {
-      leftovers.add(hold);
+      addLeftover(hold);
       LOG.warn(
-          "{}: releasing its cluster lock {} failed; it blocks other JVMs until a later call"
-              + " of this one removes it, or this client leaves the cluster",
+          "{}: releasing its cluster lock {} failed; it blocks other JVMs until a retry of this"
+              + " one removes it, or this client leaves the cluster",
           LockNames.describe(hold.key),
           hold.lockKey);
     }
@@ -1114,8 +1150,28 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     if (leftovers.isEmpty()) {
       return;
     }
-    leftovers.removeIf(
-        hold -> !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record, deadline));
+    leftovers.removeIf(hold -> removedWhileFree(hold, deadline));
+  }
+
+  /**
+   * Removes a leftover's lock object if it is still ours, under its key's in-JVM lock taken without
+   * waiting: a thread of this JVM acquiring the key meanwhile could otherwise have its new lock
+   * object removed between our read of the old token and our remove. A key in use here is left to
+   * its user's acquisition, which meets the leftover as ours.
+   */
+  private boolean removedWhileFree(Hold hold, Deadline deadline) {
+    Held localHeld = local.tryLock(hold.key);
+    if (localHeld == null) {
+      // This very thread's lock call, before its put: nobody else here can be acquiring the key.
+      return local.heldByCurrentThread(hold.key)
+          && !holds.containsKey(hold.key)
+          && removeOnce(hold.lockKey, hold.record, deadline);
+    }
+    try {
+      return !holds.containsKey(hold.key) && removeOnce(hold.lockKey, hold.record, deadline);
+    } finally {
+      localHeld.close();
+    }
   }
 
   /** One try: removes the lock object if it still carries {@code record}'s token. */

@@ -883,6 +883,30 @@ class ClusterKeyLocksTest {
   }
 
   @Test
+  void aFailedReleaseIsRetriedInTheBackgroundWithoutAnotherLockCall() {
+    // A holder resumed from a pause whose release floor ran out left its lock behind, blocking
+    // other JVMs until its next lock call (RealDeadlinesTest on a real Mooncake): the leftover is
+    // now retried on a thread of its own.
+    Unanswering store = new Unanswering(storeA);
+    ClusterKeyLocks locks = locks(store, "jvm-a");
+    locks.retryLeftoversInBackground();
+    try {
+      KeyLocks.Held held = locks.lock(KEY, null, Deadline.none());
+      store.removeUnanswered = true;
+      held.close();
+      assertEquals(1, locks.leftovers());
+      store.removeUnanswered = false;
+      awaitTrue(() -> locks.leftovers() == 0);
+      assertFalse(cluster.has(LOCK), "the leftover's lock object is still there");
+      try (KeyLocks.Held taken = b.lock(KEY, null, Deadline.none())) {
+        assertTrue(cluster.has(LOCK), "another JVM could not take the key");
+      }
+    } finally {
+      locks.close();
+    }
+  }
+
+  @Test
   void aReleaseWithoutAnswerDoesNotThrowAndKeepsTheLockAsALeftover() {
     Unanswering store = new Unanswering(storeA);
     ClusterKeyLocks locks = locks(store, "jvm-a");
