@@ -82,6 +82,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private final String name;
   private final MooncakeCacheManager manager;
+
+  /** Whether the key locks reach every JVM (consistency cluster): see {@link #presenceAnswers}. */
+  private final boolean clusterWideLocks;
+
   private final MutableConfiguration<K, V> configuration;
   private final KeyNamespace keys;
   private final EntryMap<K> entries;
@@ -116,6 +120,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
       Ticker ticker) {
     this.name = name;
     this.manager = manager;
+    this.clusterWideLocks = manager.clusterWideLocks();
     this.configuration = configuration;
     this.keys = keys;
     this.ticker = ticker;
@@ -418,7 +423,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     // The near cache is not asked (configuration.md): containsKey goes to the store, which an
     // exists answers without moving the value.
     boolean present;
-    if (entriesNeverExpire()) {
+    if (presenceAnswers()) {
       present = entries.containsUnread(key, storeKey, deadline); // is_exist: no value moves
     } else {
       // the expiry time is in the stored value's header: read it (an expired entry is removed
@@ -431,12 +436,17 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   }
 
   /**
-   * Whether no entry of this cache can expire, so that its presence alone answers containsKey: the
-   * expiry time that could say otherwise is only in the stored value's header. Every JVM of a cache
-   * must give it the same expiry policy (docs/lanes.md, "lookup").
+   * Whether presence alone ({@code is_exist}) answers containsKey: no entry of this cache can
+   * expire (the expiry time that could say otherwise is only in the stored value's header; every
+   * JVM of a cache must give it the same expiry policy, docs/lanes.md, "lookup"), and the cache
+   * does not run {@code consistency: cluster}. There a present answer can be stale: for up to
+   * {@code client_ttl} after a segment's owner dies the master still lists the objects in it, while
+   * every read of them fails and answers absent, so a containsKey true after a get's absent would
+   * break the per-key linearizability cluster promises (HistoryOnRealMooncakeTest, a JVM killed
+   * with kill -9).
    */
-  private boolean entriesNeverExpire() {
-    return expiry.policy() instanceof EternalExpiryPolicy;
+  private boolean presenceAnswers() {
+    return expiry.policy() instanceof EternalExpiryPolicy && !clusterWideLocks;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -487,8 +497,10 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
-    if (entriesNeverExpire() && !candidates.isEmpty()) {
-      // presence alone answers (see containsKey): batch is_exist on the lookup lane, no value read
+    if (expiry.policy() instanceof EternalExpiryPolicy && !candidates.isEmpty()) {
+      // presence alone answers, batch is_exist on the lookup lane, no value read; under cluster
+      // too: a stale present answer (a dead owner's segment, see presenceAnswers) only skips
+      // loading that key, it never answers a value
       String[] storeKeys = new String[candidates.size()];
       for (int i = 0; i < storeKeys.length; i++) {
         storeKeys[i] = storeKey(candidates.get(i));
@@ -557,7 +569,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * and no listener wants updated or expired events. Saves Mooncake one round trip per put.
    */
   private boolean blindWritesAllowed() {
-    return entriesNeverExpire()
+    return expiry.policy() instanceof EternalExpiryPolicy
         && !dispatcher.hasListenerFor(EventType.UPDATED)
         && !dispatcher.hasListenerFor(EventType.EXPIRED);
   }

@@ -72,6 +72,9 @@ public final class MooncakeCacheManager implements CacheManager {
 
   private final KeyLocks locks;
 
+  /** Whether {@link #locks} reach every JVM of the cluster (consistency cluster). */
+  private final boolean clusterWideLocks;
+
   /** Keys, and the values of caches without a codec setting. */
   private final TypedCodec codec;
 
@@ -161,6 +164,7 @@ public final class MooncakeCacheManager implements CacheManager {
         new StoreGate(
             cluster == null ? connection.store() : cluster.store(), "cache manager " + uri);
     this.locks = store.locks(connection.locks());
+    this.clusterWideLocks = connection.clusterWide();
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes =
@@ -401,6 +405,11 @@ public final class MooncakeCacheManager implements CacheManager {
   }
 
   /** The validated settings this manager runs on. */
+  /** Whether this manager's key locks reach every JVM of the cluster (consistency cluster). */
+  boolean clusterWideLocks() {
+    return clusterWideLocks;
+  }
+
   public MooncakeConfig config() {
     return config;
   }

@@ -77,8 +77,16 @@ class RealRoundTripsTest {
    * present key takes no lock).
    */
   @ParameterizedTest(name = "consistency {0}, {1} bytes")
-  @CsvSource({"local, 1024", "cluster, 1024", "local, 1048576", "cluster, 1048576"})
-  void aContainsKeyOnAnEternalCacheIsOneIsExist(String consistency, int size) throws Exception {
+  @CsvSource({
+    "local, 1024, is_exist",
+    "cluster, 1024, get_into",
+    "local, 1048576, is_exist",
+    "cluster, 1048576, get_into"
+  })
+  void aContainsKeyOnAnEternalCacheIsOneIsExist(String consistency, int size, String call)
+      throws Exception {
+    // under cluster a present is_exist can be stale (a dead owner's segment, listed until
+    // client_ttl while its reads answer absent), so containsKey stays one read of the entry
     onFreshCache(
         consistency,
         (cache, tally) -> {
@@ -86,7 +94,7 @@ class RealRoundTripsTest {
           fill(tally, k -> cache.put(k, value));
           assertCallsPerOp(
               "containsKey of a present key, " + size + " bytes (" + consistency + ")",
-              Map.of("is_exist", 1),
+              Map.of(call, 1),
               tally,
               k -> assertTrue(cache.containsKey(k), "every key was put"));
           // the client (and its 128 MB segment) is shared by every test of this class: 100 MiB

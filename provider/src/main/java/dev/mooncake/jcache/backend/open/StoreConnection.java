@@ -119,6 +119,13 @@ public final class StoreConnection implements AutoCloseable {
   }
 
   /**
+   * Whether this connection's locks reach every JVM of the cluster ({@code consistency: cluster}).
+   */
+  public boolean clusterWide() {
+    return locks() instanceof ClusterKeyLocks;
+  }
+
+  /**
    * Says that the manager began to close, before it closes its caches: the shared client's JVM
    * shutdown hook waits for such a close to end instead of closing the client under it.
    */
