@@ -446,7 +446,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * with kill -9).
    */
   private boolean presenceAnswers() {
-    return expiry.policy() instanceof EternalExpiryPolicy && !clusterWideLocks;
+    return entriesNeverExpire() && !clusterWideLocks;
+  }
+
+  /** Whether no entry of this cache can expire (the expiry time is only in the value's header). */
+  private boolean entriesNeverExpire() {
+    return expiry.policy() instanceof EternalExpiryPolicy;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -497,7 +502,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
 
   private List<K> absentKeys(List<K> candidates) {
     List<K> absent = new ArrayList<>();
-    if (expiry.policy() instanceof EternalExpiryPolicy && !candidates.isEmpty()) {
+    if (entriesNeverExpire() && !candidates.isEmpty()) {
       // presence alone answers, batch is_exist on the lookup lane, no value read; under cluster
       // too: a stale present answer (a dead owner's segment, see presenceAnswers) only skips
       // loading that key, it never answers a value
@@ -569,7 +574,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
    * and no listener wants updated or expired events. Saves Mooncake one round trip per put.
    */
   private boolean blindWritesAllowed() {
-    return expiry.policy() instanceof EternalExpiryPolicy
+    return entriesNeverExpire()
         && !dispatcher.hasListenerFor(EventType.UPDATED)
         && !dispatcher.hasListenerFor(EventType.EXPIRED);
   }
