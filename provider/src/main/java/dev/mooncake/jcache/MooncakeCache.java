@@ -449,9 +449,12 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return entriesNeverExpire() && !clusterWideLocks;
   }
 
-  /** Whether no entry of this cache can expire (the expiry time is only in the value's header). */
+  /**
+   * Whether no entry of this cache can expire, known from its policy alone (the expiry time is only
+   * in the value's header): {@link ExpiryTimes#neverExpires}.
+   */
   private boolean entriesNeverExpire() {
-    return expiry.policy() instanceof EternalExpiryPolicy;
+    return expiry.neverExpires();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -181,6 +181,19 @@ class ContainsKeyTest {
   }
 
   @Test
+  void aFixedPolicyWhoseDurationsAreEternalIsAnsweredByIsExistToo() {
+    // its expiry is known without reading an entry: every entry it writes is eternal
+    MooncakeCache<String, String> cache =
+        cache(
+            TestConfigs.inProcess(),
+            false,
+            CreatedExpiryPolicy.factoryOf(javax.cache.expiry.Duration.ETERNAL));
+    cache.put("k", "v");
+    assertEquals(List.of("isExist"), calls(() -> assertTrue(cache.containsKey("k"))));
+    assertEquals(List.of("isExist"), calls(() -> assertFalse(cache.containsKey("none"))));
+  }
+
+  @Test
   void anExpiringCacheReadsTheEntryAndAnExpiredOneIsReportedAndAbsent() {
     MooncakeCache<String, String> cache =
         cache(

@@ -36,7 +36,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * </ul>
  *
  * <p>The config is {@code bench.containsKey.config} (a path), else an embedded client of the master
- * jmh-mooncake.sh starts on 127.0.0.1:50051 (P2PHANDSHAKE, TCP, 512 MiB segment).
+ * jmh-mooncake.sh starts on 127.0.0.1:50051 (P2PHANDSHAKE, TCP, 512 MiB segment) under {@code
+ * "consistency": "local"}: under {@code cluster} containsKey reads the entry (docs/lanes.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -102,6 +103,7 @@ public class ContainsKeyBenchmark {
             "local_hostname": "127.0.0.1",
             "global_segment_size": "512MB",
             "local_buffer_size": "64MB",
+            "consistency": "local",
             "tenant_id": "containskey-bench"
           }
           """);

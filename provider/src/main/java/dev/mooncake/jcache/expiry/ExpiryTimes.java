@@ -1,7 +1,13 @@
 package dev.mooncake.jcache.expiry;
 
+import java.util.Set;
+import javax.cache.expiry.AccessedExpiryPolicy;
+import javax.cache.expiry.CreatedExpiryPolicy;
 import javax.cache.expiry.Duration;
+import javax.cache.expiry.EternalExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.expiry.ModifiedExpiryPolicy;
+import javax.cache.expiry.TouchedExpiryPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,14 +35,57 @@ public final class ExpiryTimes {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExpiryTimes.class);
 
+  /**
+   * JCache's own policies with one fixed duration each (final classes): their answers are constants
+   * (final fields, no clock), so one look at them says what every call will answer. Any other
+   * policy may answer differently per call, so only these classes are inspected.
+   */
+  private static final Set<Class<?>> FIXED_DURATION_POLICIES =
+      Set.of(
+          CreatedExpiryPolicy.class,
+          ModifiedExpiryPolicy.class,
+          AccessedExpiryPolicy.class,
+          TouchedExpiryPolicy.class);
+
   private final ExpiryPolicy policy;
+  private final boolean neverExpires;
 
   public ExpiryTimes(ExpiryPolicy policy) {
     this.policy = policy;
+    this.neverExpires = neverExpires(policy);
   }
 
   public ExpiryPolicy policy() {
     return policy;
+  }
+
+  /**
+   * Whether no entry written under this policy can ever expire, known without reading one: the
+   * eternal policy, or one of JCache's fixed-duration policies whose every duration is {@link
+   * Duration#ETERNAL} or "unchanged" (null), e.g. {@code CreatedExpiryPolicy.factoryOf(ETERNAL)}.
+   * Then an entry's presence alone answers containsKey, and a put need not read the old entry's
+   * expiry time.
+   */
+  public boolean neverExpires() {
+    return neverExpires;
+  }
+
+  private static boolean neverExpires(ExpiryPolicy policy) {
+    if (policy instanceof EternalExpiryPolicy) {
+      return true;
+    }
+    if (!FIXED_DURATION_POLICIES.contains(policy.getClass())) {
+      return false;
+    }
+    Duration creation = policy.getExpiryForCreation();
+    return creation != null
+        && creation.isEternal()
+        && eternalOrUnchanged(policy.getExpiryForUpdate())
+        && eternalOrUnchanged(policy.getExpiryForAccess());
+  }
+
+  private static boolean eternalOrUnchanged(Duration duration) {
+    return duration == null || duration.isEternal();
   }
 
   // Each policy call is made here, not through a Supplier: a method reference per get allocated.

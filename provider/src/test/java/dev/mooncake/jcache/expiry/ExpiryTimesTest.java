@@ -33,6 +33,48 @@ class ExpiryTimesTest {
   }
 
   @Test
+  void onlyPoliciesWhoseEveryDurationIsEternalOrUnchangedNeverExpire() {
+    assertEquals(true, new ExpiryTimes(new EternalExpiryPolicy()).neverExpires());
+    for (ExpiryPolicy eternal :
+        new ExpiryPolicy[] {
+          new CreatedExpiryPolicy(Duration.ETERNAL),
+          new ModifiedExpiryPolicy(Duration.ETERNAL),
+          new AccessedExpiryPolicy(Duration.ETERNAL),
+          new javax.cache.expiry.TouchedExpiryPolicy(Duration.ETERNAL)
+        }) {
+      assertEquals(true, new ExpiryTimes(eternal).neverExpires(), eternal.getClass().getName());
+    }
+    for (ExpiryPolicy expiring :
+        new ExpiryPolicy[] {
+          new CreatedExpiryPolicy(SECOND),
+          new ModifiedExpiryPolicy(Duration.ZERO),
+          new AccessedExpiryPolicy(SECOND),
+          new javax.cache.expiry.TouchedExpiryPolicy(SECOND)
+        }) {
+      assertEquals(false, new ExpiryTimes(expiring).neverExpires(), expiring.getClass().getName());
+    }
+    // nor is any other policy, even one that answers ETERNAL now
+    ExpiryPolicy custom =
+        new ExpiryPolicy() {
+          @Override
+          public Duration getExpiryForCreation() {
+            return Duration.ETERNAL;
+          }
+
+          @Override
+          public Duration getExpiryForAccess() {
+            return null;
+          }
+
+          @Override
+          public Duration getExpiryForUpdate() {
+            return null;
+          }
+        };
+    assertEquals(false, new ExpiryTimes(custom).neverExpires());
+  }
+
+  @Test
   void createdExpiryCountsFromCreationOnly() {
     ExpiryTimes times = new ExpiryTimes(new CreatedExpiryPolicy(SECOND));
     assertEquals(NOW + 1000, times.forCreation(NOW));
