@@ -42,11 +42,11 @@ class DoctorOnRealMooncakeTest {
           """
           {"backend": "mooncake", "mode": "standalone-store", "consistency": "cluster",
            "lock_segment_size": "16MB", "master_metrics_address": "127.0.0.1:%d",
-           "master_server_address": "127.0.0.1:%d", "metadata_server": "P2PHANDSHAKE",
+           "master_server_address": "127.0.0.1:%d", "metadata_server": "%s",
            "protocol": "tcp", "local_hostname": "127.0.0.1", "global_segment_size": 0,
            "local_buffer_size": "16MB", "operation_timeout_ms": 10000, "tenant_id": "doctor"}
           """
-              .formatted(master.metricsPort(), PORT));
+              .formatted(master.metricsPort(), PORT, RealMooncake.metadataServer(PORT)));
 
       Run without = doctor(config);
       System.out.println("[doctor, no pool]\n" + without.output);

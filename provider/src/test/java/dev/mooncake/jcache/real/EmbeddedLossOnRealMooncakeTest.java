@@ -180,7 +180,7 @@ class EmbeddedLossOnRealMooncakeTest {
           "backend": "mooncake",
           "mode": "embedded",
           "master_server_address": "127.0.0.1:%d",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
           "global_segment_size": "64MB",
@@ -190,7 +190,7 @@ class EmbeddedLossOnRealMooncakeTest {
           "value_placement": "%s"
         }
         """
-            .formatted(PORT, UUID.randomUUID(), placement));
+            .formatted(PORT, RealMooncake.metadataServer(PORT), UUID.randomUUID(), placement));
     return file;
   }
 }

@@ -148,7 +148,7 @@ class OffloadOnRealMooncakeTest {
           "mode": "standalone-store",
           "preferred_segments": ["%s"],
           "master_server_address": "127.0.0.1:%d",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
           "global_segment_size": 0,
@@ -157,6 +157,6 @@ class OffloadOnRealMooncakeTest {
           "tenant_id": "offload-%s"
         }
         """
-        .formatted(poolSegment, PORT, UUID.randomUUID());
+        .formatted(poolSegment, PORT, RealMooncake.metadataServer(PORT), UUID.randomUUID());
   }
 }

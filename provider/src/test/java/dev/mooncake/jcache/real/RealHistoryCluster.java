@@ -37,7 +37,7 @@ final class RealHistoryCluster implements HistoryCluster {
           "backend": "mooncake",
           "mode": "embedded",
           "master_server_address": "127.0.0.1:%d",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "%s",
           "global_segment_size": "64MB",
@@ -46,7 +46,7 @@ final class RealHistoryCluster implements HistoryCluster {
           "consistency": "%s"%s
         }
         """
-        .formatted(PORT, localHostname, consistency, extra);
+        .formatted(PORT, RealMooncake.metadataServer(PORT), localHostname, consistency, extra);
   }
 
   @Override

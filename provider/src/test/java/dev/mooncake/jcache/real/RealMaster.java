@@ -37,6 +37,7 @@ final class RealMaster implements AutoCloseable {
                 "--metrics_port=" + (port + 1000),
                 "--default_kv_lease_ttl=500"));
     command.addAll(List.of(flags));
+    command.addAll(RealMooncake.httpMetadataFlags(port));
     Process master =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LISTEN_BOUND_MS);

@@ -89,6 +89,9 @@ final class RealMooncake {
                 "--metrics_port=" + (port + 1000),
                 "--default_kv_lease_ttl=500"));
     command.addAll(List.of(extra));
+    if (!command.contains("--enable_http_metadata_server")) {
+      command.addAll(httpMetadataFlags(port));
+    }
     Process master =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -127,8 +130,49 @@ final class RealMooncake {
    * MCJ_METADATA_SERVER}), else {@code P2PHANDSHAKE}. docs/real-mooncake.md.
    */
   static String metadataServer() {
+    return metadataServer(WRAPPER_MASTER_PORT);
+  }
+
+  /** The RPC port of the master that test-support/netns/bin/java starts. */
+  static final int WRAPPER_MASTER_PORT = 50051;
+
+  /** Whether this run names Mooncake's HTTP metadata server ({@code MCJ_METADATA=http}). */
+  static boolean httpMetadata() {
     String http = System.getenv("MCJ_METADATA_SERVER");
-    return http == null || http.isBlank() ? "P2PHANDSHAKE" : http;
+    return http != null && !http.isBlank();
+  }
+
+  /**
+   * The metadata server of the cluster whose master listens on {@code masterPort}: under {@code
+   * MCJ_METADATA=http} the wrapper's master serves it on 8080 ({@code MCJ_METADATA_SERVER}), and a
+   * test's own master on {@code masterPort - 42000} (50071 → 8071; {@link #httpMetadataFlags}),
+   * else {@code P2PHANDSHAKE}.
+   */
+  static String metadataServer(int masterPort) {
+    if (!httpMetadata()) {
+      return "P2PHANDSHAKE";
+    }
+    return masterPort == WRAPPER_MASTER_PORT
+        ? System.getenv("MCJ_METADATA_SERVER")
+        : "http://127.0.0.1:" + httpMetadataPort(masterPort) + "/metadata";
+  }
+
+  /**
+   * The flags that make a test's own master on {@code masterPort} serve the HTTP metadata server
+   * its clients name ({@link #metadataServer(int)}); none unless {@code MCJ_METADATA=http}.
+   */
+  static List<String> httpMetadataFlags(int masterPort) {
+    if (!httpMetadata()) {
+      return List.of();
+    }
+    return List.of(
+        "--enable_http_metadata_server",
+        "--http_metadata_server_host=127.0.0.1",
+        "--http_metadata_server_port=" + httpMetadataPort(masterPort));
+  }
+
+  private static int httpMetadataPort(int masterPort) {
+    return masterPort - 42_000;
   }
 
   /** A config file for the loopback cluster that test-support/netns/bin/java starts. */

@@ -33,14 +33,15 @@ class RealMooncakeEventsTest extends ClusterEventsScenarios {
           "backend": "mooncake",
           "mode": "embedded",
           "master_server_address": "127.0.0.1:50051",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
           "global_segment_size": "64MB",
           "local_buffer_size": "16MB",
           "operation_timeout_ms": 20000,
           "consistency": "local"\
-        """;
+        """
+        .formatted(RealMooncake.metadataServer());
   }
 
   @Override

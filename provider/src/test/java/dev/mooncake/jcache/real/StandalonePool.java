@@ -115,7 +115,7 @@ final class StandalonePool implements AutoCloseable {
             "--global_segment_size=" + size,
             "--local_buffer_size=64MB",
             "--master_server_address=127.0.0.1:" + masterPort,
-            "--metadata_server=P2PHANDSHAKE",
+            "--metadata_server=" + RealMooncake.metadataServer(masterPort),
             "--protocol=tcp"));
     command.addAll(flags);
     ProcessBuilder builder =
@@ -170,7 +170,7 @@ final class StandalonePool implements AutoCloseable {
           "lock_segment_size": "16MB",
           %s,
           "master_server_address": "127.0.0.1:50051",
-          "metadata_server": "P2PHANDSHAKE",
+          "metadata_server": "%s",
           "protocol": "tcp",
           "local_hostname": "127.0.0.1",
           "global_segment_size": 0,
@@ -179,7 +179,7 @@ final class StandalonePool implements AutoCloseable {
           "tenant_id": "%s"
         }
         """
-        .formatted(placement, tenant);
+        .formatted(placement, RealMooncake.metadataServer(), tenant);
   }
 
   /** The segments the master has mounted now. */
