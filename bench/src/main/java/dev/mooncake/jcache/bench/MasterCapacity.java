@@ -16,10 +16,11 @@ import static dev.mooncake.jcache.bench.CapacityModel.REMOVE_PINNED;
 
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.mooncake.MooncakeStore;
+import dev.mooncake.jcache.bench.MasterMeter.Window;
+import dev.mooncake.jcache.bench.MasterMeter.Work;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.time.Deadline;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,52 +56,16 @@ public final class MasterCapacity {
   private static final int MIX_OPS = 20_000;
   private static final int MIX_REPS = 3;
 
-  /** RPCs a client makes on its own, not for a call: Ping each second, FetchTasks. */
-  private static final List<String> BACKGROUND_RPCS = List.of("ping", "fetch_tasks");
-
-  private final String pid;
-  private final ProcCpu proc = new ProcCpu(Path.of("/proc"));
-  private final MasterMetrics metrics;
+  private final MasterMeter meter;
   private final String master;
-  private double idleNanosPerSecond;
 
-  private MasterCapacity(String pid, String master, URI metricsUri) {
-    this.pid = pid;
+  private MasterCapacity(MasterMeter meter, String master) {
+    this.meter = meter;
     this.master = master;
-    this.metrics = new MasterMetrics(metricsUri);
-  }
-
-  /** One measured window: master CPU (idle less), wall time, RPCs the master counted. */
-  record Window(long cpuNanos, long wallNanos, Map<String, Long> rpcs, int threads) {}
-
-  private interface Work {
-    void run() throws Exception;
-  }
-
-  private long masterNanos() throws IOException {
-    return proc.tasks(pid).runNanos();
   }
 
   private Window measure(Work work) throws Exception {
-    Map<String, Long> rpcs0 = metrics.requests();
-    long cpu0 = masterNanos();
-    long t0 = System.nanoTime();
-    work.run();
-    long wall = System.nanoTime() - t0;
-    long cpu = masterNanos() - cpu0;
-    Map<String, Long> rpcs = MasterMetrics.delta(rpcs0, metrics.requests());
-    // the clients' background calls (heartbeat each second, task polling), part of the idle figure
-    rpcs.keySet().removeAll(BACKGROUND_RPCS);
-    int threads = proc.tasks(pid).tasks().size();
-    return new Window(Math.round(cpu - idleNanosPerSecond * wall / 1e9), wall, rpcs, threads);
-  }
-
-  /** The master's CPU per second with this client connected and idle (heartbeats, its timers). */
-  private void measureIdle() throws Exception {
-    long cpu0 = masterNanos();
-    long t0 = System.nanoTime();
-    Thread.sleep(3_000); // a window of wall time to read the master's idle CPU over, not a wait
-    idleNanosPerSecond = (masterNanos() - cpu0) * 1e9 / (System.nanoTime() - t0);
+    return meter.measure(work);
   }
 
   private static void expect(boolean ok, String what) {
@@ -330,10 +295,8 @@ public final class MasterCapacity {
     int n = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
     int reps = args.length > 3 ? Integer.parseInt(args[3]) : 7;
     String address = System.getenv().getOrDefault("MOONCAKE_MASTER_ADDRESS", "127.0.0.1:50051");
-    URI metricsUri =
-        URI.create(
-            System.getenv().getOrDefault("MOONCAKE_METRICS", "http://127.0.0.1:9003/metrics"));
-    MasterCapacity run = new MasterCapacity(args[0], address, metricsUri);
+    MasterCapacity run =
+        new MasterCapacity(new MasterMeter(args[0], MasterMeter.metricsUri()), address);
     StringBuilder out = new StringBuilder();
     try (ObjectStore store =
         MooncakeStore.open(
@@ -341,7 +304,7 @@ public final class MasterCapacity {
                 write(run.config("capacity-raw", null)).toUri(),
                 MasterCapacity.class.getClassLoader()))) {
       run.perKind(store, Math.max(1, n / 2), -1, false); // warm-up
-      run.measureIdle();
+      run.meter.measureIdle();
       for (int r = 0; r < reps; r++) {
         run.perKind(store, n, r, true);
       }
@@ -351,9 +314,9 @@ public final class MasterCapacity {
             Locale.ROOT,
             "Master pid %s, %d threads; idle %.1f ms CPU/s; %d calls per kind (512-key"
                 + " batch_is_exist: n/8, batch_put_from: n/16) × %d repetitions; 1 KiB values%n%n",
-            run.pid,
+            run.meter.pid(),
             run.masterThreads,
-            run.idleNanosPerSecond / 1e6,
+            run.meter.idleNanosPerSecond() / 1e6,
             n,
             reps));
     out.append("| call (one client thread) | master CPU µs per call, median (range) |")
