@@ -8,11 +8,14 @@ import dev.mooncake.jcache.lock.ForwardingHeld;
 import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A manager's door to its store, so that closing the manager under load is clean. Before, a call
@@ -43,6 +46,7 @@ final class StoreGate extends ForwardingObjectStore {
   private static final int SPACING = 8; // longs per stripe: one cache line each
 
   static final long HELD_BUFFER_WAIT_MILLIS = 2_000;
+  private static final Ticker CLOCK = Ticker.system(); // a close waits for real threads
 
   private final String owner;
   private final AtomicLongArray inFlight = new AtomicLongArray(STRIPES * SPACING);
@@ -77,15 +81,15 @@ final class StoreGate extends ForwardingObjectStore {
     }
 
     private ByteBuffer counted(int minCapacity, boolean kept, Deadline deadline) {
-      int s = enter(); // counted as a call until the buffer is counted itself
-      try {
-        ByteBuffer buffer =
-            kept ? super.acquireKept(minCapacity, deadline) : super.acquire(minCapacity, deadline);
-        buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
-        return buffer;
-      } finally {
-        leave(s);
-      }
+      return gated( // counted as a call until the buffer is counted itself
+          () -> {
+            ByteBuffer buffer =
+                kept
+                    ? super.acquireKept(minCapacity, deadline)
+                    : super.acquire(minCapacity, deadline);
+            buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
+            return buffer;
+          });
     }
 
     @Override
@@ -153,22 +157,12 @@ final class StoreGate extends ForwardingObjectStore {
 
     @Override
     public long readStamp(String key) {
-      int s = enter();
-      try {
-        return super.readStamp(key);
-      } finally {
-        leave(s);
-      }
+      return gatedLong(() -> super.readStamp(key));
     }
 
     @Override
     public boolean mayHaveChanged(String key, long stamp) {
-      int s = enter();
-      try {
-        return super.mayHaveChanged(key, stamp);
-      } finally {
-        leave(s);
-      }
+      return gated(() -> super.mayHaveChanged(key, stamp));
     }
   }
 
@@ -205,13 +199,33 @@ final class StoreGate extends ForwardingObjectStore {
     inFlight.decrementAndGet(stripe);
   }
 
+  /** One call through the gate: entered, made, left (a primitive answer, unboxed). */
+  private long gatedLong(LongSupplier call) {
+    int s = enter();
+    try {
+      return call.getAsLong();
+    } finally {
+      leave(s);
+    }
+  }
+
+  /** One call through the gate: entered, made, left. */
+  private <T> T gated(Supplier<T> call) {
+    int s = enter();
+    try {
+      return call.get();
+    } finally {
+      leave(s);
+    }
+  }
+
   /**
    * Refuses new calls, then waits up to {@code timeoutMillis} for those in flight; true if done.
    */
   boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
     shut = true;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    long callsDoneAt = 0;
+    Deadline drain = Deadline.after(Duration.ofMillis(timeoutMillis), CLOCK);
+    Deadline heldBuffers = null; // from when no call is in flight any more
     while (true) {
       long calls = 0;
       long buffers = 0;
@@ -222,13 +236,10 @@ final class StoreGate extends ForwardingObjectStore {
       if (calls == 0 && buffers == 0) {
         return true;
       }
-      long now = System.nanoTime();
-      if (calls == 0 && callsDoneAt == 0) {
-        callsDoneAt = now;
+      if (calls == 0 && heldBuffers == null) {
+        heldBuffers = Deadline.after(Duration.ofMillis(HELD_BUFFER_WAIT_MILLIS), CLOCK);
       }
-      if (now > deadline
-          || (calls == 0
-              && now - callsDoneAt > TimeUnit.MILLISECONDS.toNanos(HELD_BUFFER_WAIT_MILLIS))) {
+      if (drain.expired() || (calls == 0 && heldBuffers.expired())) {
         return calls == 0; // buffers a zero-copy caller keeps do not hold the close up
       }
       Thread.sleep(1); // store calls are bounded by operation_timeout_ms; this polls them out
@@ -237,92 +248,47 @@ final class StoreGate extends ForwardingObjectStore {
 
   @Override
   public int put(String key, ByteBuffer value, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.put(key, value, deadline);
-    } finally {
-      leave(s);
-    }
+    return (int) gatedLong(() -> super.put(key, value, deadline));
   }
 
   @Override
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.batchPut(keys, values, deadline);
-    } finally {
-      leave(s);
-    }
+    return gated(() -> super.batchPut(keys, values, deadline));
   }
 
   @Override
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.getInto(key, destination, deadline);
-    } finally {
-      leave(s);
-    }
+    return gatedLong(() -> super.getInto(key, destination, deadline));
   }
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.batchGetInto(keys, destinations, deadline);
-    } finally {
-      leave(s);
-    }
+    return gated(() -> super.batchGetInto(keys, destinations, deadline));
   }
 
   @Override
   public int isExist(String key, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.isExist(key, deadline);
-    } finally {
-      leave(s);
-    }
+    return (int) gatedLong(() -> super.isExist(key, deadline));
   }
 
   @Override
   public int[] batchIsExist(String[] keys, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.batchIsExist(keys, deadline);
-    } finally {
-      leave(s);
-    }
+    return gated(() -> super.batchIsExist(keys, deadline));
   }
 
   @Override
   public long getSize(String key, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.getSize(key, deadline);
-    } finally {
-      leave(s);
-    }
+    return gatedLong(() -> super.getSize(key, deadline));
   }
 
   @Override
   public int remove(String key, boolean force, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.remove(key, force, deadline);
-    } finally {
-      leave(s);
-    }
+    return (int) gatedLong(() -> super.remove(key, force, deadline));
   }
 
   @Override
   public long removeByRegex(String pattern, boolean force, Deadline deadline) {
-    int s = enter();
-    try {
-      return super.removeByRegex(pattern, force, deadline);
-    } finally {
-      leave(s);
-    }
+    return gatedLong(() -> super.removeByRegex(pattern, force, deadline));
   }
 
   @Override

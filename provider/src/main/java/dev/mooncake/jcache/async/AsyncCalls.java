@@ -127,6 +127,7 @@ public final class AsyncCalls implements AutoCloseable {
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(AsyncCalls.class);
+  private static final Ticker CLOCK = Ticker.system(); // end() waits for real threads: real time
 
   private final int maxInFlight;
   private final Semaphore permits;
@@ -348,22 +349,13 @@ public final class AsyncCalls implements AutoCloseable {
           running.add(call);
         }
       }
-      long deadline = System.nanoTime() + bound.toNanos();
-      for (Call<?> call : running) {
-        try {
-          long left = Math.max(0, deadline - System.nanoTime());
-          if (!call.finished.await(left, TimeUnit.NANOSECONDS)) {
-            LOG.warn(
-                "cache '{}' closed while its {} was still running after {} ms",
-                cacheName,
-                call.operation,
-                bound.toMillis());
-            return;
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
+      Call<?> late = Deadline.after(bound, CLOCK).awaitEach(running, call -> call.finished);
+      if (late != null) {
+        LOG.warn(
+            "cache '{}' closed while its {} was still running after {} ms",
+            cacheName,
+            late.operation,
+            bound.toMillis());
       }
     }
 

@@ -1,12 +1,13 @@
 package dev.mooncake.jcache.integration;
 
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import javax.cache.integration.CacheLoaderException;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PendingLoads {
   private static final Logger LOG = LoggerFactory.getLogger(PendingLoads.class);
+  private static final Ticker CLOCK = Ticker.system(); // close waits for real threads: real time
 
   private final String cacheName;
   private final Set<Load> loads = ConcurrentHashMap.newKeySet();
@@ -65,21 +67,12 @@ public final class PendingLoads {
         running.add(load);
       }
     }
-    long deadline = System.nanoTime() + bound.toNanos();
-    for (Load load : running) {
-      try {
-        if (!load.finished.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-          LOG.warn(
-              "cache '{}' closed while its loader was still loading after {} ms; the loader is"
-                  + " closed under it",
-              cacheName,
-              bound.toMillis());
-          return;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
+    if (Deadline.after(bound, CLOCK).awaitEach(running, load -> load.finished) != null) {
+      LOG.warn(
+          "cache '{}' closed while its loader was still loading after {} ms; the loader is"
+              + " closed under it",
+          cacheName,
+          bound.toMillis());
     }
   }
 

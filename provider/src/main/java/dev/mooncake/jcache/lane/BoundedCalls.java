@@ -1,5 +1,7 @@
 package dev.mooncake.jcache.lane;
 
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
@@ -170,12 +172,11 @@ public final class BoundedCalls {
     }
 
     T await(String what, long timeoutNanos, Supplier<Runnable> onAbandon) {
-      long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+      Deadline deadline = Deadline.afterNanos(timeoutNanos, Ticker.system());
       boolean interrupted = false;
       synchronized (this) {
         while (!done) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0 || interrupted) {
+          if (interrupted || deadline.expired()) {
             givenUp = true;
             giveBack = onAbandon.get();
             abandoned.incrementAndGet();
@@ -194,7 +195,7 @@ public final class BoundedCalls {
                     + ", and what it writes into is released when it returns");
           }
           try {
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+            deadline.waitOn(this);
           } catch (InterruptedException e) {
             interrupted = true;
           }

@@ -1,6 +1,9 @@
 package dev.mooncake.jcache.lane;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashSet;
@@ -14,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -264,14 +266,13 @@ public final class Lanes implements AutoCloseable {
     for (Pool pool : distinctPools) {
       pool.executor.shutdown();
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+    Deadline deadline = Deadline.after(Duration.ofMillis(CLOSE_WAIT_MILLIS), Ticker.system());
     for (Pool pool : distinctPools) {
       if (pool.ownsCurrentThread()) {
         continue; // closing from a lane thread: it cannot wait for itself
       }
       try {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !pool.executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+        if (!deadline.awaitTermination(pool.executor)) {
           pool.executor.shutdownNow();
         }
       } catch (InterruptedException e) {

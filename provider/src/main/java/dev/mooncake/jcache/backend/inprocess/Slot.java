@@ -39,7 +39,10 @@ final class Slot {
   private final AtomicInteger refs = new AtomicInteger(2); // owner + writer
   private volatile int state = WRITING;
 
-  /** System.nanoTime() until which a read lease holds; also the eviction order (oldest first). */
+  /**
+   * The store clock's nanos (Ticker#nanos) until which a read lease holds; also the eviction order
+   * (oldest first).
+   */
   private volatile long leaseUntil;
 
   /**

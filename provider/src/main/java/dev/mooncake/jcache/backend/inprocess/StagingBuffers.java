@@ -3,6 +3,7 @@ package dev.mooncake.jcache.backend.inprocess;
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,11 @@ final class StagingBuffers implements BufferPool {
   static final int FAST_SLOTS = 8;
 
   private static final int CLASSES = 33;
+  // takeOrReserveNow's answer "bytes reserved for a new buffer" (null there means "wait").
+  private static final ByteBuffer RESERVED = ByteBuffer.allocate(0);
+  // A wait parks a real thread, so its own bound is real time; the operation's deadline (on the
+  // injected ticker) bounds it too.
+  private static final Ticker CLOCK = Ticker.system();
 
   private final long bound;
   private final int maxBufferSize;
@@ -180,59 +186,65 @@ final class StagingBuffers implements BufferPool {
     // sees it and wakes us (both sides write, then read, volatile state).
     waiters++;
     try {
-      long deadline = System.nanoTime() + waitNanos;
-      for (; ; ) {
-        if (closed) {
-          throw closedException();
-        }
-        int slot = slot(capacity);
-        ArrayDeque<ByteBuffer> free = idle[slot];
-        if (free != null && !free.isEmpty()) {
-          ByteBuffer buffer = free.pop();
-          idleBytes -= capacity;
-          buffer.clear();
-          return buffer;
-        }
-        ByteBuffer cached = takeFast(slot); // released meanwhile
-        if (cached != null) {
-          return cached.clear();
-        }
-        if (allocatedBytes + capacity > bound) {
-          freeIdle(allocatedBytes + capacity - bound);
-        }
-        if (allocatedBytes + capacity <= bound) {
-          allocatedBytes += capacity;
-          return null;
-        }
-        long left = Math.min(deadline - System.nanoTime(), operation.remainingNanos());
-        if (left <= 0) {
-          throw new StoreException(
-              "no staging buffer of "
-                  + minCapacity
-                  + " bytes (a "
-                  + capacity
-                  + "-byte buffer) "
-                  + (operation.expired()
-                      ? "by the operation's deadline (" + operation.describe() + ")"
-                      : "within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms")
-                  + ": "
-                  + (allocatedBytes - idleBytes - fastBytes())
-                  + " of "
-                  + bound
-                  + " bytes (local_buffer_size) are in use");
-        }
-        try {
-          released.awaitNanos(left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StoreException(
-              "interrupted waiting for a staging buffer of " + minCapacity + " bytes", e);
-        }
+      ByteBuffer taken =
+          Deadline.afterNanos(waitNanos, CLOCK)
+              .earlier(operation)
+              .retryOn(released, () -> takeOrReserveNow(capacity));
+      if (taken == null) {
+        throw new StoreException(
+            "no staging buffer of "
+                + minCapacity
+                + " bytes (a "
+                + capacity
+                + "-byte buffer) "
+                + (operation.expired()
+                    ? "by the operation's deadline (" + operation.describe() + ")"
+                    : "within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms")
+                + ": "
+                + (allocatedBytes - idleBytes - fastBytes())
+                + " of "
+                + bound
+                + " bytes (local_buffer_size) are in use");
       }
+      return taken == RESERVED ? null : taken;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          "interrupted waiting for a staging buffer of " + minCapacity + " bytes", e);
     } finally {
       waiters--;
       lock.unlock();
     }
+  }
+
+  /**
+   * An idle buffer of that capacity, or {@link #RESERVED} after reserving the bytes for a new one,
+   * or null when neither can be had now (lock held).
+   */
+  private ByteBuffer takeOrReserveNow(int capacity) {
+    if (closed) {
+      throw closedException();
+    }
+    int slot = slot(capacity);
+    ArrayDeque<ByteBuffer> free = idle[slot];
+    if (free != null && !free.isEmpty()) {
+      ByteBuffer buffer = free.pop();
+      idleBytes -= capacity;
+      buffer.clear();
+      return buffer;
+    }
+    ByteBuffer cached = takeFast(slot); // released meanwhile
+    if (cached != null) {
+      return cached.clear();
+    }
+    if (allocatedBytes + capacity > bound) {
+      freeIdle(allocatedBytes + capacity - bound);
+    }
+    if (allocatedBytes + capacity <= bound) {
+      allocatedBytes += capacity;
+      return RESERVED;
+    }
+    return null;
   }
 
   private void unreserve(int capacity) {

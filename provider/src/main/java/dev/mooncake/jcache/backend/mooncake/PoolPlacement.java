@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.backend.mooncake;
 
+import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -71,7 +72,7 @@ final class PoolPlacement<C extends AutoCloseable> implements AutoCloseable {
   static <C extends AutoCloseable> PoolPlacement<C> fixed(
       List<String> segments, Function<List<String>, C> make) {
     return new PoolPlacement<>(
-        segments, make, () -> segments, System::nanoTime, Duration.ZERO, null);
+        segments, make, () -> segments, Ticker.system()::nanos, Duration.ZERO, null);
   }
 
   /**
@@ -92,7 +93,8 @@ final class PoolPlacement<C extends AutoCloseable> implements AutoCloseable {
               return thread;
             });
     PoolPlacement<C> placement =
-        new PoolPlacement<>(initial, make, discover, System::nanoTime, retireAfter, refresher);
+        new PoolPlacement<>(
+            initial, make, discover, Ticker.system()::nanos, retireAfter, refresher);
     long ms = interval.toMillis();
     refresher.scheduleWithFixedDelay(placement::refresh, ms, ms, TimeUnit.MILLISECONDS);
     return placement;

@@ -4,6 +4,7 @@ import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -26,6 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RegionBufferPool implements BufferPool {
   static final long DEFAULT_CHUNK = 1L << 30;
   static final int ALIGNMENT = 64;
+  // A wait parks a real thread, so its own bound is real time; the operation's deadline (on the
+  // injected ticker) bounds it too.
+  private static final Ticker CLOCK = Ticker.system();
 
   private final NativeRegion region;
   private final long chunkSize;
@@ -114,29 +118,20 @@ final class RegionBufferPool implements BufferPool {
     }
     long size = Math.max(ALIGNMENT, (minCapacity + (long) ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT);
     size = Math.min(size, chunkSize);
-    long deadline = System.nanoTime() + timeoutNanos;
     lock.lock();
     try {
-      while (true) {
-        if (closed) {
-          throw new StoreException("the Mooncake store's transfer region is closed");
-        }
-        Long offset = takeFirstFit(size);
-        if (offset != null) {
-          int chunk = (int) (offset / chunkSize);
-          ByteBuffer buffer = chunks[chunk].slice((int) (offset % chunkSize), minCapacity);
-          Block block = new Block(offset, size, kept);
-          outstanding.put(buffer, block);
-          taken.put(offset, block);
-          inUse += size;
-          return buffer;
-        }
-        long remaining = Math.min(deadline - System.nanoTime(), operation.remainingNanos());
-        if (remaining <= 0) {
-          throw new StoreException(exhausted(minCapacity, operation));
-        }
-        released.awaitNanos(remaining);
+      ByteBuffer buffer = take(minCapacity, size, kept);
+      if (buffer == null) { // wait for a release: the pool's time, or less if the operation's ends
+        long blockSize = size;
+        buffer =
+            Deadline.afterNanos(timeoutNanos, CLOCK)
+                .earlier(operation)
+                .retryOn(released, () -> take(minCapacity, blockSize, kept));
       }
+      if (buffer == null) {
+        throw new StoreException(exhausted(minCapacity, operation));
+      }
+      return buffer;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreException(
@@ -144,6 +139,24 @@ final class RegionBufferPool implements BufferPool {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** A buffer of {@code size} bytes taken from the region now (lock held), or null if none fits. */
+  private ByteBuffer take(int minCapacity, long size, boolean kept) {
+    if (closed) {
+      throw new StoreException("the Mooncake store's transfer region is closed");
+    }
+    Long offset = takeFirstFit(size);
+    if (offset == null) {
+      return null;
+    }
+    int chunk = (int) (offset / chunkSize);
+    ByteBuffer buffer = chunks[chunk].slice((int) (offset % chunkSize), minCapacity);
+    Block block = new Block(offset, size, kept);
+    outstanding.put(buffer, block);
+    taken.put(offset, block);
+    inUse += size;
+    return buffer;
   }
 
   private String exhausted(int wanted, Deadline operation) {

@@ -1,9 +1,11 @@
 package dev.mooncake.jcache.backend.mooncake;
 
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -61,11 +63,10 @@ final class ShutdownGrace {
     if (grace <= 0 || use.get() == Use.IDLE) {
       return;
     }
-    long start = System.nanoTime();
-    long deadline = start + TimeUnit.MILLISECONDS.toNanos(grace);
+    Deadline deadline = Deadline.after(Duration.ofMillis(grace), Ticker.system());
     try {
       awaitHooksStarted(
-          Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(HOOKS_START_MILLIS)));
+          deadline.earlier(Deadline.after(Duration.ofMillis(HOOKS_START_MILLIS), Ticker.system())));
       awaitClosers(use, awaitedThreads(), deadline, grace, description);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -73,7 +74,7 @@ final class ShutdownGrace {
   }
 
   private static void awaitClosers(
-      Supplier<Use> use, Set<String> awaited, long deadline, long grace, String description)
+      Supplier<Use> use, Set<String> awaited, Deadline deadline, long grace, String description)
       throws InterruptedException {
     String closer = closer(use.get(), awaited);
     if (closer == null) {
@@ -81,7 +82,7 @@ final class ShutdownGrace {
     }
     LOG.info(
         "JVM shutdown: waiting up to {} ms while {} before closing {}", grace, closer, description);
-    while (closer != null && System.nanoTime() < deadline) {
+    while (closer != null && !deadline.expired()) {
       Thread.sleep(POLL_MILLIS);
       closer = closer(use.get(), awaited);
     }
@@ -125,8 +126,8 @@ final class ShutdownGrace {
   }
 
   /** Until the JVM has started every shutdown hook (its hook runner joins them). */
-  private static void awaitHooksStarted(long deadline) throws InterruptedException {
-    while (startingHooks() && System.nanoTime() < deadline) {
+  private static void awaitHooksStarted(Deadline deadline) throws InterruptedException {
+    while (startingHooks() && !deadline.expired()) {
       Thread.sleep(1);
     }
   }

@@ -6,6 +6,7 @@ import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,6 +40,10 @@ final class StoreCallRunner {
   static final int MAX_STUCK_CALLS = 64;
 
   /** The key of {@link MasterOutage}'s probe: an is_exist, which no object ever answers 1 to. */
+  // A call's own bound is real time (a native call takes real time, and a test's fake ticker
+  // would never end it); the operation's deadline, on the injected ticker, bounds it too.
+  private static final Ticker CLOCK = Ticker.system();
+
   private static final byte[] PROBE_KEY =
       "mooncake-jcache/master-probe".getBytes(StandardCharsets.UTF_8);
 
@@ -126,8 +131,8 @@ final class StoreCallRunner {
    * One call that answers a status or a length; answers at once while the master is unreachable.
    */
   long call(Deadline operation, String op, String key, boolean write, LongClientCall call) {
-    long deadline = admit(operation);
-    if (deadline == 0) {
+    Deadline deadline = admit(operation);
+    if (deadline == null) {
       return outage.failFastCode();
     }
     return run(op, key, write, deadline, bounded(), call, BufferStaging.NOTHING_HELD);
@@ -144,8 +149,8 @@ final class StoreCallRunner {
       boolean write,
       ByteBuffer buffer,
       TransferCall call) {
-    long deadline = admit(operation);
-    if (deadline == 0) {
+    Deadline deadline = admit(operation);
+    if (deadline == null) {
       return outage.failFastCode();
     }
     boolean bound = bounded();
@@ -180,8 +185,8 @@ final class StoreCallRunner {
       ByteBuffer[] buffers,
       BatchCall call) {
     long[] answers = new long[keys.length];
-    long deadline = admit(operation);
-    if (deadline == 0) {
+    Deadline deadline = admit(operation);
+    if (deadline == null) {
       Arrays.fill(answers, outage.failFastCode());
       return answers;
     }
@@ -224,18 +229,14 @@ final class StoreCallRunner {
 
   /**
    * Admits a call ({@link MasterOutage#admit}, waiting for a probe at most the call's time) and
-   * answers its deadline ({@link System#nanoTime}), or 0 when it must answer {@link
-   * MasterOutage#failFastCode} unsent. The call's time is what is left of its operation's deadline
-   * ({@code operation_timeout_ms} when it has none): after a lock acquisition, only the rest.
+   * answers its deadline, or null when it must answer {@link MasterOutage#failFastCode} unsent. The
+   * call's time is {@code operation_timeout_ms}, or what is left of its operation's deadline when
+   * that comes first: after a lock acquisition, only the rest.
    */
-  private long admit(Deadline operation) {
+  private Deadline admit(Deadline operation) {
     gate.ensureOpen();
-    long allowed = operation.cap(timeoutNanos);
-    long deadline = System.nanoTime() + allowed;
-    if (!outage.admit(allowed)) {
-      return 0;
-    }
-    return deadline == 0 ? 1 : deadline;
+    Deadline deadline = Deadline.afterNanos(timeoutNanos, CLOCK).earlier(operation);
+    return outage.admit(deadline.remainingNanos()) ? deadline : null;
   }
 
   /**
@@ -249,7 +250,7 @@ final class StoreCallRunner {
       String op,
       String key,
       boolean write,
-      long deadline,
+      Deadline deadline,
       boolean bound,
       LongClientCall call,
       BufferStaging.Held held) {
@@ -257,10 +258,10 @@ final class StoreCallRunner {
     LongClientCall made = wrap == null ? call : wrap.apply(call);
     try {
       if (!bound) {
-        long start = System.nanoTime();
+        Deadline slow = Deadline.afterNanos(timeoutNanos / MooncakeSetup.MAX_RPCS_PER_CALL, CLOCK);
         long result = virtualThreads.call(made); // a virtual thread's on a platform thread
         outage.answered(result);
-        if (System.nanoTime() - start > timeoutNanos / MooncakeSetup.MAX_RPCS_PER_CALL) {
+        if (slow.expired()) {
           outage.noteTrouble();
         }
         return result;
@@ -270,7 +271,7 @@ final class StoreCallRunner {
       try {
         return bounded.call(
             what,
-            deadline - System.nanoTime(), // refused unsent when it has passed
+            deadline.remainingNanos(), // refused unsent when it has passed
             () -> {
               long result = made.call();
               outage.answered(result);

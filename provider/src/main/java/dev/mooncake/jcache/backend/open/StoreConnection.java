@@ -73,8 +73,9 @@ public final class StoreConnection implements AutoCloseable {
   /**
    * The key locks the first manager on a Mooncake connection makes (later managers share them):
    * under {@code consistency: cluster} locks that reach every JVM of the cluster
-   * (docs/cluster-consistency.md), else this JVM's. Cluster leases run on real time ({@code
-   * System.nanoTime}), as Mooncake's {@code client_ttl} does, not on the ticker.
+   * (docs/cluster-consistency.md), else this JVM's. Cluster leases, lock waits and their deadlines
+   * read the manager's ticker (the system clock unless a test injects one), as everything else
+   * does.
    */
   private static KeyLocks newLocks(MooncakeConfig config, ObjectStore store, Ticker ticker) {
     return cluster(config)
@@ -82,7 +83,8 @@ public final class StoreConnection implements AutoCloseable {
             store,
             config.consistency().lockLease(),
             config.operationTimeout(),
-            config.consistency().lockKeepIdle())
+            config.consistency().lockKeepIdle(),
+            ticker)
         : new LocalKeyLocks();
   }
 

@@ -1,6 +1,8 @@
 package dev.mooncake.jcache.event.remote;
 
 import dev.mooncake.jcache.event.remote.EventSink.FlushReason;
+import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,7 @@ import org.zeromq.ZMsg;
 public final class EventSubscription implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventSubscription.class);
   private static final AtomicInteger IDS = new AtomicInteger();
+  private static final Ticker CLOCK = Ticker.system(); // probes pace a real socket: real time
 
   /** Larger messages are refused by ZeroMQ itself (the master's batches are a few KiB). */
   static final long MAX_MESSAGE_BYTES = 64L << 20;
@@ -57,7 +60,8 @@ public final class EventSubscription implements AutoCloseable {
   private final Object flushLock = new Object();
   private volatile boolean live;
   private volatile boolean closed;
-  private long nextProbe;
+  // When the next probe is due (its receive thread only).
+  private Deadline nextProbe = Deadline.afterNanos(0, CLOCK);
 
   /**
    * Connects to {@code endpoint} ({@code tcp://host:port}, checked by the config) and starts the
@@ -155,7 +159,7 @@ public final class EventSubscription implements AutoCloseable {
       socket.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
       socket.subscribe(new byte[0]); // the master's topic is empty: take everything
       socket.connect(endpoint);
-      nextProbe = System.nanoTime();
+      nextProbe = Deadline.afterNanos(0, CLOCK); // due now
       started.countDown();
       while (!closed && !Thread.currentThread().isInterrupted()) {
         turns.incrementAndGet();
@@ -190,7 +194,7 @@ public final class EventSubscription implements AutoCloseable {
     ZMQ.Event event;
     while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
       if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
-        nextProbe = System.nanoTime();
+        nextProbe = Deadline.afterNanos(0, CLOCK); // due now
         LOG.debug("events: connected to {}", endpoint);
       } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
         // Messages already received came before the drop: handle them first, or one of them
@@ -312,10 +316,10 @@ public final class EventSubscription implements AutoCloseable {
 
   private void maybeProbe() {
     // Not only once connected: a monitor event can be missed, and a probe to nobody is harmless.
-    if (probe == null || live || System.nanoTime() - nextProbe < 0) {
+    if (probe == null || live || !nextProbe.expired()) {
       return;
     }
-    nextProbe = System.nanoTime() + probeIntervalNanos;
+    nextProbe = Deadline.afterNanos(probeIntervalNanos, CLOCK);
     // The probe does store I/O: never on this thread, which must keep reading.
     Thread prober =
         new Thread(

@@ -122,7 +122,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    * @param holder names this client in messages (e.g. its segment and process id)
    * @param lease how long an acquired lock is trusted; must be well below Mooncake's client_ttl
    * @param timeout how long {@link #lock} waits, and how long a release keeps retrying
-   * @param clock monotonic nanoseconds ({@code System::nanoTime})
+   * @param clock monotonic nanoseconds ({@code ticker::nanos}): leases, waits and deadlines
    * @param pause how waiters wait
    * @param reads where reads of lock objects run
    * @param readBound the longest one read of a lock object is waited for
@@ -189,7 +189,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   /** Production wiring: the system's monotonic clock, parking waiters, no keeping. */
   public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout) {
-    this(store, holder, lease, timeout, System::nanoTime, Pause.PARK);
+    this(store, holder, lease, timeout, Ticker.system()::nanos, Pause.PARK);
   }
 
   /**
@@ -198,13 +198,26 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    */
   public static ClusterKeyLocks keeping(
       LockStore store, String holder, Duration lease, Duration timeout, Duration keepIdle) {
+    return keeping(store, holder, lease, timeout, keepIdle, Ticker.system());
+  }
+
+  /**
+   * {@link #keeping(LockStore, String, Duration, Duration, Duration)} on {@code ticker}'s clock.
+   */
+  public static ClusterKeyLocks keeping(
+      LockStore store,
+      String holder,
+      Duration lease,
+      Duration timeout,
+      Duration keepIdle,
+      Ticker ticker) {
     ClusterKeyLocks locks =
         new ClusterKeyLocks(
             store,
             holder,
             lease,
             timeout,
-            System::nanoTime,
+            ticker::nanos,
             Pause.PARK,
             new BoundedCalls("lock-reads", MAX_STUCK_READS),
             defaultReadBound(lease),

@@ -2,6 +2,7 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.OwnSegment;
+import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;
 import javax.cache.CacheException;
 
@@ -24,6 +25,15 @@ public final class ClusterLocking {
    */
   public static ClusterKeyLocks locks(
       ObjectStore store, Duration lease, Duration timeout, Duration keepIdle) {
+    return locks(store, lease, timeout, keepIdle, Ticker.system());
+  }
+
+  /**
+   * {@link #locks(ObjectStore, Duration, Duration, Duration)} whose leases, waits and deadlines
+   * read {@code ticker} (the provider's injected clock).
+   */
+  public static ClusterKeyLocks locks(
+      ObjectStore store, Duration lease, Duration timeout, Duration keepIdle, Ticker ticker) {
     String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
     if (segment == null) {
       throw new CacheException(
@@ -38,6 +48,6 @@ public final class ClusterLocking {
     }
     String holder = segment + " pid " + ProcessHandle.current().pid();
     return ClusterKeyLocks.keeping(
-        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle);
+        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle, ticker);
   }
 }

@@ -11,6 +11,7 @@ import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
 import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.time.FakeTicker;
 import dev.mooncake.jcache.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,20 @@ class ClusterConnectionTest {
         held.ensureHeld();
       }
       assertEquals(0, first.store().isExist("mcjlock/dA/Yw/aw"), "the lock outlived its release");
+    }
+  }
+
+  @Test
+  void clusterLeasesReadTheTickerTheConnectionWasOpenedWith() {
+    MooncakeConfig config = config(MooncakeConfig.Consistency.CLUSTER);
+    FakeTicker ticker = new FakeTicker();
+    try (StoreConnection connection = StoreConnection.open(config, ticker)) {
+      try (KeyLocks.Held held = connection.locks().lock("mcj/dA/Yw/bw", null, Deadline.none())) {
+        held.ensureHeld();
+        ticker.advance(config.consistency().lockLease().plusMillis(1)); // no real time passes
+        CacheException e = assertThrows(CacheException.class, held::ensureHeld);
+        assertTrue(e.getMessage().contains("lease of"), e.getMessage());
+      }
     }
   }
 
