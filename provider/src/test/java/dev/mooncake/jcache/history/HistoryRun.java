@@ -88,6 +88,9 @@ final class HistoryRun {
       for (PeerProcess peer : peers) {
         peer.awaitReady();
       }
+      peers.get(0).otherLines().stream()
+          .filter(line -> line.startsWith("THREADS "))
+          .forEach(line -> timeline.add("per JVM " + line.substring(8).replace(" of ", "/")));
       try (CpuHog hog = plan.cpuHog() ? new CpuHog() : null) {
         if (hog != null) {
           timeline.add(hog.loops() + " busy loops during the run");

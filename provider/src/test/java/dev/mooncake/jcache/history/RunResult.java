@@ -38,6 +38,17 @@ record RunResult(
     return history.stream().filter(op -> !op.kind().isLoss() && op.outcomeUnknown()).count();
   }
 
+  /** Operations by the path of their call ({@code sync}, {@code async}, {@code zcGet}, …). */
+  Map<String, Long> paths() {
+    return history.stream()
+        .filter(op -> !op.kind().isLoss())
+        .collect(
+            Collectors.groupingBy(
+                op -> op.process().substring(op.process().indexOf(':') + 1),
+                TreeMap::new,
+                Collectors.counting()));
+  }
+
   Map<Verdict, Long> verdicts() {
     return report.keys().stream()
         .collect(Collectors.groupingBy(KeyResult::verdict, TreeMap::new, Collectors.counting()));
@@ -199,10 +210,11 @@ record RunResult(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s: %d ops (%d unknown outcome%s), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
+        "%s: %d ops %s (%d unknown outcome%s), %d keys %s%s, %d foreign reads%s, %d torn reads, %d"
             + " failed calls%s; run %.1f s, check %.1f s; %s",
         plan.scenario(),
         operations(),
+        paths(),
         unknown(),
         unknown() == 0
             ? ""
