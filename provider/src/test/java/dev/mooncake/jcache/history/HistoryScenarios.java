@@ -226,6 +226,29 @@ public abstract class HistoryScenarios {
         plan("master kill -9 and restart", "cluster", HistoryRun.Fault.MASTER_RESTART, false));
   }
 
+  /**
+   * The standalone topology: the values in a pool process's segment, the app JVMs in {@code
+   * standalone-store}; the pool gets kill -9 under load and a new one starts: every value is lost
+   * once, between the kill and the moment the cluster shows the segment gone.
+   */
+  @Test
+  void aPoolKilledAndReplacedLosesEveryValueOnce() throws Exception {
+    assumeTrue(
+        hasPool(),
+        "skipped: no pool process here (a real run needs MOONCAKE_CLIENT, mooncake_client)");
+    assertEveryRunClean(
+        plan(
+            "standalone pool kill -9 and restart",
+            "cluster",
+            HistoryRun.Fault.POOL_RESTART,
+            false));
+  }
+
+  /** Whether {@link #openCluster}'s clusters can run the standalone topology with a pool. */
+  protected boolean hasPool() {
+    return true;
+  }
+
   /** Whether {@link #openCluster}'s clusters have a master the test may kill and restart. */
   protected boolean canRestartMaster() {
     return false;

@@ -132,14 +132,14 @@ record RunResult(
    * The share of calls that may end with an unknown outcome: none without a fault (a call that
    * throws there is a bug, whatever it did), a little under a CPU hog (calls may outlast their
    * bound), more where a fault takes a JVM or the master away (its calls in flight, the calls that
-   * wait for its locks or fail fast while the master is gone).
+   * wait for its locks or fail fast while the master or the pool is gone).
    */
   static double allowedUnknownShare(HistoryRun.Plan plan) {
     return switch (plan.fault()) {
       case NONE -> plan.cpuHog() ? 0.01 : 0.0;
       case KILL -> 0.05;
       case PAUSE -> 0.20;
-      case MASTER_RESTART -> 0.25;
+      case MASTER_RESTART, POOL_RESTART -> 0.25;
     };
   }
 
