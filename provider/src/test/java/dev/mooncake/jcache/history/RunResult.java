@@ -111,7 +111,8 @@ record RunResult(
               + " run without faults");
     }
     long known = operations() - unknown();
-    if (known < minimumKnownShare * plan.ops()) {
+    // never more than the scenario's allowed unknown share leaves known
+    if (known < Math.min(minimumKnownShare, 1 - allowedUnknownShare(plan)) * plan.ops()) {
       problems.add(
           "only "
               + known
@@ -139,7 +140,10 @@ record RunResult(
       case NONE -> plan.cpuHog() ? 0.01 : 0.0;
       case KILL -> 0.05;
       case PAUSE -> 0.20;
-      case MASTER_RESTART, POOL_RESTART -> 0.25;
+      case MASTER_RESTART -> 0.25;
+      // a real pool's kill -9 fails every write until the master drops its segment (client_ttl,
+      // 10 s) and the app JVMs find the new pool (their pool refresh, 5 s): 962 of 4,001
+      case POOL_RESTART -> 0.40;
     };
   }
 
