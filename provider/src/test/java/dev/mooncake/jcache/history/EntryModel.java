@@ -95,7 +95,7 @@ final class EntryModel {
       case CONTAINS_KEY, REPLACE, REMOVE -> bool(state != ABSENT);
       case PUT_IF_ABSENT -> bool(state == ABSENT);
       case REPLACE_IF_EQUALS, REMOVE_IF_EQUALS -> bool(state == s.argument);
-      case PUT, LOSE_SEGMENT, LOSE_ALL -> ANY;
+      case PUT, REMOVE_BLIND, LOSE_SEGMENT, LOSE_ALL -> ANY;
     };
   }
 
@@ -106,7 +106,7 @@ final class EntryModel {
       case PUT_IF_ABSENT -> state == ABSENT ? s.argument : state;
       case REPLACE, GET_AND_REPLACE -> state == ABSENT ? state : s.argument;
       case REPLACE_IF_EQUALS -> state == s.argument ? s.argument2 : state;
-      case REMOVE, GET_AND_REMOVE, LOSE_ALL -> ABSENT;
+      case REMOVE, REMOVE_BLIND, GET_AND_REMOVE, LOSE_ALL -> ABSENT;
       case REMOVE_IF_EQUALS -> state == s.argument ? ABSENT : state;
       case LOSE_SEGMENT -> Objects.equals(segmentOf(state), s.segment) ? ABSENT : state;
     };
@@ -141,7 +141,7 @@ final class EntryModel {
           result.equals(Operation.ABSENT) ? ABSENT : intern(result, op);
       case CONTAINS_KEY, PUT_IF_ABSENT, REPLACE, REPLACE_IF_EQUALS, REMOVE, REMOVE_IF_EQUALS ->
           result.equals("true") ? TRUE : result.equals("false") ? FALSE : IMPOSSIBLE;
-      case PUT, LOSE_SEGMENT, LOSE_ALL -> ANY;
+      case PUT, REMOVE_BLIND, LOSE_SEGMENT, LOSE_ALL -> ANY;
     };
   }
 

@@ -2,8 +2,8 @@ package dev.mooncake.jcache.history;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.mooncake.jcache.cluster.FakePool;
 import dev.mooncake.jcache.entry.IntegrityChecksForTests;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,6 +76,58 @@ final class FakeHistoryCluster implements HistoryCluster {
         .formatted(library(), localHostname, consistency, CLIENT_TTL_MS, extra);
   }
 
+  /** The fake pool of the standalone topology, while one runs. */
+  private FakePool.Started pool;
+
+  @Override
+  public boolean hasPool() {
+    return true;
+  }
+
+  /**
+   * A {@link FakePool} of 64 MiB, and the app config {@code StandaloneMultiJvmOnFakeTest} uses: its
+   * segment preferred, a lock segment of 16 MiB per app JVM. A replaced pool has another name (the
+   * fake names it after its pid): puts then fall back to the oldest live segment with room, as the
+   * fake places them, which holds for linearizability (a value put after the loss is kept).
+   */
+  @Override
+  public String startPoolAndConfigure(String consistency, String extra) throws Exception {
+    startPool();
+    return """
+        {
+          "backend": "mooncake",
+          "library": "%s",
+          "mode": "standalone-store",
+          "global_segment_size": 0,
+          "lock_segment_size": "16MB",
+          "preferred_segments": ["%s"],
+          "master_server_address": "127.0.0.1:50051",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "127.0.0.1",
+          "local_buffer_size": "8MB",
+          "operation_timeout_ms": 20000,
+          "consistency": "%s",
+          "client_ttl_ms": %d,
+          "lock_lease_ms": 1500%s
+        }
+        """
+        .formatted(library(), pool.segment(), consistency, CLIENT_TTL_MS, extra);
+  }
+
+  @Override
+  public void startPool() throws Exception {
+    pool = FakePool.start("pool", 64L << 20, environment());
+  }
+
+  @Override
+  public void killPool() throws Exception {
+    ProcessHandle.of(pool.process().pid()).ifPresent(ProcessHandle::destroyForcibly);
+    pool.process().awaitExit();
+    pool.close();
+    pool = null;
+  }
+
   @Override
   public String defaultHostname() {
     return "127.0.0.1";
@@ -142,7 +194,11 @@ final class FakeHistoryCluster implements HistoryCluster {
   }
 
   @Override
-  public void close() throws IOException {
+  public void close() throws Exception {
+    if (pool != null) {
+      pool.close();
+      pool = null;
+    }
     Files.deleteIfExists(table);
     Path values = Path.of(table + ".values");
     if (Files.isDirectory(values)) {

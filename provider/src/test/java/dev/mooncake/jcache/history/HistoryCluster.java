@@ -74,6 +74,33 @@ public interface HistoryCluster extends AutoCloseable {
     throw new UnsupportedOperationException("no master to start");
   }
 
+  /**
+   * Whether this cluster can run the standalone topology: the values in a pool process's segment
+   * ({@code mooncake_client}, or the fake's stand-in), the app JVMs in {@code standalone-store}
+   * with a lock segment each.
+   */
+  default boolean hasPool() {
+    return false;
+  }
+
+  /**
+   * Starts the pool (once it has mounted its segment) and answers the app JVMs' config on it, as
+   * {@link #config} does for the embedded topology.
+   */
+  default String startPoolAndConfigure(String consistency, String extra) throws Exception {
+    throw new UnsupportedOperationException("no pool");
+  }
+
+  /** Kills the pool ({@code kill -9}) and returns once it is gone. */
+  default void killPool() throws Exception {
+    throw new UnsupportedOperationException("no pool");
+  }
+
+  /** Starts a new pool (another segment name) and returns once it is mounted. */
+  default void startPool() throws Exception {
+    throw new UnsupportedOperationException("no pool");
+  }
+
   @Override
   void close() throws Exception;
 }

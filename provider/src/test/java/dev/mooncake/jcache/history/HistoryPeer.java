@@ -20,12 +20,14 @@ import javax.cache.configuration.MutableConfiguration;
 
 /**
  * One JVM of the history tests: {@code HistoryPeer name=value…} opens {@code config}, creates (or
- * gets) {@code cache}, prints {@code READY}, and on stdin's {@code go} runs {@code threads} {@link
- * Workload}s for {@code ops} operations in all, recording every call in {@code out} (a {@link
- * PeerLog}). Every 100 operations it prints {@code PROGRESS n}; at the end {@code DONE ops=…
- * failed=…}. It then stays (its segment holds values the other JVMs read) until {@code exit}.
- * {@code stop} ends the workload early; {@code stat name} answers {@code OK <value>} of a statistic
- * of the fake library named by {@code fake} (its live clients, for the harness's conditions).
+ * gets) {@code cache} and its byte[] sibling {@code <cache>-bytes}, prints {@code THREADS …} (how
+ * many workers are virtual threads) and {@code READY}, and on stdin's {@code go} runs {@code
+ * threads} {@link Workload}s (every odd one on a virtual thread where the JVM has them) for {@code
+ * ops} recorded operations in all, recording every call in {@code out} (a {@link PeerLog}). Every
+ * 100 operations it prints {@code PROGRESS n}; at the end {@code DONE ops=… failed=…}. It then
+ * stays (its segment holds values the other JVMs read) until {@code exit}. {@code stop} ends the
+ * workload early; {@code stat name} answers {@code OK <value>} of a statistic of the fake library
+ * named by {@code fake} (its live clients, for the harness's conditions).
  *
  * <p>Arguments: {@code config}, {@code process} (this JVM's id and segment name in values: p0, p1,
  * a replacement p0b), {@code out}, {@code ops}, {@code threads} (2), {@code keys} (5), {@code
@@ -47,6 +49,7 @@ public final class HistoryPeer {
         Caching.getCachingProvider()
             .getCacheManager(Path.of(a.get("config")).toUri(), HistoryPeer.class.getClassLoader());
     Cache<String, String> cache = cache(manager, a.get("cache"));
+    Cache<String, byte[]> bytes = bytesCache(manager, a.get("cache") + "-bytes");
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     AtomicBoolean stop = new AtomicBoolean();
@@ -56,23 +59,37 @@ public final class HistoryPeer {
     try (PeerLog log = new PeerLog(Path.of(a.get("out")))) {
       for (int t = 0; t < threads; t++) {
         int share = ops / threads + (t < ops % threads ? 1 : 0);
+        boolean virtual = t % 2 == 1 && VirtualThreads.available();
         Workload work =
-            new Workload(cache, log, process, t, keys, valueBytes, seed * 1_000_003L + t);
-        Thread worker =
-            new Thread(
-                () -> {
-                  for (int i = 0; i < share && !stop.get(); i++) {
-                    work.step();
-                    long n = done.incrementAndGet();
-                    if (n % 100 == 0) {
-                      answer("PROGRESS " + n);
-                    }
+            new Workload(
+                cache, bytes, log, process, t, virtual, keys, valueBytes, seed * 1_000_003L + t);
+        Runnable run =
+            () -> {
+              try {
+                for (long recorded = 0; recorded < share && !stop.get(); ) {
+                  int k = work.step();
+                  recorded += k;
+                  long n = done.addAndGet(k);
+                  if (n / 100 != (n - k) / 100) {
+                    answer("PROGRESS " + n);
                   }
-                  failed.addAndGet(work.failed());
-                },
-                "history-" + process + "-" + t);
-        workers.add(worker);
+                }
+              } finally {
+                work.close();
+                failed.addAndGet(work.failed());
+              }
+            };
+        String name = "history-" + process + "-" + t;
+        workers.add(virtual ? VirtualThreads.unstarted(name, run) : new Thread(run, name));
       }
+      answer(
+          "THREADS "
+              + workers.stream().filter(VirtualThreads::isVirtual).count()
+              + " of "
+              + threads
+              + " virtual (Java "
+              + Runtime.version().feature()
+              + ")");
       answer("READY");
       Thread reporter =
           new Thread(
@@ -125,6 +142,14 @@ public final class HistoryPeer {
         ? cache
         : manager.createCache(
             name, new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+  }
+
+  static Cache<String, byte[]> bytesCache(CacheManager manager, String name) {
+    Cache<String, byte[]> cache = manager.getCache(name, String.class, byte[].class);
+    return cache != null
+        ? cache
+        : manager.createCache(
+            name, new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
   }
 
   /** A statistic of the fake library's shared table ({@code clients}: live clients). */

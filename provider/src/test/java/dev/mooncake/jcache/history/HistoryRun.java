@@ -23,7 +23,12 @@ final class HistoryRun {
     /** p1 gets SIGSTOP until the master has dropped its segment (past lease and TTL), then CONT. */
     PAUSE,
     /** The master gets kill -9 and a new one starts (real Mooncake only). */
-    MASTER_RESTART
+    MASTER_RESTART,
+    /**
+     * The standalone topology: every value lives in a pool process's segment, which gets kill -9
+     * and is replaced by a new pool (another segment name).
+     */
+    POOL_RESTART
   }
 
   /** What to run. {@code ops} is the total of the first JVMs' shares. */
@@ -77,7 +82,10 @@ final class HistoryRun {
   RunResult run() throws Exception {
     config = dir.resolve("config.json");
     Files.writeString(
-        config, cluster.config(plan.level(), cluster.defaultHostname(), plan.keepingSetting()));
+        config,
+        plan.fault() == Fault.POOL_RESTART
+            ? cluster.startPoolAndConfigure(plan.level(), plan.keepingSetting())
+            : cluster.config(plan.level(), cluster.defaultHostname(), plan.keepingSetting()));
     int share = plan.ops() / plan.jvms();
     long started = System.nanoTime();
     long ended;
@@ -88,6 +96,9 @@ final class HistoryRun {
       for (PeerProcess peer : peers) {
         peer.awaitReady();
       }
+      peers.get(0).otherLines().stream()
+          .filter(line -> line.startsWith("THREADS "))
+          .forEach(line -> timeline.add("per JVM " + line.substring(8).replace(" of ", "/")));
       try (CpuHog hog = plan.cpuHog() ? new CpuHog() : null) {
         if (hog != null) {
           timeline.add(hog.loops() + " busy loops during the run");
@@ -99,6 +110,7 @@ final class HistoryRun {
           case KILL -> kill(peers.get(0), share);
           case PAUSE -> pause(peers.get(1), share);
           case MASTER_RESTART -> restartMaster(peers.get(0), share);
+          case POOL_RESTART -> restartPool(peers.get(0), share);
         }
         for (PeerProcess peer : peers) {
           if (peer.alive()) {
@@ -146,7 +158,9 @@ final class HistoryRun {
   private void checkDrops() throws Exception {
     PeerProcess live = peers.stream().filter(PeerProcess::alive).findFirst().orElseThrow();
     long dropped = cluster.droppedSegments(live);
-    long meant = losses.stream().filter(op -> op.kind() == OpKind.LOSE_SEGMENT).count();
+    long meant =
+        losses.stream().filter(op -> op.kind() == OpKind.LOSE_SEGMENT).count()
+            + (plan.fault() == Fault.POOL_RESTART ? 1 : 0);
     if (dropped >= 0 && dropped != meant) {
       unexpectedDrops = dropped - meant;
       timeline.add("the cluster dropped " + dropped + " segments, the faults " + meant);
@@ -256,6 +270,30 @@ final class HistoryRun {
     long up = System.nanoTime();
     losses.add(Operation.loseAll(killed, up));
     timeline.add("master kill -9 at " + at(killed) + ", a new master listening at " + at(up));
+  }
+
+  /**
+   * Kills the pool under load, waits until the cluster shows its segment gone, and starts a new
+   * one: every value (all of them live in the pool) is lost once, between the kill and the drop.
+   */
+  private void restartPool(PeerProcess marker, int share) throws Exception {
+    marker.awaitProgress(share / 3);
+    long before = cluster.mounted(marker);
+    long killed = System.nanoTime();
+    cluster.killPool();
+    long dropped = awaitDrop(marker, before, "killed pool");
+    losses.add(Operation.loseAll(killed, dropped));
+    cluster.startPool();
+    long up = System.nanoTime();
+    timeline.add(
+        "pool kill -9 at "
+            + at(killed)
+            + " (after "
+            + marker.progress()
+            + " ops), its segment gone by "
+            + at(dropped)
+            + ", a new pool mounted at "
+            + at(up));
   }
 
   /**

@@ -16,12 +16,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Jepsen-style histories across JVMs: three JVMs of two threads run a random mix of every per-key
- * JCache operation on five contended keys, each call recorded with its invocation and completion
- * time, while a fault hits the cluster; then every key's history is checked for linearizability
- * against one JSR-107 entry, with the fault's losses as pseudo-operations (a killed or paused JVM's
- * segment: its values become absent once, between the fault and the moment the cluster was seen to
- * drop it), and every value read is checked to belong to its key. A subclass names the cluster.
+ * Jepsen-style histories across JVMs: three JVMs of two threads (one virtual where the JVM has
+ * them) run a random mix of every per-key and multi-key JCache call, bursts through the async view
+ * and zero-copy calls ({@link Workload}) on five contended keys (and three of a byte[] cache), each
+ * call recorded with its invocation and completion time, while a fault hits the cluster; then every
+ * key's history is checked for linearizability against one JSR-107 entry, with the fault's losses
+ * as pseudo-operations (a killed or paused JVM's segment: its values become absent once, between
+ * the fault and the moment the cluster was seen to drop it), and every value read is checked to
+ * belong to its key. A subclass names the cluster.
  *
  * <p>Sizes: {@code -Dhistory.ops} (total per run; default {@link #defaultOperations()}), {@code
  * -Dhistory.runs} (runs per test, default 1: e.g. 20 for the record), {@code -Dhistory.keys} (5),
@@ -224,6 +226,29 @@ public abstract class HistoryScenarios {
     assumeTrue(canRestartMaster(), "skipped: this cluster has no master to restart");
     assertEveryRunClean(
         plan("master kill -9 and restart", "cluster", HistoryRun.Fault.MASTER_RESTART, false));
+  }
+
+  /**
+   * The standalone topology: the values in a pool process's segment, the app JVMs in {@code
+   * standalone-store}; the pool gets kill -9 under load and a new one starts: every value is lost
+   * once, between the kill and the moment the cluster shows the segment gone.
+   */
+  @Test
+  void aPoolKilledAndReplacedLosesEveryValueOnce() throws Exception {
+    assumeTrue(
+        hasPool(),
+        "skipped: no pool process here (a real run needs MOONCAKE_CLIENT, mooncake_client)");
+    assertEveryRunClean(
+        plan(
+            "standalone pool kill -9 and restart",
+            "cluster",
+            HistoryRun.Fault.POOL_RESTART,
+            false));
+  }
+
+  /** Whether {@link #openCluster}'s clusters can run the standalone topology with a pool. */
+  protected boolean hasPool() {
+    return true;
   }
 
   /** Whether {@link #openCluster}'s clusters have a master the test may kill and restart. */

@@ -25,7 +25,14 @@ class HistoryTenantsOnFakeTest extends TenantScenarios {
   @Test
   void withTheValueChecksOffEveryRunReadsValuesNotItsOwn() throws Exception {
     valueChecksOff = true;
-    assertEveryRunReadsForeignValues();
+    assertEveryRunReadsForeignValues(false);
+  }
+
+  /** The zero-copy churn's control: its destination and owner checks must see foreign bytes. */
+  @Test
+  void withTheValueChecksOffEveryZeroCopyRunSeesBytesNotItsOwn() throws Exception {
+    valueChecksOff = true;
+    assertEveryRunReadsForeignValues(true);
   }
 
   @Override

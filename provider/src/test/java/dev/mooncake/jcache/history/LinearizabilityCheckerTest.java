@@ -9,6 +9,7 @@ import static dev.mooncake.jcache.history.OpKind.INVOKE;
 import static dev.mooncake.jcache.history.OpKind.PUT;
 import static dev.mooncake.jcache.history.OpKind.PUT_IF_ABSENT;
 import static dev.mooncake.jcache.history.OpKind.REMOVE;
+import static dev.mooncake.jcache.history.OpKind.REMOVE_BLIND;
 import static dev.mooncake.jcache.history.OpKind.REMOVE_IF_EQUALS;
 import static dev.mooncake.jcache.history.OpKind.REPLACE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -143,6 +144,28 @@ class LinearizabilityCheckerTest {
               REMOVE, null, "false", PUT, "a", "ok", REMOVE, null, "true", GET, null, "null"));
       assertNotLinearizable(sequential(REMOVE, null, "true"));
       assertNotLinearizable(sequential(PUT, "a", "ok", REMOVE, null, "true", GET, null, "a"));
+    }
+
+    /** removeAll's part for one key: absent after it, whatever was there (or nothing). */
+    @Test
+    void removeBlind() {
+      assertLinearizable(
+          sequential(
+              REMOVE_BLIND,
+              null,
+              "ok",
+              PUT,
+              "a",
+              "ok",
+              REMOVE_BLIND,
+              null,
+              "ok",
+              GET,
+              null,
+              "null"));
+      assertNotLinearizable(sequential(PUT, "a", "ok", REMOVE_BLIND, null, "ok", GET, null, "a"));
+      assertNotLinearizable(
+          sequential(PUT, "a", "ok", REMOVE_BLIND, null, "ok", CONTAINS_KEY, null, "true"));
     }
 
     @Test

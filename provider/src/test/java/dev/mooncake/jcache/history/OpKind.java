@@ -20,6 +20,11 @@ public enum OpKind {
   REPLACE_IF_EQUALS,
   /** Result "true"/"false". */
   REMOVE,
+  /**
+   * A remove whose answer says nothing of the prior state: {@code removeAll(keys)}'s part for one
+   * key. Result: "ok" (ignored); the entry is absent after it.
+   */
+  REMOVE_BLIND,
   /** Argument: expected value; result "true"/"false". */
   REMOVE_IF_EQUALS,
   /** Argument: value; result: old value or "null". */
@@ -59,7 +64,7 @@ public enum OpKind {
   /** Whether {@code argument} must be a (non-null) value or segment name. */
   boolean needsArgument() {
     return switch (this) {
-      case GET, CONTAINS_KEY, REMOVE, GET_AND_REMOVE, INVOKE, LOSE_ALL -> false;
+      case GET, CONTAINS_KEY, REMOVE, REMOVE_BLIND, GET_AND_REMOVE, INVOKE, LOSE_ALL -> false;
       default -> true;
     };
   }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A peer JVM's history as it happens: one line before each call, one after, each written with one
@@ -28,13 +29,27 @@ final class PeerLog implements AutoCloseable {
   }
 
   /** Writes the invocation line (time taken here, before the call) and answers its number. */
-  synchronized long invoke(String process, OpKind kind, String key, String arg, String arg2) {
-    long n = next++;
+  long invoke(String process, OpKind kind, String key, String arg, String arg2) {
+    return invokeAll(process, List.of(new Part(kind, key, arg, arg2)));
+  }
+
+  /** One per-key part of a call: a multi-key call has one per key. */
+  record Part(OpKind kind, String key, String arg, String arg2) {}
+
+  /**
+   * Writes the invocation lines of one call's parts, all with the one time taken here, in one write
+   * (a kill leaves all or none), and answers the first part's number: the others follow it.
+   */
+  synchronized long invokeAll(String process, List<Part> parts) {
+    long first = next;
     long now = System.nanoTime();
-    write(
-        "I " + n + " " + process + " " + kind + " " + key + " " + f(arg) + " " + f(arg2) + " "
-            + now);
-    return n;
+    StringBuilder lines = new StringBuilder();
+    for (Part p : parts) {
+      lines.append("I " + next++ + " " + process + " " + p.kind() + " " + p.key() + " ");
+      lines.append(f(p.arg()) + " " + f(p.arg2()) + " " + now + "\n");
+    }
+    writeRaw(lines.toString());
+    return first;
   }
 
   /** The call returned {@code result} ("null" for absent); time taken by the caller right after. */
@@ -64,8 +79,12 @@ final class PeerLog implements AutoCloseable {
   }
 
   private void write(String line) {
+    writeRaw(line + "\n");
+  }
+
+  private void writeRaw(String lines) {
     try {
-      out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      out.write(lines.getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.history;
 
 import dev.mooncake.jcache.cluster.Peer;
+import dev.mooncake.jcache.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -54,10 +55,35 @@ public final class PeerProcess implements AutoCloseable {
             mainClass.getName(),
             List.of("-Xmx256m", "-Dmooncake.jcache.shutdownGraceMillis=0"),
             arguments);
+    command.set(0, peerJava());
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
     return new PeerProcess(id, builder.start());
+  }
+
+  /**
+   * The peers' {@code java}: {@code -Dhistory.peerJava} if set; else the test's own when it has
+   * virtual threads (Java 21+); else a Java 25 where this project's machines keep one (so that the
+   * workload's virtual threads run through the provider's hand-off); else the test's own (the
+   * workload then runs platform threads only, and says so: {@code THREADS 0 of n virtual}).
+   */
+  static String peerJava() {
+    String set = System.getProperty("history.peerJava");
+    if (set != null) {
+      return set;
+    }
+    if (Runtime.version().feature() < 21) {
+      Path java25 =
+          Path.of(
+              System.getProperty("mooncake.java25.home", "/usr/lib/jvm/temurin-25-jdk-amd64"),
+              "bin",
+              "java");
+      if (Files.isExecutable(java25)) {
+        return java25.toString();
+      }
+    }
+    return ChildJava.java();
   }
 
   private void read() {

@@ -120,7 +120,7 @@ final class RandomHistories {
 
   private String randomResult(OpKind kind) {
     return switch (kind) {
-      case PUT -> "ok";
+      case PUT, REMOVE_BLIND -> "ok";
       case GET, GET_AND_PUT, GET_AND_REMOVE, GET_AND_REPLACE, INVOKE ->
           random.nextInt(4) == 0 ? "null" : value();
       default -> Boolean.toString(random.nextBoolean());

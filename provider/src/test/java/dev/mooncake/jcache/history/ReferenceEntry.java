@@ -25,6 +25,7 @@ final class ReferenceEntry {
       case REPLACE_IF_EQUALS ->
           arg.equals(value) ? new Outcome(op.argument2(), "true") : new Outcome(value, "false");
       case REMOVE -> new Outcome(null, String.valueOf(present));
+      case REMOVE_BLIND -> new Outcome(null, "ok");
       case REMOVE_IF_EQUALS ->
           arg.equals(value) ? new Outcome(null, "true") : new Outcome(value, "false");
       case GET_AND_PUT, INVOKE -> new Outcome(arg, text(value));
@@ -42,6 +43,7 @@ final class ReferenceEntry {
   static boolean accepts(Operation op, String actual) {
     return op.outcomeUnknown()
         || op.kind() == OpKind.PUT
+        || op.kind() == OpKind.REMOVE_BLIND
         || op.kind().isLoss()
         || op.result().equals(actual);
   }

@@ -1,8 +1,10 @@
 package dev.mooncake.jcache.history;
 
+import dev.mooncake.jcache.ZeroCopyCache;
 import dev.mooncake.jcache.entry.IntegrityChecksForTests;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +27,10 @@ import javax.cache.Caching;
  * check every value they see names this tenant, this cache and this key ({@link Values}: the owner
  * {@code <tenant>/<cache>/<key>}). Prints {@code DONE ops=… checked=… foreign=… torn=… failed=…}
  * after up to 5 examples of each of {@code FOREIGN …}, {@code TORN …} and {@code FAILED …}, and
- * stays until {@code exit}.
+ * stays until {@code exit}. With {@code zeroCopy=true} the caches hold byte[] values, written by
+ * zero-copy and normal puts and read by zero-copy gets whose destination is checked after every
+ * call ({@link #churnZeroCopy}); DONE then adds {@code misses=…} and {@code destination=…} (calls
+ * that left a byte neither the value's nor the caller's).
  */
 public final class TenantPeer {
   private static final int EXAMPLES = 5;
@@ -35,6 +40,10 @@ public final class TenantPeer {
   private final int keys;
   private final int valueBytes;
   private final List<Cache<String, String>> caches = new ArrayList<>();
+  private final List<Cache<String, byte[]>> byteCaches = new ArrayList<>();
+  private final boolean zeroCopy;
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder destination = new LongAdder();
   private final LongAdder ops = new LongAdder();
   private final LongAdder checked = new LongAdder();
   private final LongAdder foreign = new LongAdder();
@@ -48,8 +57,13 @@ public final class TenantPeer {
     this.process = a.get("process");
     this.keys = Integer.parseInt(a.getOrDefault("keys", "5"));
     this.valueBytes = Integer.parseInt(a.getOrDefault("valueBytes", "256"));
+    this.zeroCopy = a.getOrDefault("zeroCopy", "false").equals("true");
     for (String name : List.of("c0", "c1")) {
-      caches.add(HistoryPeer.cache(manager, name));
+      if (zeroCopy) {
+        byteCaches.add(HistoryPeer.bytesCache(manager, name));
+      } else {
+        caches.add(HistoryPeer.cache(manager, name));
+      }
     }
   }
 
@@ -69,7 +83,14 @@ public final class TenantPeer {
       int share = ops / threads + (t < ops % threads ? 1 : 0);
       workers.add(
           new Thread(
-              () -> peer.churn(thread, share, new Random(seed * 1_000_003L + thread)),
+              () -> {
+                Random random = new Random(seed * 1_000_003L + thread);
+                if (peer.zeroCopy) {
+                  peer.churnZeroCopy(thread, share, random);
+                } else {
+                  peer.churn(thread, share, random);
+                }
+              },
               "tenant-" + peer.process + "-" + t));
     }
     HistoryPeer.answer("READY");
@@ -113,7 +134,91 @@ public final class TenantPeer {
         + " torn="
         + torn.sum()
         + " failed="
-        + failed.sum();
+        + failed.sum()
+        + (zeroCopy ? " misses=" + misses.sum() + " destination=" + destination.sum() : "");
+  }
+
+  /**
+   * The zero-copy churn: zero-copy puts, removes and normal puts of same-size byte[] values, and
+   * zero-copy gets into a destination of the caller's bytes, checked after every call whatever its
+   * outcome ({@link ZeroCopyDestination}): a hit must be the reader's tenant's, cache's and key's
+   * whole value, and no outcome may leave a byte in the destination that is neither that value nor
+   * the caller's (or zero).
+   */
+  @SuppressWarnings("unchecked")
+  private void churnZeroCopy(int thread, int count, Random random) {
+    List<ZeroCopyCache<String>> zc = new ArrayList<>();
+    byteCaches.forEach(c -> zc.add(c.unwrap(ZeroCopyCache.class)));
+    ZeroCopyDestination[] destinations = new ZeroCopyDestination[zc.size()];
+    ByteBuffer[] sources = new ByteBuffer[zc.size()];
+    for (int c = 0; c < zc.size(); c++) {
+      destinations[c] = new ZeroCopyDestination(zc.get(c), valueBytes);
+      sources[c] = zc.get(c).allocate(valueBytes);
+    }
+    try {
+      for (long i = 0; i < count; i++) {
+        int c = random.nextInt(zc.size());
+        String key = "k" + random.nextInt(keys);
+        String owner = tenant + "/c" + c + "/" + key;
+        byte[] value =
+            Values.stored(Values.id(owner, process, thread, i), valueBytes)
+                .getBytes(StandardCharsets.ISO_8859_1);
+        int draw = random.nextInt(20);
+        try {
+          if (draw < 10) {
+            readZeroCopy(zc.get(c), destinations[c], owner, key);
+          } else if (draw < 15) {
+            ByteBuffer source = sources[c].clear().position(ZeroCopyCache.HEADER_BYTES);
+            source.put(value).flip().position(ZeroCopyCache.HEADER_BYTES);
+            zc.get(c).put(key, source);
+          } else if (draw < 18) {
+            byteCaches.get(c).remove(key);
+          } else {
+            byteCaches.get(c).put(key, value);
+          }
+        } catch (RuntimeException e) {
+          failed.increment();
+          example("FAILED " + owner + ": " + PeerLog.oneLine(e));
+        }
+        ops.increment();
+      }
+    } finally {
+      for (int c = 0; c < zc.size(); c++) {
+        destinations[c].release();
+        zc.get(c).release(sources[c]);
+      }
+    }
+  }
+
+  private void readZeroCopy(
+      ZeroCopyCache<String> cache, ZeroCopyDestination into, String owner, String key) {
+    ByteBuffer buffer = into.prepare();
+    StringBuilder problem = new StringBuilder();
+    int length;
+    try {
+      length = cache.get(key, buffer);
+    } catch (RuntimeException e) {
+      into.afterNoValue("an exception", problem);
+      countDestination(owner, problem);
+      throw e;
+    }
+    if (length < 0) {
+      misses.increment();
+      into.afterNoValue("a miss", problem);
+    } else {
+      String value = into.afterHit(length, problem);
+      if (value != null) {
+        check(owner, value);
+      }
+    }
+    countDestination(owner, problem);
+  }
+
+  private void countDestination(String owner, StringBuilder problem) {
+    if (problem.length() > 0) {
+      destination.increment();
+      example("DESTINATION " + owner + ": " + problem);
+    }
   }
 
   private void churn(int thread, int count, Random random) {

@@ -46,16 +46,39 @@ public abstract class TenantScenarios {
 
   @Test
   void noJvmReadsAValueOfAnotherTenantCacheOrKey() throws Exception {
+    assertEveryRunClean(false);
+  }
+
+  /**
+   * The same churn with byte[] values, written by zero-copy and normal puts, read by zero-copy gets
+   * only: every destination is checked after every call (hit, miss, exception or time-out, {@link
+   * ZeroCopyDestination}), and no call may leave in it a byte that is neither the key's value nor
+   * the caller's (or zero).
+   */
+  @Test
+  void noZeroCopyReaderSeesAByteOfAnotherTenantCacheOrKey() throws Exception {
+    assertEveryRunClean(true);
+  }
+
+  private void assertEveryRunClean(boolean zeroCopy) throws Exception {
     int runs = Integer.getInteger("history.runs", 1);
     List<String> failed = new ArrayList<>();
     for (int run = 1; run <= runs; run++) {
-      Map<String, Long> totals = run(run, runs);
-      if (totals.get("foreign") != 0 || totals.get("torn") != 0 || totals.get("failed") != 0) {
+      Map<String, Long> totals = run(run, runs, zeroCopy);
+      if (totals.get("foreign") != 0
+          || totals.get("torn") != 0
+          || totals.get("failed") != 0
+          || totals.getOrDefault("destination", 0L) != 0) {
         failed.add("run " + run + ": " + totals);
       }
       assertCheckedEnough(totals);
     }
-    report(failed.size() + " of " + runs + " runs read values not their own or failed calls");
+    report(
+        (zeroCopy ? "zero-copy: " : "")
+            + failed.size()
+            + " of "
+            + runs
+            + " runs read values not their own or failed calls");
     assertEquals(
         List.of(),
         failed,
@@ -78,21 +101,28 @@ public abstract class TenantScenarios {
    * switch) the same churn must read values not its own in every run, so a clean run above means
    * the checks, not a quiet workload.
    */
-  protected void assertEveryRunReadsForeignValues() throws Exception {
+  protected void assertEveryRunReadsForeignValues(boolean zeroCopy) throws Exception {
     int runs = Integer.getInteger("history.runs", 1);
     List<String> clean = new ArrayList<>();
     for (int run = 1; run <= runs; run++) {
-      Map<String, Long> totals = run(run, runs);
+      Map<String, Long> totals = run(run, runs, zeroCopy);
       assertCheckedEnough(totals);
-      if (totals.get("foreign") + totals.get("torn") == 0) {
+      if (totals.get("foreign") + totals.get("torn") + totals.getOrDefault("destination", 0L)
+          == 0) {
         clean.add("run " + run + ": " + totals);
       }
     }
-    report("checks off: " + (runs - clean.size()) + " of " + runs + " runs read values not own");
+    report(
+        (zeroCopy ? "zero-copy, " : "")
+            + "checks off: "
+            + (runs - clean.size())
+            + " of "
+            + runs
+            + " runs read values not own");
     assertEquals(List.of(), clean, "runs with the value checks off that read only their own");
   }
 
-  private Map<String, Long> run(int run, int runs) throws Exception {
+  private Map<String, Long> run(int run, int runs, boolean zeroCopy) throws Exception {
     int ops = Integer.getInteger("history.ops", defaultOperations());
     int valueBytes = Integer.getInteger("history.valueBytes", 256);
     long seed = Long.getLong("history.seed", System.nanoTime()) + run;
@@ -101,7 +131,7 @@ public abstract class TenantScenarios {
     List<String> examples = new ArrayList<>();
     long churned;
     try (HistoryCluster cluster = openCluster(dir)) {
-      churned = churn(cluster, dir, ops, valueBytes, seed, totals, examples);
+      churned = churn(cluster, dir, ops, valueBytes, seed, zeroCopy, totals, examples);
     } finally {
       HistoryScenarios.delete(dir);
     }
@@ -109,11 +139,12 @@ public abstract class TenantScenarios {
         String.format(
             Locale.ROOT,
             "run %d/%d seed %d: 4 JVMs (alpha ×2, beta ×2), caches c0 c1, %d-char values in one"
-                + " segment: %s, churn %.1f s%s",
+                + " segment%s: %s, churn %.1f s%s",
             run,
             runs,
             seed,
             valueBytes,
+            zeroCopy ? ", zero-copy" : "",
             totals,
             churned / 1e9,
             examples.isEmpty() ? "" : "; " + String.join(" | ", examples)));
@@ -130,6 +161,7 @@ public abstract class TenantScenarios {
       int ops,
       int valueBytes,
       long seed,
+      boolean zeroCopy,
       Map<String, Long> totals,
       List<String> examples)
       throws Exception {
@@ -157,7 +189,8 @@ public abstract class TenantScenarios {
                     "tenant=" + tenant,
                     "ops=" + ops / TENANTS.size(),
                     "valueBytes=" + valueBytes,
-                    "seed=" + (seed * 31 + i)));
+                    "seed=" + (seed * 31 + i),
+                    "zeroCopy=" + zeroCopy));
         args.addAll(cluster.peerArguments());
         PeerProcess peer = PeerProcess.start(id, TenantPeer.class, args, cluster.environment());
         peers.add(peer);

@@ -27,6 +27,12 @@ class HistoryOnRealMooncakeTest extends HistoryScenarios {
     return 4000;
   }
 
+  /** The standalone scenario needs {@code MOONCAKE_CLIENT} (the pool binary). */
+  @Override
+  protected boolean hasPool() {
+    return System.getenv("MOONCAKE_CLIENT") != null;
+  }
+
   @Override
   protected boolean canRestartMaster() {
     return true;

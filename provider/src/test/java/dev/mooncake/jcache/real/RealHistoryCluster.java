@@ -49,6 +49,64 @@ final class RealHistoryCluster implements HistoryCluster {
         .formatted(PORT, RealMooncake.metadataServer(PORT), localHostname, consistency, extra);
   }
 
+  /** The pool's RPC port (it also names its IPC socket) in the standalone topology. */
+  private static final int POOL_PORT = PORT + 4;
+
+  private StandalonePool pool;
+  private int pools;
+
+  @Override
+  public boolean hasPool() {
+    return System.getenv("MOONCAKE_CLIENT") != null;
+  }
+
+  /**
+   * A {@code mooncake_client} pool of 256 MiB under this run's master, and app JVMs in {@code
+   * standalone-store} with a 16 MiB lock segment each that find the pool, and a replaced one under
+   * its new name, through the master's metrics port ({@code master_metrics_address}).
+   */
+  @Override
+  public String startPoolAndConfigure(String consistency, String extra) throws Exception {
+    startPool();
+    return """
+        {
+          "backend": "mooncake",
+          "mode": "standalone-store",
+          "lock_segment_size": "16MB",
+          "master_metrics_address": "127.0.0.1:%d",
+          "master_server_address": "127.0.0.1:%d",
+          "metadata_server": "P2PHANDSHAKE",
+          "protocol": "tcp",
+          "local_hostname": "127.0.0.1",
+          "global_segment_size": 0,
+          "local_buffer_size": "16MB",
+          "operation_timeout_ms": 20000,
+          "consistency": "%s"%s
+        }
+        """
+        .formatted(METRICS_PORT, PORT, consistency, extra);
+  }
+
+  @Override
+  public void startPool() throws Exception {
+    pool =
+        StandalonePool.start(
+            "256MB",
+            dir.resolve("pool-" + ++pools + ".log"),
+            POOL_PORT,
+            PORT,
+            METRICS_PORT,
+            Map.of(),
+            List.of());
+  }
+
+  @Override
+  public void killPool() throws Exception {
+    ProcessHandle.of(pool.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    pool.close();
+    pool = null;
+  }
+
   @Override
   public String defaultHostname() {
     return "127.0.0.1";
@@ -109,6 +167,9 @@ final class RealHistoryCluster implements HistoryCluster {
 
   @Override
   public void close() throws InterruptedException {
+    if (pool != null) {
+      pool.close();
+    }
     master.destroyForcibly().waitFor();
   }
 }
