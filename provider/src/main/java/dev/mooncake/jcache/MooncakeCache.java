@@ -67,7 +67,6 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
   private final MutableConfiguration<K, V> configuration;
   private final KeyNamespace keys;
   private final EntryMap<K> entries;
-  private final Ticker ticker;
   private final EventDispatcher<K, V> dispatcher;
   private final CacheStatistics statistics = new CacheStatistics();
   private final CacheConfigurationBean configurationBean;
@@ -97,7 +96,6 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     this.manager = manager;
     this.configuration = configuration;
     this.keys = keys;
-    this.ticker = ticker;
     this.dispatcher = new EventDispatcher<>(eventExecutor);
     CacheListeners<K, V> listeners = new CacheListeners<>(this, dispatcher, statistics);
     this.entries = new EntryMap<>(storage, locks, ticker, this::cacheKey, listeners);
@@ -162,7 +160,7 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
                 dispatcher,
                 storeKey -> entries.get(cacheKey(storeKey), storeKey, deadline()),
                 this::cacheKey,
-                ticker::epochMillis));
+                context::now));
   }
 
   /** The near cache, or null (for tests and statistics). */

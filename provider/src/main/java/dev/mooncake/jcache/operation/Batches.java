@@ -4,6 +4,7 @@ import dev.mooncake.jcache.CacheEntry;
 import dev.mooncake.jcache.async.AsyncCalls;
 import dev.mooncake.jcache.entry.Decision;
 import dev.mooncake.jcache.entry.EntryMap;
+import dev.mooncake.jcache.operation.Counting.Change;
 import dev.mooncake.jcache.time.Deadline;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -167,14 +168,7 @@ public final class Batches<K, V> {
       context.listeners.awaitSuppressing(e);
       throw e;
     }
-    context.listeners.awaitAfter(writerFailure);
-    if (puts > 0) {
-      context.statistics.puts(puts);
-      context.statistics.putTime(start);
-    }
-    if (writerFailure != null) {
-      throw writerFailure;
-    }
+    finish(writerFailure, puts, Change.PUT, start);
   }
 
   /** removeAll(keys): each key's step under a deadline of its own (docs/lanes.md, Deadlines). */
@@ -237,9 +231,20 @@ public final class Batches<K, V> {
       context.listeners.awaitSuppressing(e);
       throw e;
     }
+    finish(writerFailure, removed, Change.REMOVAL, start);
+  }
+
+  /**
+   * The end of a bulk write or removal: synchronous listeners awaited (their failure suppressed
+   * into the writer's, if it failed), the entries changed counted, the writer's failure thrown.
+   */
+  private void finish(CacheWriterException writerFailure, int changed, Change change, long start) {
     context.listeners.awaitAfter(writerFailure);
-    if (removed > 0) {
-      context.statistics.removals(removed);
+    if (changed > 0 && change == Change.PUT) {
+      context.statistics.puts(changed);
+      context.statistics.putTime(start);
+    } else if (changed > 0) {
+      context.statistics.removals(changed);
       context.statistics.removeTime(start);
     }
     if (writerFailure != null) {

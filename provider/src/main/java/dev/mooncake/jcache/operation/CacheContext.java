@@ -33,7 +33,7 @@ public final class CacheContext<K, V> {
   final CacheListeners<K, V> listeners;
   final CacheStatistics statistics;
 
-  /** Whether the key locks reach every JVM (consistency cluster): see {@link #presenceAnswers}. */
+  /** Whether the key locks reach every JVM (consistency cluster): see Reads.presenceAnswers. */
   final boolean clusterWideLocks;
 
   /** Set once when the cache joins the cluster's event stream with a near cache, before use. */
@@ -161,7 +161,8 @@ public final class CacheContext<K, V> {
     return entries.storage().deadline();
   }
 
-  long now() {
+  /** The cache's clock, in epoch milliseconds (expiry times). */
+  public long now() {
     return ticker.epochMillis();
   }
 

@@ -8,29 +8,38 @@ import dev.mooncake.jcache.management.CacheStatistics;
  * JSR-107 rules in one table (a lookup is a hit or a miss; a put or removal counts only when the
  * entry changed; the getAnd… operations and the replaces also count as gets).
  */
-enum Counting {
+record Counting(Counting.Lookup lookup, Counting.Change change, boolean get) {
   /** put: a put when it stored. */
-  PUT(Lookup.NONE, Change.PUT, false),
-  /** getAndPut: a lookup, a put, a get. */
-  GET_AND_PUT(Lookup.FOUND, Change.PUT, true),
-  /** putIfAbsent: a lookup, a put when it stored. */
-  PUT_IF_ABSENT(Lookup.FOUND, Change.PUT, false),
-  /** remove(k): a removal when there was an entry. */
-  REMOVE(Lookup.NONE, Change.REMOVAL, false),
-  /** remove(k, v): a lookup, a removal when the value matched. */
-  REMOVE_IF_HOLDING(Lookup.FOUND, Change.REMOVAL, false),
-  /** getAndRemove: a hit and a removal, or a miss; a get. */
-  GET_AND_REMOVE(Lookup.HIT_CHANGES, Change.REMOVAL, true),
-  /** replace(k, old, new): a lookup, a put when the value matched, a get. */
-  REPLACE_IF_HOLDING(Lookup.FOUND, Change.PUT, true),
-  /** replace(k, v): a hit when it replaced, else a miss; a put when it did; a get. */
-  REPLACE(Lookup.CHANGED, Change.PUT, true),
-  /** getAndReplace: a hit and a put, or a miss; a get. */
-  GET_AND_REPLACE(Lookup.HIT_CHANGES, Change.PUT, true),
-  /** invoke: the processor's own puts and removals, counted in its step. */
-  NONE(Lookup.NONE, Change.NONE, false);
+  static final Counting PUT = new Counting(Lookup.NONE, Change.PUT, false);
 
-  private enum Lookup {
+  /** getAndPut: a lookup, a put, a get. */
+  static final Counting GET_AND_PUT = new Counting(Lookup.FOUND, Change.PUT, true);
+
+  /** putIfAbsent: a lookup, a put when it stored. */
+  static final Counting PUT_IF_ABSENT = new Counting(Lookup.FOUND, Change.PUT, false);
+
+  /** remove(k): a removal when there was an entry. */
+  static final Counting REMOVE = new Counting(Lookup.NONE, Change.REMOVAL, false);
+
+  /** remove(k, v): a lookup, a removal when the value matched. */
+  static final Counting REMOVE_IF_HOLDING = new Counting(Lookup.FOUND, Change.REMOVAL, false);
+
+  /** getAndRemove: a hit and a removal, or a miss; a get. */
+  static final Counting GET_AND_REMOVE = new Counting(Lookup.HIT_CHANGES, Change.REMOVAL, true);
+
+  /** replace(k, old, new): a lookup, a put when the value matched, a get. */
+  static final Counting REPLACE_IF_HOLDING = new Counting(Lookup.FOUND, Change.PUT, true);
+
+  /** replace(k, v): a hit when it replaced, else a miss; a put when it did; a get. */
+  static final Counting REPLACE = new Counting(Lookup.CHANGED, Change.PUT, true);
+
+  /** getAndReplace: a hit and a put, or a miss; a get. */
+  static final Counting GET_AND_REPLACE = new Counting(Lookup.HIT_CHANGES, Change.PUT, true);
+
+  /** invoke: the processor's own puts and removals, counted in its step. */
+  static final Counting NONE = new Counting(Lookup.NONE, Change.NONE, false);
+
+  enum Lookup {
     NONE,
     /** a hit when an entry was found */
     FOUND,
@@ -40,20 +49,10 @@ enum Counting {
     HIT_CHANGES
   }
 
-  private enum Change {
+  enum Change {
     NONE,
     PUT,
     REMOVAL
-  }
-
-  private final Lookup lookup;
-  private final Change change;
-  private final boolean get;
-
-  Counting(Lookup lookup, Change change, boolean get) {
-    this.lookup = lookup;
-    this.change = change;
-    this.get = get;
   }
 
   /** Counts the operation whose step started at {@code start} and answered {@code outcome}. */
