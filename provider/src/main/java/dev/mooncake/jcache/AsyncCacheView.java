@@ -1,6 +1,9 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.async.AsyncCalls;
+import dev.mooncake.jcache.operation.Batches;
+import dev.mooncake.jcache.operation.KeyOperations;
+import dev.mooncake.jcache.operation.Reads;
 import dev.mooncake.jcache.time.Deadline;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -17,20 +20,27 @@ import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.EntryProcessorResult;
 
 /**
- * {@link MooncakeCacheAsync} over a {@link MooncakeCache}: each operation is the cache's own
- * synchronous method, issued through the manager's {@link AsyncCalls}, and run under the deadline
- * that started at its issue. Arguments are checked and collections copied on the caller's thread,
- * so a later change to them changes nothing issued.
+ * {@link MooncakeCacheAsync} over a {@link MooncakeCache}: each operation is the one body the
+ * cache's synchronous method calls too ({@link MooncakeCache#operations}), issued through the
+ * manager's {@link AsyncCalls}, and run under the deadline that started at its issue. Arguments are
+ * checked and collections copied on the caller's thread, so a later change to them changes nothing
+ * issued.
  */
 final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   private final MooncakeCache<K, V> cache;
   private final AsyncCalls.Scope calls;
   private final Executor executor; // null: dependents run on the provider thread
+  private final Reads<K, V> reads;
+  private final KeyOperations<K, V> keys;
+  private final Batches<K, V> batches;
 
   AsyncCacheView(MooncakeCache<K, V> cache, AsyncCalls.Scope calls, Executor executor) {
     this.cache = cache;
     this.calls = calls;
     this.executor = executor;
+    this.reads = cache.operations().reads;
+    this.keys = cache.operations().keys;
+    this.batches = cache.operations().batches;
   }
 
   @Override
@@ -42,18 +52,18 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   public CompletionStage<V> getAsync(K key) {
     Objects.requireNonNull(key, "key");
     requireOpen();
-    return stage(calls.submitRead("getAsync", key, d -> cache.get(key, d), cache.batchedGets()));
+    return stage(calls.submitRead("getAsync", key, d -> reads.get(key, d), reads.batchedGets()));
   }
 
   @Override
   public CompletionStage<Map<K, V>> getAllAsync(Set<? extends K> keys) {
     Set<K> copy = copy(keys, "getAllAsync");
-    return issue("getAllAsync", copy, d -> cache.getAll(copy, d));
+    return issue("getAllAsync", copy, d -> reads.getAll(copy, d));
   }
 
   @Override
   public CompletionStage<Boolean> containsKeyAsync(K key) {
-    return one("containsKeyAsync", key, d -> cache.containsKey(key, d));
+    return one("containsKeyAsync", key, d -> reads.containsKey(key, d));
   }
 
   @Override
@@ -63,10 +73,10 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     requireOpen();
     Function<Deadline, Void> alone =
         d -> {
-          cache.put(key, value, d);
+          keys.put(key, value, d);
           return null;
         };
-    AsyncCalls.BatchWrite<Void> batch = cache.batchedPuts();
+    AsyncCalls.BatchWrite<Void> batch = batches.batchedPuts();
     return stage(
         batch == null
             ? calls.submit("putAsync", List.of(key), alone)
@@ -76,7 +86,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   @Override
   public CompletionStage<V> getAndPutAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("getAndPutAsync", key, d -> cache.getAndPut(key, value, d));
+    return one("getAndPutAsync", key, d -> keys.getAndPut(key, value, d));
   }
 
   @Override
@@ -91,7 +101,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
         "putAllAsync",
         copy.keySet(),
         d -> {
-          cache.putAll(copy, d);
+          batches.putAll(copy, d);
           return null;
         });
   }
@@ -99,23 +109,23 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   @Override
   public CompletionStage<Boolean> putIfAbsentAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("putIfAbsentAsync", key, d -> cache.putIfAbsent(key, value, d));
+    return one("putIfAbsentAsync", key, d -> keys.putIfAbsent(key, value, d));
   }
 
   @Override
   public CompletionStage<Boolean> removeAsync(K key) {
-    return one("removeAsync", key, d -> cache.remove(key, d));
+    return one("removeAsync", key, d -> keys.remove(key, d));
   }
 
   @Override
   public CompletionStage<Boolean> removeAsync(K key, V oldValue) {
     Objects.requireNonNull(oldValue, "old value");
-    return one("removeAsync", key, d -> cache.remove(key, oldValue, d));
+    return one("removeAsync", key, d -> keys.remove(key, oldValue, d));
   }
 
   @Override
   public CompletionStage<V> getAndRemoveAsync(K key) {
-    return one("getAndRemoveAsync", key, d -> cache.getAndRemove(key, d));
+    return one("getAndRemoveAsync", key, d -> keys.getAndRemove(key, d));
   }
 
   @Override
@@ -125,7 +135,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
         "removeAllAsync",
         copy,
         d -> { // a deadline per key once it runs, as removeAll(keys): docs/lanes.md, Deadlines
-          cache.removeAll(copy);
+          batches.removeAll(copy);
           return null;
         });
   }
@@ -134,19 +144,19 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
   public CompletionStage<Boolean> replaceAsync(K key, V oldValue, V newValue) {
     Objects.requireNonNull(oldValue, "old value");
     Objects.requireNonNull(newValue, "new value");
-    return one("replaceAsync", key, d -> cache.replace(key, oldValue, newValue, d));
+    return one("replaceAsync", key, d -> keys.replace(key, oldValue, newValue, d));
   }
 
   @Override
   public CompletionStage<Boolean> replaceAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("replaceAsync", key, d -> cache.replace(key, value, d));
+    return one("replaceAsync", key, d -> keys.replace(key, value, d));
   }
 
   @Override
   public CompletionStage<V> getAndReplaceAsync(K key, V value) {
     Objects.requireNonNull(value, "value");
-    return one("getAndReplaceAsync", key, d -> cache.getAndReplace(key, value, d));
+    return one("getAndReplaceAsync", key, d -> keys.getAndReplace(key, value, d));
   }
 
   @Override
@@ -154,7 +164,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
       K key, EntryProcessor<K, V, T> processor, Object... arguments) {
     Objects.requireNonNull(processor, "entry processor");
     Object[] args = Objects.requireNonNull(arguments, "arguments").clone();
-    return one("invokeAsync", key, d -> cache.invoke(key, processor, args, d));
+    return one("invokeAsync", key, d -> keys.invoke(key, processor, args, d));
   }
 
   @Override
@@ -164,7 +174,7 @@ final class AsyncCacheView<K, V> implements MooncakeCacheAsync<K, V> {
     Objects.requireNonNull(processor, "entry processor");
     Object[] args = Objects.requireNonNull(arguments, "arguments").clone();
     // A deadline per key once it runs, as invokeAll: docs/lanes.md, Deadlines.
-    return issue("invokeAllAsync", copy, d -> cache.invokeAll(copy, processor, args));
+    return issue("invokeAllAsync", copy, d -> batches.invokeAll(copy, processor, args));
   }
 
   private <T> CompletionStage<T> one(String operation, K key, Function<Deadline, T> work) {

@@ -26,7 +26,7 @@ final class EntryLocks {
   LockedKey lock(String storeKey, Deadline deadline) {
     EntryStorage.EntryRead read = storage.entryRead(storeKey, deadline);
     try {
-      return new LockedKey(storage, read, locks.lock(storeKey, read, deadline));
+      return new LockedKey(read, locks.lock(storeKey, read, deadline));
     } catch (RuntimeException | Error e) {
       read.close(); // a buffer the lock asked for goes back
       throw e;
@@ -39,7 +39,7 @@ final class EntryLocks {
    */
   LockedKey lockWithoutRide(String storeKey, Deadline deadline) {
     return new LockedKey(
-        storage, storage.entryRead(storeKey, deadline), locks.lock(storeKey, null, deadline));
+        storage.entryRead(storeKey, deadline), locks.lock(storeKey, null, deadline));
   }
 
   /**
@@ -50,7 +50,7 @@ final class EntryLocks {
     List<KeyLocks.Held> held = locks.lockAll(orderedKeys, deadline);
     List<LockedKey> locked = new ArrayList<>(held.size());
     for (int i = 0; i < orderedKeys.length; i++) {
-      locked.add(new LockedKey(storage, storage.entryRead(orderedKeys[i], deadline), held.get(i)));
+      locked.add(new LockedKey(storage.entryRead(orderedKeys[i], deadline), held.get(i)));
     }
     return locked;
   }

@@ -21,10 +21,12 @@ import java.util.function.Function;
  * is removed first and reported as expired), asks the remapping for a {@link Decision}, applies it
  * to the store and reports the change to the {@link Listener}, all before the lock is released, and
  * answers an {@link Outcome}. Taking the lock ({@link EntryLocks}) answers a {@link LockedKey}: the
- * entry read under the lock, the lock's proof, and the only mutators of the key. Each asks the
- * proof right before each remove and put, retries included, so a distributed lock that lost its
- * lease writes nothing more; and whether a put may skip its dropped-put check is the locked key's
- * to say, not a flag passed along here.
+ * entry read under the lock and the lock's proof. Every mutator of {@link EntryStorage} takes the
+ * locked key and asks the proof right before each remove and put, retries included, so a
+ * distributed lock that lost its lease writes nothing more; and whether a put may skip its
+ * dropped-put check is the locked key's to say, not a flag passed along here. The mutators are
+ * called here directly, not through the locked key: a put reaches the store in as few frames as it
+ * can (docs/architecture.md, "Call paths").
  *
  * <p><b>The read protocol.</b> Mooncake's put never overwrites, so a writer replaces a value by
  * remove-then-put and an unlocked read can fall into that gap. {@link #get} takes a read stamp,
@@ -193,7 +195,7 @@ public final class EntryMap<K> {
     StoredEntry entry = locked.entry();
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
       String storeKey = locked.key();
-      if (locked.delete(deadline)) {
+      if (storage.delete(locked, deadline)) {
         index.remove(storeKey);
         listener.expired(key, entry);
       }
@@ -227,7 +229,7 @@ public final class EntryMap<K> {
       if (decision.kind != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, locked, null, decision, deadline));
       }
-      boolean existed = locked.replace(decision.value, decision.expireAt, deadline);
+      boolean existed = storage.replace(locked, decision.value, decision.expireAt, deadline);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -242,19 +244,19 @@ public final class EntryMap<K> {
         return false;
       case TOUCH:
         if (current != null && decision.expireAt != current.expireAt()) {
-          locked.rewrite(current, decision.expireAt, deadline);
+          storage.rewrite(locked, current, decision.expireAt, deadline);
           expiring.add(storeKey, decision.expireAt);
         }
         return false;
       case WRITE:
-        locked.write(decision.value, decision.expireAt, current == null, deadline);
+        storage.write(locked, decision.value, decision.expireAt, current == null, deadline);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
         if (current == null) {
           return false;
         }
-        boolean removed = locked.delete(deadline);
+        boolean removed = storage.delete(locked, deadline);
         index.remove(storeKey);
         if (removed) {
           listener.removed(key, current);
@@ -339,7 +341,7 @@ public final class EntryMap<K> {
           StoredEntry entry = current[i];
           if (entry != null && entry.isExpired(now)) {
             current[i] = null;
-            if (locked.get(i).delete(deadline)) {
+            if (storage.delete(locked.get(i), deadline)) {
               index.remove(storeKeys[i]);
               listener.expired(key, entry);
             }
@@ -388,7 +390,7 @@ public final class EntryMap<K> {
    */
   public void writeInPlace(String storeKey, ByteBuffer value, long expireAt, Deadline deadline) {
     try (LockedKey locked = locks.lockWithoutRide(storeKey, deadline)) {
-      locked.writeInPlace(value, expireAt, false, deadline);
+      storage.writeInPlace(locked, value, expireAt, false, deadline);
       index.add(storeKey);
       expiring.add(storeKey, expireAt);
     }

@@ -1,22 +1,21 @@
 package dev.mooncake.jcache.entry;
 
 import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.time.Deadline;
-import java.nio.ByteBuffer;
 
 /**
  * A store key whose lock this thread holds, as {@link EntryLocks} answers it: the entry read under
- * the lock, the lock's proof of exclusivity, and the only mutators of the key's entry that entry
- * code has. Each mutator asks the proof right before every store mutation it makes, retries
- * included ({@link #ensureHeld}): a released key refuses with {@link IllegalStateException}, a
- * cluster lock whose lease ran out with a {@link javax.cache.CacheException} naming the key.
+ * the lock and the lock's proof of exclusivity. Every mutator of {@link EntryStorage} takes one and
+ * asks the proof right before every store mutation it makes, retries included ({@link
+ * #ensureHeld}): a released key refuses with {@link IllegalStateException}, a cluster lock whose
+ * lease ran out with a {@link javax.cache.CacheException} naming the key. (The mutators are
+ * EntryStorage's own, called with this key, not forwarded through it: one frame less on every
+ * write.)
  *
  * <p>Whether a put after our remove may skip its check for a dropped put is not a caller's flag but
  * a property of this object ({@link #provedExclusive}): it holds only when this acquisition proved
  * the lock exclusive across the cluster. Confined to the thread that holds the lock.
  */
 final class LockedKey implements AutoCloseable {
-  private final EntryStorage storage;
   private final EntryStorage.EntryRead read;
   private final KeyLocks.Held held;
   private boolean released;
@@ -25,8 +24,7 @@ final class LockedKey implements AutoCloseable {
    * @param read the read of the key that rode with the lock (or was offered and not answered)
    * @param held the lock, already held
    */
-  LockedKey(EntryStorage storage, EntryStorage.EntryRead read, KeyLocks.Held held) {
-    this.storage = storage;
+  LockedKey(EntryStorage.EntryRead read, KeyLocks.Held held) {
     this.read = read;
     this.held = held;
   }
@@ -81,36 +79,7 @@ final class LockedKey implements AutoCloseable {
     held.ensureHeld();
   }
 
-  /** Removes the key's object; true when there was one. */
-  boolean delete(Deadline deadline) {
-    return storage.delete(this, deadline);
-  }
-
-  /**
-   * Stores {@code value}, replacing what is there ({@link EntryStorage#write}).
-   *
-   * @param knownAbsent whether the caller read the key absent under this lock (skips the remove)
-   */
-  void write(Object value, long expireAt, boolean knownAbsent, Deadline deadline) {
-    storage.write(this, value, expireAt, knownAbsent, deadline);
-  }
-
-  /** Removes whatever is there, then stores {@code value}; whether something was removed. */
-  boolean replace(Object value, long expireAt, Deadline deadline) {
-    return storage.replace(this, value, expireAt, deadline);
-  }
-
-  /** Stores {@code entry}, read under this lock, again with a new expiry time. */
-  void rewrite(StoredEntry entry, long expireAt, Deadline deadline) {
-    storage.rewrite(this, entry, expireAt, deadline);
-  }
-
-  /** Zero-copy write of the caller's buffer ({@link EntryStorage#writeInPlace}). */
-  void writeInPlace(ByteBuffer value, long expireAt, boolean knownAbsent, Deadline deadline) {
-    storage.writeInPlace(this, value, expireAt, knownAbsent, deadline);
-  }
-
-  /** Releases the lock, then the read's buffer; the mutators refuse from now on. */
+  /** Releases the lock, then the read's buffer; the mutators refuse this key from now on. */
   @Override
   public void close() {
     if (released) {

@@ -278,13 +278,13 @@ class EntryStorageTest {
     try (EntryStorage.EntryRead unanswered = storage.entryRead("k", storage.deadline())) {
       assertFalse(
           storage.replace(
-              new LockedKey(storage, unanswered, TestLocks.ALWAYS_HELD),
+              new LockedKey(unanswered, TestLocks.ALWAYS_HELD),
               "first",
               ExpiryTimes.ETERNAL,
               storage.deadline()));
       assertTrue(
           storage.replace(
-              new LockedKey(storage, unanswered, TestLocks.ALWAYS_HELD),
+              new LockedKey(unanswered, TestLocks.ALWAYS_HELD),
               "second",
               ExpiryTimes.ETERNAL,
               storage.deadline()));
@@ -312,7 +312,7 @@ class EntryStorageTest {
     try (EntryStorage.EntryRead proved = provedRead("k")) {
       assertTrue(
           storage.replace(
-              new LockedKey(storage, proved, TestLocks.ALWAYS_HELD),
+              new LockedKey(proved, TestLocks.ALWAYS_HELD),
               "new",
               ExpiryTimes.ETERNAL,
               storage.deadline()));
@@ -322,7 +322,7 @@ class EntryStorageTest {
     try (EntryStorage.EntryRead proved = provedRead("absent")) {
       assertFalse(
           storage.replace(
-              new LockedKey(storage, proved, TestLocks.ALWAYS_HELD),
+              new LockedKey(proved, TestLocks.ALWAYS_HELD),
               "v",
               ExpiryTimes.ETERNAL,
               storage.deadline()));
@@ -335,7 +335,7 @@ class EntryStorageTest {
     storage.write(
         TestLocks.unproved(storage, "k"), "old", ExpiryTimes.ETERNAL, true, storage.deadline());
     try (EntryStorage.EntryRead read = provedRead("k")) {
-      LockedKey proved = new LockedKey(storage, read, TestLocks.ALWAYS_HELD);
+      LockedKey proved = new LockedKey(read, TestLocks.ALWAYS_HELD);
       store.clearCalls();
       storage.write(proved, "new", ExpiryTimes.ETERNAL, false, storage.deadline());
       assertEquals(List.of("remove", "put"), store.calls(), "proved exclusive: no check");

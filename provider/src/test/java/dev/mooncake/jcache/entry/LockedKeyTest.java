@@ -49,14 +49,18 @@ class LockedKeyTest {
     fixture.close();
   }
 
-  /** Every mutator of a locked key, each as one attempt (the entry: what it read while held). */
-  private static final List<BiConsumer<LockedKey, StoredEntry>> MUTATORS =
+  /**
+   * Every mutator of a locked key (EntryStorage's, given the key), each as one attempt (the entry:
+   * what it read while held).
+   */
+  private final List<BiConsumer<LockedKey, StoredEntry>> mutators =
       List.of(
-          (k, entry) -> k.write("new", ExpiryTimes.ETERNAL, false, Deadline.none()),
-          (k, entry) -> k.replace("new", ExpiryTimes.ETERNAL, Deadline.none()),
-          (k, entry) -> k.rewrite(entry, 1234L, Deadline.none()),
-          (k, entry) -> k.delete(Deadline.none()),
-          (k, entry) -> k.writeInPlace(inPlace(), ExpiryTimes.ETERNAL, false, Deadline.none()));
+          (k, entry) -> storage.write(k, "new", ExpiryTimes.ETERNAL, false, Deadline.none()),
+          (k, entry) -> storage.replace(k, "new", ExpiryTimes.ETERNAL, Deadline.none()),
+          (k, entry) -> storage.rewrite(k, entry, 1234L, Deadline.none()),
+          (k, entry) -> storage.delete(k, Deadline.none()),
+          (k, entry) ->
+              storage.writeInPlace(k, inPlace(), ExpiryTimes.ETERNAL, false, Deadline.none()));
 
   private static ByteBuffer inPlace() {
     ByteBuffer buffer = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + 3);
@@ -66,7 +70,7 @@ class LockedKeyTest {
   private void writeOld() {
     try (LockedKey locked =
         new EntryLocks(storage, new LocalKeyLocks()).lock("k", Deadline.none())) {
-      locked.write("old", ExpiryTimes.ETERNAL, true, Deadline.none());
+      storage.write(locked, "old", ExpiryTimes.ETERNAL, true, Deadline.none());
     }
   }
 
@@ -77,7 +81,7 @@ class LockedKeyTest {
   @Test
   void aReleasedKeyRefusesEveryMutatorBeforeAnyStoreCall() {
     writeOld();
-    for (BiConsumer<LockedKey, StoredEntry> mutator : MUTATORS) {
+    for (BiConsumer<LockedKey, StoredEntry> mutator : mutators) {
       LockedKey locked = new EntryLocks(storage, new LocalKeyLocks()).lock("k", Deadline.none());
       StoredEntry entry = locked.entry();
       assertEquals("old", entry.value());
@@ -95,7 +99,7 @@ class LockedKeyTest {
   @Test
   void aKeyWhoseClusterLeaseRanOutRefusesEveryMutatorBeforeAnyStoreCall() {
     writeOld();
-    for (BiConsumer<LockedKey, StoredEntry> mutator : MUTATORS) {
+    for (BiConsumer<LockedKey, StoredEntry> mutator : mutators) {
       try (LockedKey locked = new EntryLocks(storage, cluster).lock("k", Deadline.none())) {
         assertTrue(locked.provedExclusive(), "the cluster lock's read-back proved nothing");
         StoredEntry entry = locked.entry();
@@ -120,18 +124,18 @@ class LockedKeyTest {
       try (LockedKey reentered = clusterLocks.lock("k", Deadline.none())) {
         assertFalse(reentered.provedExclusive(), "re-entry proved nothing by itself");
         store.clearCalls();
-        reentered.write("checked", ExpiryTimes.ETERNAL, false, Deadline.none());
+        storage.write(reentered, "checked", ExpiryTimes.ETERNAL, false, Deadline.none());
         assertEquals(List.of("remove", "put", "getSize"), store.calls());
       }
       store.clearCalls();
-      proved.write("unchecked", ExpiryTimes.ETERNAL, false, Deadline.none());
+      storage.write(proved, "unchecked", ExpiryTimes.ETERNAL, false, Deadline.none());
       assertEquals(List.of("remove", "put"), store.calls());
     }
     try (LockedKey local =
         new EntryLocks(storage, new LocalKeyLocks()).lock("k", Deadline.none())) {
       assertFalse(local.provedExclusive(), "a lock of this JVM proves nothing across JVMs");
       store.clearCalls();
-      local.write("local", ExpiryTimes.ETERNAL, false, Deadline.none());
+      storage.write(local, "local", ExpiryTimes.ETERNAL, false, Deadline.none());
       assertEquals(List.of("remove", "put", "getSize"), store.calls());
     }
     assertEquals("local", value());
@@ -161,7 +165,7 @@ class LockedKeyTest {
       assertEquals(List.of(), store.calls(), "a kept lock went to the store");
       assertTrue(again.provedExclusive(), "a kept lock is proved and held since");
       assertEquals("old", again.entry().value(), "read under the kept lock");
-      again.write("unchecked", ExpiryTimes.ETERNAL, false, Deadline.none());
+      storage.write(again, "unchecked", ExpiryTimes.ETERNAL, false, Deadline.none());
     }
     assertEquals(List.of("getInto", "remove", "put"), store.calls());
     try (LockedKey late = kept.lock("k", Deadline.none())) {

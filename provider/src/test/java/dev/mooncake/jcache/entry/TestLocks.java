@@ -27,6 +27,6 @@ final class TestLocks {
 
   /** {@code key} under {@code held}, with no read riding along. */
   static LockedKey held(EntryStorage storage, String key, KeyLocks.Held held) {
-    return new LockedKey(storage, storage.entryRead(key, Deadline.none()), held);
+    return new LockedKey(storage.entryRead(key, Deadline.none()), held);
   }
 }
