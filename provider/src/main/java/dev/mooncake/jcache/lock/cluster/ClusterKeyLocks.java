@@ -114,6 +114,15 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    */
   private volatile RevocationPoll poll;
 
+  /** Wants heard on the master's KV event stream, when some cache manager subscribes to it. */
+  private final WantEvents wants;
+
+  /** When the sweep last asked about every want and lock held (the live stream's slow check). */
+  private long askedAllAt = WantEvents.NEVER; // the sweep's thread only
+
+  /** Where JVMs waiting for a kept lock say so: the KV events of these keys wake the holder. */
+  public static final String WANT_KEY_PREFIX = LockNames.WANT_PREFIX;
+
   /** Given-up reads still running, by lock key: a key gets no second one while one blocks. */
   private final ConcurrentHashMap<String, AtomicInteger> stuck = new ConcurrentHashMap<>();
 
@@ -153,6 +162,28 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     this.pause = pause;
     this.instance = new SecureRandom().nextLong();
     this.kept = new KeptLocks(keepIdle, lease);
+    this.wants = new WantEvents(clock, this::wakeSweep);
+  }
+
+  /**
+   * A feed for the master's KV events (docs/lock-keeping.md, "The wake-up"): while one is live, a
+   * want's {@code stored} event wakes the sweep instead of the 10 ms poll finding it. Close it when
+   * its subscription goes.
+   */
+  public WantEvents.Feed openWantFeed() {
+    return wants.open();
+  }
+
+  /** Whether locks stay with this JVM after their operations ({@code lock_keep_idle_ms} > 0). */
+  public boolean keepsLocks() {
+    return kept.enabled();
+  }
+
+  private void wakeSweep() {
+    RevocationPoll running = poll;
+    if (running != null) {
+      running.wake();
+    }
   }
 
   /** Keeps no lock after its operation (lock_keep_idle_ms 0). */
@@ -241,8 +272,13 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   /** Starts the sweep's thread when keeping is on. */
   void startKeeping() {
+    startKeeping(KeptLocks.POLL_NANOS);
+  }
+
+  /** {@link #startKeeping()} with another period (tests: a period that never ends). */
+  void startKeeping(long periodNanos) {
     if (kept.enabled() && poll == null) {
-      poll = new RevocationPoll(this::sweep, KeptLocks.POLL_NANOS);
+      poll = new RevocationPoll(this::sweep, periodNanos);
     }
   }
 
@@ -437,7 +473,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     if (hold.revoked) {
       kept.coolDown(hold.key, clock.getAsLong());
       try {
-        store.remove(LockNames.wantKey(hold.key), budget(operation));
+        store.remove(hold.wantKey, budget(operation));
       } catch (CacheException e) {
         // the waiters put it again while they wait; a stale want costs one needless release
       }
@@ -446,24 +482,58 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   }
 
   /**
-   * One round of the keeping sweep: one {@code batch_is_exist} of the want keys and lock keys of
-   * every lock held. A want marks its lock revoked; a lock object gone marks it lost; no answer
-   * makes every lock renew before its reuse. Then idle locks that are revoked, lost or expired are
-   * released (only those whose in-JVM lock is free right now: the sweep never waits for a user).
+   * One round of the keeping sweep: asks the master which wants exist and which lock objects are
+   * gone ({@code batch_is_exist} of the want key and lock key of each lock asked about). While the
+   * event stream is not live that is every lock held, each round (the poll); while it is live, only
+   * the locks whose want was heard since they were last asked, plus every lock once after a flush
+   * and once per {@link KeptLocks#LIVE_CHECK_NANOS} (a lock object lost without a flush). A want
+   * marks its lock revoked; a lock object gone marks it lost; no answer makes every lock asked
+   * renew before its reuse. Then idle locks that are revoked, lost or expired are released (only
+   * those whose in-JVM lock is free right now: the sweep never waits for a user).
    */
   void sweep() {
     long now = clock.getAsLong();
     kept.forgetCooledDown(now);
+    wants.prune(now);
     List<Hold> all = new ArrayList<>(holds.values());
     if (all.isEmpty()) {
       return;
     }
-    int n = all.size();
+    List<Hold> asked = toAsk(all, now);
+    if (!asked.isEmpty()) {
+      ask(asked);
+    }
+    for (Hold hold : all) {
+      releaseIdle(hold);
+    }
+  }
+
+  /** The locks this round asks about: all of them while polling, else those with news. */
+  private List<Hold> toAsk(List<Hold> all, long now) {
+    if (!wants.live()
+        || wants.takeResync()
+        || askedAllAt == WantEvents.NEVER
+        || now - askedAllAt >= KeptLocks.LIVE_CHECK_NANOS) {
+      askedAllAt = now;
+      return all;
+    }
+    List<Hold> heard = new ArrayList<>();
+    for (Hold hold : all) {
+      if (wants.heardSince(hold.wantKey, hold.askedAt)) {
+        heard.add(hold);
+      }
+    }
+    return heard;
+  }
+
+  private void ask(List<Hold> asked) {
+    int n = asked.size();
     String[] keys = new String[2 * n];
     for (int i = 0; i < n; i++) {
-      keys[i] = LockNames.wantKey(all.get(i).key);
-      keys[n + i] = all.get(i).lockKey;
+      keys[i] = asked.get(i).wantKey;
+      keys[n + i] = asked.get(i).lockKey;
     }
+    long sent = clock.getAsLong();
     int[] exist;
     try {
       exist = store.existAll(keys, Deadline.afterNanos(readBoundNanos, ticker));
@@ -471,20 +541,19 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       exist = null;
     }
     for (int i = 0; i < n; i++) {
-      Hold hold = all.get(i);
+      Hold hold = asked.get(i);
       if (exist == null || exist[i] < 0 || exist[n + i] < 0) {
         hold.renew = true; // nothing learned: the next reuse reads the lock back first
+        wants.resyncAgain(); // and a want may have gone unseen: ask every one next round
         continue;
       }
+      hold.askedAt = sent;
       if (exist[i] > 0) {
         hold.revoked = true;
       }
       if (exist[n + i] == 0) {
         hold.lost = true;
       }
-    }
-    for (Hold hold : all) {
-      releaseIdle(hold);
     }
   }
 
@@ -1251,7 +1320,11 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private final class Hold {
     final String key;
     final String lockKey;
+    final String wantKey;
     final LockRecord record;
+
+    /** The send time of the last sweep's answer about this lock's want (the event wake-up). */
+    volatile long askedAt = WantEvents.NEVER;
 
     /** The send time of the last call that showed our token (the put, or a renewal, Lemma 4). */
     volatile long proofAt;
@@ -1267,6 +1340,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     Hold(String key, String lockKey, LockRecord record, long sentAt) {
       this.key = key;
       this.lockKey = lockKey;
+      this.wantKey = LockNames.wantKey(key);
       this.record = record;
       this.proofAt = sentAt;
     }

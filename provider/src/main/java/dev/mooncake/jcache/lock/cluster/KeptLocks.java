@@ -17,6 +17,12 @@ final class KeptLocks {
   static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   /**
+   * While the event stream is live, how often the sweep still asks about every lock held (a lock
+   * object that went without a flush of the stream, e.g. this client's segment dropped): 1 call/s.
+   */
+  static final long LIVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
    * How long a key is not kept after a revocation or an acquisition that waited for another JVM.
    */
   static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);

@@ -76,7 +76,7 @@ class KeptLocksTest {
   /**
    * Locks whose records differ in size from {@code a}'s (else a waiter reads them as maybe ours).
    */
-  private static ClusterKeyLocks otherThan(
+  static ClusterKeyLocks otherThan(
       ClusterKeyLocks a, java.util.function.Supplier<ClusterKeyLocks> make) {
     int sizeOfA = new LockRecord(a.instance(), 1, "jvm-a").size();
     while (true) {
@@ -87,7 +87,7 @@ class KeptLocksTest {
     }
   }
 
-  private static String storeKey(String key) {
+  static String storeKey(String key) {
     Base64.Encoder e = Base64.getUrlEncoder().withoutPadding();
     return "mcj/"
         + e.encodeToString("default".getBytes(StandardCharsets.UTF_8))
