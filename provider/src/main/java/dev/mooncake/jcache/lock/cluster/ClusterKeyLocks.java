@@ -381,6 +381,11 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     return holds.size();
   }
 
+  /** How many threads of this JVM wait for the key's lock now (for tests). */
+  int waiting(String key) {
+    return local.waiting(key);
+  }
+
   /** This instance's random id, as lock records carry it (for tests). */
   long instance() {
     return instance;
@@ -472,6 +477,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private void releaseKept(Hold hold, Deadline operation) {
     if (hold.revoked) {
       kept.coolDown(hold.key, clock.getAsLong());
+      kept.yieldTo(hold.key, clock.getAsLong());
       try {
         store.remove(hold.wantKey, budget(operation));
       } catch (CacheException e) {
@@ -635,7 +641,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     /** Read the lock object (bounded): only its token can tell us we hold the key. */
     READ,
     /** Ask the master for the object's size until it is gone, may be ours, or was replaced. */
-    WATCH
+    WATCH,
+    /**
+     * We just gave the key up to a want: let the waiter take it first (size polls until another's
+     * lock appears, then wait for it as any waiter; or put ours once the yield has passed).
+     */
+    YIELD
   }
 
   private Hold acquire(String key, Ride ride, Deadline operation) {
@@ -653,7 +664,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   private Hold acquireWithin(String key, Ride ride, Deadline deadline, Deadline operation) {
     Acquisition a = new Acquisition(key, ride, deadline, operation);
-    Step step = Step.PUT;
+    Step step = a.yieldUntil - clock.getAsLong() > 0 ? Step.YIELD : Step.PUT;
     int waits = 0;
     while (true) {
       if (deadline.expired()) {
@@ -666,6 +677,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
               case PUT -> a.put();
               case READ -> a.read();
               case WATCH -> a.watch();
+              case YIELD -> a.yieldToWaiter();
             };
       } catch (CallTimeoutException e) {
         throw a.timedOut(step, e);
@@ -716,6 +728,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     String noAnswer; // a store call that ran out of the acquisition's time
     final StuckPutWatch inFlight = new StuckPutWatch(); // sizes answering -703 in a row
     long wantedAt = NOT_WANTED; // when our want was last put
+    final long yieldUntil; // until when the waiter we gave the key up to may take it first
 
     /**
      * Says that this JVM waits for the key (keeping on: a holder that keeps the lock releases it
@@ -750,6 +763,18 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       this.ride = ride;
       this.deadline = deadline;
       this.operation = operation;
+      this.yieldUntil = kept.yieldingUntil(key, clock.getAsLong());
+    }
+
+    Step yieldToWaiter() {
+      if (mine == null) {
+        mine = new LockRecord(instance, attempts.incrementAndGet(), holder); // for a want
+      }
+      long size = store.size(lockKey, deadline);
+      if (size >= 0) {
+        return Step.READ; // taken: see whose, and want it like any waiter
+      }
+      return clock.getAsLong() - yieldUntil >= 0 ? Step.PUT : Step.YIELD;
     }
 
     Step put() {
@@ -1331,6 +1356,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
     int depth;
     long lastUsed;
+    int handOns; // operations in a row handed on to queued threads while not kept
     boolean contended; // taken only after waiting for another JVM's lock
 
     volatile boolean revoked; // another JVM wants it: released at the end of its operation
@@ -1385,6 +1411,15 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     }
     if (kept.mayKeep(hold.key, hold.revoked || hold.contended, hold.proofAt, holds.size(), now)) {
       hold.lastUsed = now;
+      hold.handOns = 0;
+      return;
+    }
+    if (local.waiting(hold.key) > 0
+        && kept.mayHandOn(hold.revoked, hold.proofAt, hold.handOns, now)) {
+      // Handed on: the next queued thread takes it with no store call (a thread that gives up
+      // instead leaves it idle: the sweep releases it at its idle time, or on a want).
+      hold.lastUsed = now;
+      hold.handOns++;
       return;
     }
     holds.remove(hold.key);

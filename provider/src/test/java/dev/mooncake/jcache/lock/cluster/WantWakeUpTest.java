@@ -190,6 +190,7 @@ class WantWakeUpTest {
     eventsReachA();
     a.startKeeping(TimeUnit.HOURS.toNanos(1));
     operate(a, KEY);
+    a.sweep(); // the stream's first full round, so only a heard want makes the thread ask
     bWants();
     assertTrue(released.await(30, TimeUnit.SECONDS), "the event did not wake the sweep's thread");
     assertFalse(cluster.has(LOCK));
