@@ -18,6 +18,8 @@ import dev.mooncake.jcache.event.remote.ClusterEvents;
 import dev.mooncake.jcache.expiry.ExpirySweeper;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.lock.KeyLocks;
+import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
+import dev.mooncake.jcache.lock.cluster.WantEvents;
 import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
@@ -84,6 +86,9 @@ public final class MooncakeCacheManager implements CacheManager {
 
   /** The cluster's event stream, when {@code events_endpoint} is set; else null. */
   private final ClusterEvents cluster;
+
+  /** Wakes kept cluster locks on other JVMs' wants (events and keeping on); else null. */
+  private final ClusterEvents.Watch wantWakeUps;
 
   private final ConcurrentMap<String, MooncakeCache<?, ?>> caches = new ConcurrentHashMap<>();
 
@@ -165,6 +170,10 @@ public final class MooncakeCacheManager implements CacheManager {
             cluster == null ? connection.store() : cluster.store(), "cache manager " + uri);
     this.locks = store.locks(connection.locks());
     this.clusterWideLocks = connection.clusterWide();
+    this.wantWakeUps =
+        cluster != null && connection.locks() instanceof ClusterKeyLocks cl && cl.keepsLocks()
+            ? wakeOnWants(cluster, cl.openWantFeed())
+            : null;
     // A store without I/O gains nothing from splitting batches across threads, unless the
     // configuration asks for every call on the lanes.
     this.lanes =
@@ -443,6 +452,9 @@ public final class MooncakeCacheManager implements CacheManager {
     sweeper.close();
     async.close(); // the caches have ended their asynchronous operations: no deadline to watch
     drainStoreCalls(); // before the subscription goes: calls in flight still await their echoes
+    if (wantWakeUps != null) {
+      wantWakeUps.close(); // the kept locks poll again unless another manager's events are live
+    }
     if (cluster != null) {
       cluster.close();
     }
@@ -459,6 +471,11 @@ public final class MooncakeCacheManager implements CacheManager {
   /** Runs one expiry sweep now (tests that advance a fake ticker). */
   void sweepExpired() {
     sweeper.sweepNow();
+  }
+
+  /** Lock keeping's want events (docs/lock-keeping.md, "The wake-up"). */
+  private static ClusterEvents.Watch wakeOnWants(ClusterEvents cluster, WantEvents.Feed feed) {
+    return cluster.watch(ClusterKeyLocks.WANT_KEY_PREFIX, feed::stored, feed::flushed);
   }
 
   /** The cluster's event stream, or null without {@code events_endpoint} (for tests). */

@@ -48,6 +48,12 @@ public final class LocalKeyLocks implements KeyLocks {
     return entry != null && entry.lock.isHeldByCurrentThread();
   }
 
+  /** How many threads wait for {@code key}'s lock now (a hint: they may give up at once). */
+  public int waiting(String key) {
+    Entry entry = locks.get(key);
+    return entry == null ? 0 : entry.lock.getQueueLength();
+  }
+
   /**
    * The key's lock if no thread holds it now (this one included: no re-entry), else null at once.
    * For housekeeping that must never wait for a user's operation.

@@ -3,8 +3,10 @@ package dev.mooncake.jcache.event.remote;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.near.NearCache;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * A cache manager's part in the cluster's event stream: the shared subscription to the master's
@@ -70,6 +72,42 @@ public final class ClusterEvents implements AutoCloseable {
   public void detach(String prefix, RemoteEvents events) {
     lease.subscription().deregister(prefix, events);
     store.detach(prefix, events);
+  }
+
+  /** A watch of keys outside the caches' namespaces; closing it stops the hand-over. */
+  public interface Watch extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Hands the {@code stored} events of the keys under {@code keyPrefix} (outside every cache's
+   * namespace: lock keeping's wants) to {@code stored}, and every flush's liveness to {@code
+   * flushed}, on the subscription's thread, until the watch is closed.
+   */
+  public Watch watch(String keyPrefix, Consumer<String> stored, Consumer<Boolean> flushed) {
+    EventSink sink =
+        new EventSink() {
+          @Override
+          public void onEvents(List<KvEvent> events) {
+            for (KvEvent event : events) {
+              if (event.kind() == KvEvent.Kind.STORED) {
+                stored.accept(event.objectKey());
+              }
+            }
+          }
+
+          @Override
+          public void onFlush(FlushReason reason, boolean live) {
+            flushed.accept(live);
+          }
+        };
+    EventSubscription subscription = lease.subscription();
+    subscription.watch(keyPrefix, sink);
+    return () -> {
+      subscription.unwatch(keyPrefix, sink);
+      flushed.accept(false);
+    };
   }
 
   /** Lets go of the subscription (the store is the manager's to close). */

@@ -51,6 +51,10 @@ public final class EventSubscription implements AutoCloseable {
   private final Runnable probe;
   private final long probeIntervalNanos;
   private final Map<String, List<EventSink>> sinks = new ConcurrentHashMap<>();
+
+  /** Sinks of keys outside every cache's namespace, by key prefix (e.g. lock keeping's wants). */
+  private final Map<String, List<EventSink>> watchers = new ConcurrentHashMap<>();
+
   private final SequenceTracker sequence = new SequenceTracker();
   private final Thread thread;
   private final CountDownLatch started = new CountDownLatch(1);
@@ -127,7 +131,31 @@ public final class EventSubscription implements AutoCloseable {
   }
 
   public void deregister(String prefix, EventSink sink) {
-    sinks.computeIfPresent(
+    remove(sinks, prefix, sink);
+  }
+
+  /**
+   * Adds a sink for the keys starting with {@code keyPrefix}, a prefix outside every cache's
+   * namespace ({@code mcjwant/}, say). Flushed at once with the current liveness, as {@link
+   * #register}.
+   */
+  public void watch(String keyPrefix, EventSink sink) {
+    if (keyPrefix.isEmpty() || KeyPrefixes.cachePrefix(keyPrefix + "x/y/z") != null) {
+      throw new IllegalArgumentException(
+          "a watched prefix must lie outside every cache's namespace, got '" + keyPrefix + "'");
+    }
+    synchronized (flushLock) {
+      watchers.computeIfAbsent(keyPrefix, p -> new CopyOnWriteArrayList<>()).add(sink);
+      sink.onFlush(FlushReason.CONNECTED, live);
+    }
+  }
+
+  public void unwatch(String keyPrefix, EventSink sink) {
+    remove(watchers, keyPrefix, sink);
+  }
+
+  private static void remove(Map<String, List<EventSink>> map, String prefix, EventSink sink) {
+    map.computeIfPresent(
         prefix,
         (p, list) -> {
           list.remove(sink);
@@ -276,7 +304,12 @@ public final class EventSubscription implements AutoCloseable {
         continue;
       }
       String prefix = KeyPrefixes.cachePrefix(event.objectKey());
-      if (prefix == null || !sinks.containsKey(prefix)) {
+      if (prefix == null) {
+        prefix = watchedPrefix(event.objectKey());
+      } else if (!sinks.containsKey(prefix)) {
+        prefix = null;
+      }
+      if (prefix == null) {
         continue;
       }
       if (byPrefix == null) {
@@ -288,7 +321,11 @@ public final class EventSubscription implements AutoCloseable {
       return;
     }
     for (Map.Entry<String, List<KvEvent>> entry : byPrefix.entrySet()) {
-      for (EventSink sink : sinks.getOrDefault(entry.getKey(), List.of())) {
+      List<EventSink> targets = sinks.get(entry.getKey());
+      if (targets == null) {
+        targets = watchers.getOrDefault(entry.getKey(), List.of());
+      }
+      for (EventSink sink : targets) {
         try {
           sink.onEvents(entry.getValue());
         } catch (RuntimeException e) {
@@ -298,16 +335,31 @@ public final class EventSubscription implements AutoCloseable {
     }
   }
 
+  /** The watched prefix {@code objectKey} starts with, or null (the watchers are few). */
+  private String watchedPrefix(String objectKey) {
+    if (objectKey == null || watchers.isEmpty()) {
+      return null;
+    }
+    for (String prefix : watchers.keySet()) {
+      if (objectKey.startsWith(prefix)) {
+        return prefix;
+      }
+    }
+    return null;
+  }
+
   private void flushAll(FlushReason reason) {
     flushes.incrementAndGet();
     synchronized (flushLock) {
       boolean isLive = live;
-      for (List<EventSink> list : sinks.values()) {
-        for (EventSink sink : list) {
-          try {
-            sink.onFlush(reason, isLive);
-          } catch (RuntimeException e) {
-            LOG.error("event sink flush failed", e);
+      for (Map<String, List<EventSink>> map : List.of(sinks, watchers)) {
+        for (List<EventSink> list : map.values()) {
+          for (EventSink sink : list) {
+            try {
+              sink.onFlush(reason, isLive);
+            } catch (RuntimeException e) {
+              LOG.error("event sink flush failed", e);
+            }
           }
         }
       }

@@ -114,6 +114,15 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
    */
   private volatile RevocationPoll poll;
 
+  /** Wants heard on the master's KV event stream, when some cache manager subscribes to it. */
+  private final WantEvents wants;
+
+  /** When the sweep last asked about every want and lock held (the live stream's slow check). */
+  private long askedAllAt = WantEvents.NEVER; // the sweep's thread only
+
+  /** Where JVMs waiting for a kept lock say so: the KV events of these keys wake the holder. */
+  public static final String WANT_KEY_PREFIX = LockNames.WANT_PREFIX;
+
   /** Given-up reads still running, by lock key: a key gets no second one while one blocks. */
   private final ConcurrentHashMap<String, AtomicInteger> stuck = new ConcurrentHashMap<>();
 
@@ -153,6 +162,28 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     this.pause = pause;
     this.instance = new SecureRandom().nextLong();
     this.kept = new KeptLocks(keepIdle, lease);
+    this.wants = new WantEvents(clock, this::wakeSweep);
+  }
+
+  /**
+   * A feed for the master's KV events (docs/lock-keeping.md, "The wake-up"): while one is live, a
+   * want's {@code stored} event wakes the sweep instead of the 10 ms poll finding it. Close it when
+   * its subscription goes.
+   */
+  public WantEvents.Feed openWantFeed() {
+    return wants.open();
+  }
+
+  /** Whether locks stay with this JVM after their operations ({@code lock_keep_idle_ms} > 0). */
+  public boolean keepsLocks() {
+    return kept.enabled();
+  }
+
+  private void wakeSweep() {
+    RevocationPoll running = poll;
+    if (running != null) {
+      running.wake();
+    }
   }
 
   /** Keeps no lock after its operation (lock_keep_idle_ms 0). */
@@ -254,8 +285,13 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   /** Starts the sweep's thread when keeping is on. */
   void startKeeping() {
+    startKeeping(KeptLocks.POLL_NANOS);
+  }
+
+  /** {@link #startKeeping()} with another period (tests: a period that never ends). */
+  void startKeeping(long periodNanos) {
     if (kept.enabled() && poll == null) {
-      poll = new RevocationPoll(this::sweep, KeptLocks.POLL_NANOS);
+      poll = new RevocationPoll(this::sweep, periodNanos);
     }
   }
 
@@ -358,6 +394,11 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     return holds.size();
   }
 
+  /** How many threads of this JVM wait for the key's lock now (for tests). */
+  int waiting(String key) {
+    return local.waiting(key);
+  }
+
   /** This instance's random id, as lock records carry it (for tests). */
   long instance() {
     return instance;
@@ -449,8 +490,9 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private void releaseKept(Hold hold, Deadline operation) {
     if (hold.revoked) {
       kept.coolDown(hold.key, clock.getAsLong());
+      kept.yieldTo(hold.key, clock.getAsLong());
       try {
-        store.remove(LockNames.wantKey(hold.key), budget(operation));
+        store.remove(hold.wantKey, budget(operation));
       } catch (CacheException e) {
         // the waiters put it again while they wait; a stale want costs one needless release
       }
@@ -459,24 +501,58 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   }
 
   /**
-   * One round of the keeping sweep: one {@code batch_is_exist} of the want keys and lock keys of
-   * every lock held. A want marks its lock revoked; a lock object gone marks it lost; no answer
-   * makes every lock renew before its reuse. Then idle locks that are revoked, lost or expired are
-   * released (only those whose in-JVM lock is free right now: the sweep never waits for a user).
+   * One round of the keeping sweep: asks the master which wants exist and which lock objects are
+   * gone ({@code batch_is_exist} of the want key and lock key of each lock asked about). While the
+   * event stream is not live that is every lock held, each round (the poll); while it is live, only
+   * the locks whose want was heard since they were last asked, plus every lock once after a flush
+   * and once per {@link KeptLocks#LIVE_CHECK_NANOS} (a lock object lost without a flush). A want
+   * marks its lock revoked; a lock object gone marks it lost; no answer makes every lock asked
+   * renew before its reuse. Then idle locks that are revoked, lost or expired are released (only
+   * those whose in-JVM lock is free right now: the sweep never waits for a user).
    */
   void sweep() {
     long now = clock.getAsLong();
     kept.forgetCooledDown(now);
+    wants.prune(now);
     List<Hold> all = new ArrayList<>(holds.values());
     if (all.isEmpty()) {
       return;
     }
-    int n = all.size();
+    List<Hold> asked = toAsk(all, now);
+    if (!asked.isEmpty()) {
+      ask(asked);
+    }
+    for (Hold hold : all) {
+      releaseIdle(hold);
+    }
+  }
+
+  /** The locks this round asks about: all of them while polling, else those with news. */
+  private List<Hold> toAsk(List<Hold> all, long now) {
+    if (!wants.live()
+        || wants.takeResync()
+        || askedAllAt == WantEvents.NEVER
+        || now - askedAllAt >= KeptLocks.LIVE_CHECK_NANOS) {
+      askedAllAt = now;
+      return all;
+    }
+    List<Hold> heard = new ArrayList<>();
+    for (Hold hold : all) {
+      if (wants.heardSince(hold.wantKey, hold.askedAt)) {
+        heard.add(hold);
+      }
+    }
+    return heard;
+  }
+
+  private void ask(List<Hold> asked) {
+    int n = asked.size();
     String[] keys = new String[2 * n];
     for (int i = 0; i < n; i++) {
-      keys[i] = LockNames.wantKey(all.get(i).key);
-      keys[n + i] = all.get(i).lockKey;
+      keys[i] = asked.get(i).wantKey;
+      keys[n + i] = asked.get(i).lockKey;
     }
+    long sent = clock.getAsLong();
     int[] exist;
     try {
       exist = store.existAll(keys, Deadline.afterNanos(readBoundNanos, ticker));
@@ -484,20 +560,19 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       exist = null;
     }
     for (int i = 0; i < n; i++) {
-      Hold hold = all.get(i);
+      Hold hold = asked.get(i);
       if (exist == null || exist[i] < 0 || exist[n + i] < 0) {
         hold.renew = true; // nothing learned: the next reuse reads the lock back first
+        wants.resyncAgain(); // and a want may have gone unseen: ask every one next round
         continue;
       }
+      hold.askedAt = sent;
       if (exist[i] > 0) {
         hold.revoked = true;
       }
       if (exist[n + i] == 0) {
         hold.lost = true;
       }
-    }
-    for (Hold hold : all) {
-      releaseIdle(hold);
     }
   }
 
@@ -579,7 +654,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     /** Read the lock object (bounded): only its token can tell us we hold the key. */
     READ,
     /** Ask the master for the object's size until it is gone, may be ours, or was replaced. */
-    WATCH
+    WATCH,
+    /**
+     * We just gave the key up to a want: let the waiter take it first (size polls until another's
+     * lock appears, then wait for it as any waiter; or put ours once the yield has passed).
+     */
+    YIELD
   }
 
   private Hold acquire(String key, Ride ride, Deadline operation) {
@@ -597,7 +677,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   private Hold acquireWithin(String key, Ride ride, Deadline deadline, Deadline operation) {
     Acquisition a = new Acquisition(key, ride, deadline, operation);
-    Step step = Step.PUT;
+    Step step = a.yieldUntil - clock.getAsLong() > 0 ? Step.YIELD : Step.PUT;
     int waits = 0;
     while (true) {
       if (deadline.expired()) {
@@ -610,6 +690,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
               case PUT -> a.put();
               case READ -> a.read();
               case WATCH -> a.watch();
+              case YIELD -> a.yieldToWaiter();
             };
       } catch (CallTimeoutException e) {
         throw a.timedOut(step, e);
@@ -660,6 +741,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     String noAnswer; // a store call that ran out of the acquisition's time
     final StuckPutWatch inFlight = new StuckPutWatch(); // sizes answering -703 in a row
     long wantedAt = NOT_WANTED; // when our want was last put
+    final long yieldUntil; // until when the waiter we gave the key up to may take it first
 
     /**
      * Says that this JVM waits for the key (keeping on: a holder that keeps the lock releases it
@@ -694,6 +776,18 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       this.ride = ride;
       this.deadline = deadline;
       this.operation = operation;
+      this.yieldUntil = kept.yieldingUntil(key, clock.getAsLong());
+    }
+
+    Step yieldToWaiter() {
+      if (mine == null) {
+        mine = new LockRecord(instance, attempts.incrementAndGet(), holder); // for a want
+      }
+      long size = store.size(lockKey, deadline);
+      if (size >= 0) {
+        return Step.READ; // taken: see whose, and want it like any waiter
+      }
+      return clock.getAsLong() - yieldUntil >= 0 ? Step.PUT : Step.YIELD;
     }
 
     Step put() {
@@ -1264,13 +1358,18 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   private final class Hold {
     final String key;
     final String lockKey;
+    final String wantKey;
     final LockRecord record;
+
+    /** The send time of the last sweep's answer about this lock's want (the event wake-up). */
+    volatile long askedAt = WantEvents.NEVER;
 
     /** The send time of the last call that showed our token (the put, or a renewal, Lemma 4). */
     volatile long proofAt;
 
     int depth;
     long lastUsed;
+    int handOns; // operations in a row handed on to queued threads while not kept
     boolean contended; // taken only after waiting for another JVM's lock
 
     volatile boolean revoked; // another JVM wants it: released at the end of its operation
@@ -1280,6 +1379,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     Hold(String key, String lockKey, LockRecord record, long sentAt) {
       this.key = key;
       this.lockKey = lockKey;
+      this.wantKey = LockNames.wantKey(key);
       this.record = record;
       this.proofAt = sentAt;
     }
@@ -1324,6 +1424,15 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     }
     if (kept.mayKeep(hold.key, hold.revoked || hold.contended, hold.proofAt, holds.size(), now)) {
       hold.lastUsed = now;
+      hold.handOns = 0;
+      return;
+    }
+    if (local.waiting(hold.key) > 0
+        && kept.mayHandOn(hold.revoked, hold.proofAt, hold.handOns, now)) {
+      // Handed on: the next queued thread takes it with no store call (a thread that gives up
+      // instead leaves it idle: the sweep releases it at its idle time, or on a want).
+      hold.lastUsed = now;
+      hold.handOns++;
       return;
     }
     holds.remove(hold.key);

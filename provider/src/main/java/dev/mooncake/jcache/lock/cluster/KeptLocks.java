@@ -17,9 +17,28 @@ final class KeptLocks {
   static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   /**
+   * While the event stream is live, how often the sweep still asks about every lock held (a lock
+   * object that went without a flush of the stream, e.g. this client's segment dropped): 1 call/s.
+   */
+  static final long LIVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
    * How long a key is not kept after a revocation or an acquisition that waited for another JVM.
    */
   static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * How many operations in a row a lock is handed on to threads of this JVM queued on it while the
+   * key is not kept (cooling down): the bound on how long a busy JVM holds a contended key.
+   */
+  static final int MAX_HAND_ONS = 16;
+
+  /**
+   * After a JVM gave a lock up to a want, how long its own next acquisition of the key waits for
+   * the waiter to take it first: above the waiters' longest pause between size polls (20 ms), so a
+   * waiter in another JVM is not overtaken by this JVM's queued threads.
+   */
+  static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** How often a waiter puts its want again while it waits (a holder may have removed it). */
   static final long WANT_REPUT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -30,6 +49,7 @@ final class KeptLocks {
   private final long idleNanos; // 0: keeping is off
   private final long leaseNanos;
   private final ConcurrentHashMap<String, Long> coolUntil = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Long> yieldUntil = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
@@ -74,6 +94,31 @@ final class KeptLocks {
         && held <= MAX_KEPT;
   }
 
+  /**
+   * Whether a lock that is not kept is handed on to a thread of this JVM queued on it: keeping on
+   * and open, not wanted, a proof young enough, and fewer than {@link #MAX_HAND_ONS} in a row.
+   */
+  boolean mayHandOn(boolean wanted, long proofAt, int handOns, long now) {
+    return enabled()
+        && !closed
+        && !wanted
+        && reusableWithoutRead(proofAt, now)
+        && handOns < MAX_HAND_ONS;
+  }
+
+  /** The lock of {@code key} went to a want: this JVM lets the waiter take it first. */
+  void yieldTo(String key, long now) {
+    if (enabled()) {
+      yieldUntil.put(key, now + YIELD_NANOS);
+    }
+  }
+
+  /** Until when this JVM lets another take {@code key} first; {@code now} or earlier: not. */
+  long yieldingUntil(String key, long now) {
+    Long until = yieldUntil.get(key);
+    return until == null ? now : until;
+  }
+
   /** Whether a kept lock's proof is young enough to use it without a read: half a lease. */
   boolean reusableWithoutRead(long proofAt, long now) {
     return now - proofAt < leaseNanos / 2;
@@ -102,5 +147,6 @@ final class KeptLocks {
   /** Forgets cool-downs that have ended (memory stays proportional to recently contended keys). */
   void forgetCooledDown(long now) {
     coolUntil.values().removeIf(until -> now - until >= 0);
+    yieldUntil.values().removeIf(until -> now - until >= 0);
   }
 }

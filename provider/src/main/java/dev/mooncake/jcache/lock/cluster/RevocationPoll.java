@@ -6,7 +6,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that runs a keeping JVM's sweep (wants, lost lock objects, idle kept locks) every
- * period. A daemon: it never keeps a JVM alive, and closing the locks stops it.
+ * period, and at once when {@link #wake woken} (a want's KV event). A daemon: it never keeps a JVM
+ * alive, and closing the locks stops it.
  */
 final class RevocationPoll implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RevocationPoll.class);
@@ -35,6 +36,11 @@ final class RevocationPoll implements AutoCloseable {
             "mooncake-lock-keeper");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** Runs the next sweep now (or right after the one in progress). */
+  void wake() {
+    LockSupport.unpark(thread);
   }
 
   /** Stops the thread, waiting at most {@value #JOIN_MILLIS} ms for a sweep in progress. */

@@ -177,4 +177,48 @@ class EventSubscriptionTest {
       publisher.get().close();
     }
   }
+
+  @Test
+  void aWatchedPrefixOutsideTheCachesGetsItsKeysEventsAndEveryFlush() throws Exception {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    RecordingSink a = new RecordingSink();
+    RecordingSink wants = new RecordingSink();
+    try (EventSubscription subscription = subscribe(publisher)) {
+      subscription.register(A, a);
+      subscription.watch("mcjwant/", wants);
+      assertEquals("FLUSH CONNECTED not-live", wants.next());
+      wants.awaitLive();
+      publisher
+          .get()
+          .publish(
+              List.of(
+                  new KvEvent(KvEvent.Kind.STORED, "mcjwant/dA/YQ/k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, "mcjlock/dA/YQ/k1", "default", "cpu"),
+                  new KvEvent(KvEvent.Kind.STORED, A + "k1", "default", "cpu")));
+      assertEquals("STORED mcjwant/dA/YQ/k1", wants.next());
+      a.skipTo("STORED " + A + "k1");
+      publisher.get().drop();
+      publisher.get().stored("mcjwant/dA/YQ/k2");
+      assertEquals("FLUSH GAP live", wants.next());
+      assertEquals("STORED mcjwant/dA/YQ/k2", wants.next());
+      subscription.unwatch("mcjwant/", wants);
+      publisher.get().stored("mcjwant/dA/YQ/k3");
+      publisher.get().stored(A + "k4");
+      a.skipTo("STORED " + A + "k4");
+      assertNull(wants.seen.poll(0, TimeUnit.MILLISECONDS), "an unwatched sink got an event");
+    } finally {
+      publisher.get().close();
+    }
+  }
+
+  @Test
+  void aWatchInsideACachesNamespaceIsRefused() {
+    AtomicReference<TestPublisher> publisher = new AtomicReference<>(new TestPublisher());
+    try (EventSubscription subscription = subscribe(publisher)) {
+      org.junit.jupiter.api.Assertions.assertThrows(
+          IllegalArgumentException.class, () -> subscription.watch("mcj/", new RecordingSink()));
+    } finally {
+      publisher.get().close();
+    }
+  }
 }

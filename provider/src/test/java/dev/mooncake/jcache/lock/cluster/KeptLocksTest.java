@@ -33,7 +33,19 @@ class KeptLocksTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final ScriptedCluster.Client storeA = cluster.new Client("a:1");
   private final ScriptedCluster.Client storeB = cluster.new Client("b:1");
-  private final ClusterKeyLocks a = keeping(storeA, "jvm-a", IDLE, this::advance);
+
+  /** What a waiting a does between its polls (tests that need another JVM's moves there). */
+  private volatile Runnable whileAPauses = () -> {};
+
+  private final ClusterKeyLocks a =
+      keeping(
+          storeA,
+          "jvm-a",
+          IDLE,
+          n -> {
+            advance(n);
+            whileAPauses.run();
+          });
 
   /** What a waiting JVM does between its polls; tests add the holder's sweep to it. */
   private volatile Runnable whileBWaits = () -> {};
@@ -76,7 +88,7 @@ class KeptLocksTest {
   /**
    * Locks whose records differ in size from {@code a}'s (else a waiter reads them as maybe ours).
    */
-  private static ClusterKeyLocks otherThan(
+  static ClusterKeyLocks otherThan(
       ClusterKeyLocks a, java.util.function.Supplier<ClusterKeyLocks> make) {
     int sizeOfA = new LockRecord(a.instance(), 1, "jvm-a").size();
     while (true) {
@@ -87,7 +99,7 @@ class KeptLocksTest {
     }
   }
 
-  private static String storeKey(String key) {
+  static String storeKey(String key) {
     Base64.Encoder e = Base64.getUrlEncoder().withoutPadding();
     return "mcj/"
         + e.encodeToString("default".getBytes(StandardCharsets.UTF_8))
@@ -345,5 +357,86 @@ class KeptLocksTest {
   void theWantKeyLivesOutsideTheCachesNamespaceAndTheLocks() {
     assertTrue(WANT.startsWith("mcjwant/"), WANT);
     assertEquals(WANT.substring("mcjwant/".length()), LOCK.substring("mcjlock/".length()));
+  }
+
+  /** a kept KEY, b's want seen by a's sweep: released to the want, cooling down and yielding. */
+  private void revokeAToB() {
+    operate(a, KEY);
+    storeB.createPinned(WANT, ByteBuffer.wrap(new byte[8]), Deadline.none());
+    a.sweep();
+    assertFalse(cluster.has(LOCK), "the want did not revoke the kept lock");
+    storeB.remove(WANT, Deadline.none()); // b was served (or gave up)
+  }
+
+  @Test
+  void aContendedKeyIsHandedOnToQueuedThreadsAtMostTheBoundInARow() throws Exception {
+    revokeAToB(); // the key cools down: not kept after an operation, only handed on
+    advance(Duration.ofNanos(KeptLocks.YIELD_NANOS));
+    int threads = KeptLocks.MAX_HAND_ONS + 4;
+    int puts = storeA.puts;
+    KeyLocks.Held first = a.lock(KEY, null, Deadline.none());
+    java.util.List<Thread> queued = new java.util.ArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger failures =
+        new java.util.concurrent.atomic.AtomicInteger();
+    for (int i = 0; i < threads; i++) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  operate(a, KEY);
+                } catch (RuntimeException e) {
+                  failures.incrementAndGet();
+                }
+              });
+      t.start();
+      queued.add(t);
+    }
+    long spinUntil = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (a.waiting(KEY) < threads) { // every thread queued on the in-JVM lock
+      assertTrue(System.nanoTime() < spinUntil, "the threads did not queue");
+      Thread.onSpinWait();
+    }
+    first.close();
+    for (Thread t : queued) {
+      t.join();
+    }
+    assertEquals(0, failures.get());
+    // 1 + MAX_HAND_ONS operations on the first lock, the rest on a second one
+    assertEquals(puts + 2, storeA.puts, "hand-ons were not bounded, or did not happen");
+    assertFalse(cluster.has(LOCK), "a cooling key stayed kept after its queue ran dry");
+  }
+
+  @Test
+  void aJvmThatGaveAKeyUpToAWantLetsTheWaiterTakeItFirst() {
+    revokeAToB();
+    int puts = storeA.puts;
+    long before = nanos.get();
+    operate(a, KEY); // nobody takes it: a waits out the yield, then puts its own lock
+    assertEquals(puts + 1, storeA.puts);
+    assertTrue(
+        nanos.get() - before >= KeptLocks.YIELD_NANOS,
+        "a's acquisition put before the yield ended: " + (nanos.get() - before) + " ns");
+  }
+
+  @Test
+  void aYieldingJvmWaitsForTheWaiterThatTookTheKeyAndWantsItBack() {
+    revokeAToB();
+    KeyLocks.Held[] bHeld = new KeyLocks.Held[1];
+    ClusterKeyLocks yielding =
+        a; // a's pauses run b: b takes the key during a's yield, then releases it to a's want
+    whileAPauses =
+        () -> {
+          if (bHeld[0] == null) {
+            bHeld[0] = b.lock(KEY, null, Deadline.none());
+          } else if (cluster.has(WANT) && bHeld[0] != null) {
+            bHeld[0].close();
+            b.sweep();
+          }
+        };
+    int puts = storeA.puts;
+    operate(yielding, KEY);
+    assertTrue(bHeld[0] != null, "b never took the key during a's yield");
+    assertTrue(storeB.puts >= 2, "b did not put its lock");
+    assertEquals(puts + 2, storeA.puts, "a's want and a's lock: no lock put during the yield");
   }
 }
