@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.backend;
 
 import dev.mooncake.jcache.time.Deadline;
+import java.util.EnumMap;
 
 /**
  * What a read does with each answer of the store: the one table every read path follows, so that no
@@ -19,6 +20,10 @@ import dev.mooncake.jcache.time.Deadline;
  *   <li>Lock reads: {@code ClusterKeyLocks} reading its lock objects (alone, with a ride, in a
  *       batch).
  * </ul>
+ *
+ * <p>An enum, so that callers compare rules by identity and switch on them; its fields, constructor
+ * and accessors are the usual boilerplate of an enum with data ({@code duplicates} pairs them with
+ * other such classes).
  */
 public enum ReadPolicy {
   /** A byte count: check the bytes and use them. */
@@ -129,7 +134,7 @@ public enum ReadPolicy {
    * spend the -800 repeats).
    */
   public static final class Tries {
-    private final int[] made = new int[values().length];
+    private EnumMap<ReadPolicy, Integer> made; // made on the first repeat: most reads make none
 
     /**
      * Whether the read repeats after an answer of {@code rule}: its repeats are not spent and the
@@ -137,16 +142,19 @@ public enum ReadPolicy {
      * pause's step.
      */
     public boolean again(ReadPolicy rule, Deadline deadline) {
-      if (made[rule.ordinal()] >= rule.retries || deadline.expired()) {
+      if (made(rule) >= rule.retries || deadline.expired()) {
         return false;
       }
-      made[rule.ordinal()]++;
+      if (made == null) {
+        made = new EnumMap<>(ReadPolicy.class);
+      }
+      made.merge(rule, 1, Integer::sum);
       return true;
     }
 
     /** The repeats made so far on {@code rule}'s answers. */
     public int made(ReadPolicy rule) {
-      return made[rule.ordinal()];
+      return made == null ? 0 : made.getOrDefault(rule, 0);
     }
   }
 }
