@@ -165,6 +165,11 @@ public enum StoreStatus {
    */
   public static final long STUCK_PUT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** {@link #describe(long)} of this status's code. */
+  public String describe() {
+    return describe(code);
+  }
+
   /** {@code "-200 NO_AVAILABLE_HANDLE"}, or {@code "-42 UNKNOWN"} for a code not in the table. */
   public static String describe(long code) {
     StoreStatus status = of(code);

@@ -2,6 +2,8 @@ package dev.mooncake.jcache.entry;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.ReadPolicy;
+import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.backend.StuckPutWatch;
 import dev.mooncake.jcache.codec.Codec;
@@ -43,9 +45,6 @@ public final class EntryStorage {
 
   private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.OVERHEAD;
 
-  /** How often a read retries an object whose put is still in flight before calling it absent. */
-  private static final int NOT_READY_RETRIES = 50;
-
   /** What {@link #deleteNow} found under the key. */
   private enum Removal {
     /** An object was there, and is removed. */
@@ -73,14 +72,6 @@ public final class EntryStorage {
 
   /** At most one log line per cache per this long about reads that were not the key's value. */
   private static final long MISMATCH_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-  /**
-   * How often a plain read repeats a transfer failure (-800) before it answers "absent". Seen on a
-   * real Mooncake (3b5a594): after the JVM holding an object's segment died, every read of the
-   * object failed with -800 until the master's client_ttl dropped the segment. See
-   * docs/deviations.md, "A read that cannot reach the object's segment is a miss".
-   */
-  private static final int UNREACHABLE_READ_RETRIES = 3;
 
   /**
    * How long after a read answered "absent" for an unreachable object a write does not trust a
@@ -185,19 +176,20 @@ public final class EntryStorage {
   }
 
   /**
-   * Reads with retries (a torn or foreign value, -707, -800), all ending at the operation's {@code
-   * deadline}: the last answer stands then.
+   * Reads, repeating a torn or foreign value ({@link #INTEGRITY_RETRIES}) and each code as {@link
+   * ReadPolicy#forEntryRead} says, all ending at the operation's {@code deadline}: the rule's end
+   * stands then.
    */
   private StoredEntry readNow(String key, long owner, Deadline deadline) {
     int size = readBufferSize;
     int mismatches = 0;
-    int unreachableTries = 0;
-    int leaseTries = 0;
-    for (int attempt = 0; ; attempt++) {
+    ReadPolicy.Tries tries = new ReadPolicy.Tries();
+    while (true) {
       ByteBuffer buffer = buffers.acquire(size, deadline);
       try {
         long result = store.getInto(key, buffer, deadline);
-        if (result >= 0) {
+        ReadPolicy rule = ReadPolicy.forEntryRead(result);
+        if (rule == ReadPolicy.VALUE) {
           ValueHeader.Checked checked = ValueHeader.copyChecked(buffer, 0, result, owner);
           ValueHeader.Defect defect = checked.defect();
           if (defect == null) {
@@ -210,32 +202,19 @@ public final class EntryStorage {
           }
           throw ValueHeader.refused(buffer, 0, result, key, defect);
         }
-        if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        if (tries.again(rule, deadline)) {
+          pause(rule, tries);
+          continue;
+        }
+        if (rule.end() == ReadPolicy.End.ABSENT) {
           return null;
         }
-        if (result == StoreStatus.REPLICA_IS_NOT_READY.code()) {
-          if (attempt >= NOT_READY_RETRIES) {
-            return null; // a put still in flight is not yet visible
-          }
-          Thread.onSpinWait();
-          continue;
-        }
-        if (result == StoreStatus.LEASE_EXPIRED.code() && !deadline.expired()) {
-          // The read's lease ran out before its transfer finished (seen on a real Mooncake after
-          // the reading JVM was paused, and under load): a new read takes a new lease.
-          backOff(leaseTries++);
-          continue;
-        }
-        if (result == StoreStatus.TRANSFER_FAIL.code()) {
-          if (unreachableTries < UNREACHABLE_READ_RETRIES && !deadline.expired()) {
-            backOff(unreachableTries++);
-            continue;
-          }
+        if (rule.end() == ReadPolicy.End.UNREACHABLE) {
           return unreachable(key);
         }
         // A too-small buffer fails without saying the size: ask for it once.
         long needed = store.getSize(key, deadline);
-        if (needed == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        if (ReadPolicy.forEntryRead(needed) == ReadPolicy.ABSENT) {
           return null;
         }
         if (needed > size) { // grows at most to the largest size asked, so this ends
@@ -321,7 +300,7 @@ public final class EntryStorage {
 
     /** Whether the ride's answer says the key is absent (no read, no remove needed then). */
     boolean knownAbsent() {
-      return answered && result == StoreStatus.OBJECT_NOT_FOUND.code();
+      return answered && ReadPolicy.forEntryRead(result) == ReadPolicy.ABSENT;
     }
 
     /**
@@ -329,7 +308,7 @@ public final class EntryStorage {
      * torn: the single read repeats it) read now, still under the lock.
      */
     StoredEntry entry() {
-      if (answered && result >= 0) {
+      if (answered && ReadPolicy.forEntryRead(result) == ReadPolicy.VALUE) {
         long owner = StoreKeyHash.of(key);
         ValueHeader.Checked checked = ValueHeader.copyChecked(buffer, 0, result, owner);
         if (checked.defect() == null) {
@@ -400,7 +379,8 @@ public final class EntryStorage {
             System.arraycopy(chunk, 0, results, first, end - first);
           });
       for (int i = 0; i < count; i++) {
-        if (results[i] >= 0) {
+        ReadPolicy rule = ReadPolicy.forEntryRead(results[i]);
+        if (rule == ReadPolicy.VALUE) {
           long owner = StoreKeyHash.of(group[i]);
           ValueHeader.Checked checked = ValueHeader.copyChecked(targets[i], 0, results[i], owner);
           if (checked.defect() == null) {
@@ -410,9 +390,9 @@ public final class EntryStorage {
             String key = group[i];
             found[from + i] = lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
           }
-        } else if (results[i] != StoreStatus.OBJECT_NOT_FOUND.code()) {
-          found[from + i] =
-              read(group[i], deadline); // too small or in flight: the single path copes
+        } else if (rule != ReadPolicy.ABSENT) {
+          // too small, or a rule that repeats or fails: the single read applies the table
+          found[from + i] = read(group[i], deadline);
         }
       }
     }
@@ -660,13 +640,14 @@ public final class EntryStorage {
         int i = group.get(g);
         Write write = writes.get(i);
         try {
-          if (results[p] == 0 && stuck[g]) {
+          boolean ok = StoreStatus.of(results[p]) == StoreStatus.OK;
+          if (ok && stuck[g]) {
             putChecked(write.locked(), values[g], true, deadline); // a put that never landed
-          } else if (results[p] == 0 && replaced[i]) {
+          } else if (ok && replaced[i]) {
             toCheck.add(g); // a put right after a remove may be dropped: see putChecked
-          } else if (results[p] != 0 && !StoreStatus.isTransientForWrites(results[p])) {
+          } else if (!ok && !StoreStatus.isTransientForWrites(results[p])) {
             failures[i] = failure("batch put", keys[p], results[p]);
-          } else if (results[p] != 0) {
+          } else if (!ok) {
             putChecked(write.locked(), values[g], true, deadline); // in flight: retried singly
           }
         } catch (RuntimeException e) {
@@ -719,10 +700,11 @@ public final class EntryStorage {
     for (int attempt = 0; ; attempt++) {
       locked.ensureHeld();
       long result = lanes.callLong(Lane.STORE, () -> store.put(key, value, deadline));
-      if (result == 0 && !replacing) {
+      boolean ok = StoreStatus.of(result) == StoreStatus.OK;
+      if (ok && !replacing) {
         return;
       }
-      if (result == 0) {
+      if (ok) {
         long size = lanes.callLong(Lane.STORE, () -> store.getSize(key, deadline));
         if (size == value.remaining()) {
           return;
@@ -793,6 +775,15 @@ public final class EntryStorage {
           failures[group.get(g)] = e;
         }
       }
+    }
+  }
+
+  /** The pause of {@code rule} before a read repeats (the {@code tries.made(rule)}-th time). */
+  private static void pause(ReadPolicy rule, ReadPolicy.Tries tries) {
+    if (rule.pause() == ReadPolicy.Pause.SPIN) {
+      Thread.onSpinWait();
+    } else {
+      backOff(tries.made(rule) - 1);
     }
   }
 
@@ -880,54 +871,59 @@ public final class EntryStorage {
   private long readInPlaceChecked(
       String key, ByteBuffer destination, InPlaceRead read, Deadline deadline) {
     int start = read.start();
-    long length = transferInto(key, destination, read, deadline);
-    // -800 (a segment not reachable now) and -707 (the read's lease ran out before its transfer
-    // finished, as in readNow) are read again within the deadline.
-    for (int retry = 0;
-        (length == StoreStatus.TRANSFER_FAIL.code() || length == StoreStatus.LEASE_EXPIRED.code())
-            && retry < UNREACHABLE_READ_RETRIES
-            && !deadline.expired();
-        retry++) {
-      backOff(retry);
-      read.scrub();
-      length = transferInto(key, destination, read, deadline);
-    }
     long owner = StoreKeyHash.of(key);
-    ValueHeader.Defect defect;
-    for (int retry = 0;
-        length >= 0 && (defect = ValueHeader.defect(destination, start, length, owner)) != null;
-        retry++) {
-      mismatch(key, defect); // not the key's value (see INTEGRITY_RETRIES): ask again
-      if (retry >= INTEGRITY_RETRIES || deadline.expired()) {
-        throw ValueHeader.refused(destination, start, length, key, defect);
+    int mismatches = 0;
+    ReadPolicy.Tries tries = new ReadPolicy.Tries();
+    while (true) {
+      long length = transferInto(key, destination, read, deadline);
+      ReadPolicy rule = ReadPolicy.forEntryRead(length);
+      if (rule == ReadPolicy.VALUE) {
+        ValueHeader.Defect defect = ValueHeader.defect(destination, start, length, owner);
+        if (defect == null) {
+          return framePayload(key, destination, start, length);
+        }
+        mismatch(key, defect); // not the key's value (see INTEGRITY_RETRIES): ask again
+        if (mismatches >= INTEGRITY_RETRIES || deadline.expired()) {
+          throw ValueHeader.refused(destination, start, length, key, defect);
+        }
+        backOff(mismatches++);
+      } else if (tries.again(rule, deadline)) {
+        pause(rule, tries);
+      } else if (rule.end() == ReadPolicy.End.ABSENT) {
+        return ExpiryTimes.ABSENT;
+      } else if (rule.end() == ReadPolicy.End.UNREACHABLE) {
+        unreachable(key);
+        return ExpiryTimes.ABSENT;
+      } else {
+        throw inPlaceFailure(key, destination, length, deadline);
       }
-      backOff(retry);
       read.scrub(); // another key's bytes must not outlive the check, even under a shorter value
-      length = transferInto(key, destination, read, deadline);
     }
-    if (length == StoreStatus.TRANSFER_FAIL.code()) {
-      unreachable(key);
-      return ExpiryTimes.ABSENT;
+  }
+
+  /** A zero-copy read's failure: a destination too small for the value says so. */
+  private CacheException inPlaceFailure(
+      String key, ByteBuffer destination, long code, Deadline deadline) {
+    long size = store.getSize(key, deadline);
+    if (size > destination.remaining()) {
+      return new CacheException(
+          "get on cache '"
+              + cacheName
+              + "': the value of '"
+              + key
+              + "' needs "
+              + size
+              + " bytes, the destination has "
+              + destination.remaining());
     }
-    if (length == StoreStatus.OBJECT_NOT_FOUND.code()
-        || length == StoreStatus.REPLICA_IS_NOT_READY.code()) {
-      return ExpiryTimes.ABSENT;
-    }
-    if (length < 0) {
-      long size = store.getSize(key, deadline);
-      if (size > destination.remaining()) {
-        throw new CacheException(
-            "get on cache '"
-                + cacheName
-                + "': the value of '"
-                + key
-                + "' needs "
-                + size
-                + " bytes, the destination has "
-                + destination.remaining());
-      }
-      throw failure("get", key, length);
-    }
+    return failure("get", key, code);
+  }
+
+  /**
+   * Frames the payload of the checked value at {@code destination[start]}: position and limit;
+   * answers its expiry time.
+   */
+  private long framePayload(String key, ByteBuffer destination, int start, long length) {
     if (ValueHeader.format(destination, start) != TypedCodec.BYTES_FORMAT) {
       throw new CacheException(
           "get on cache '"
@@ -960,7 +956,7 @@ public final class EntryStorage {
               + " absent ({} such reads so far; more are not logged for {} s) ({})",
           cacheName,
           key,
-          StoreStatus.describe(StoreStatus.TRANSFER_FAIL.code()),
+          StoreStatus.TRANSFER_FAIL.describe(),
           unreachableReads.sum(),
           unreachableReads.intervalSeconds(),
           store.describe());
@@ -1055,16 +1051,17 @@ public final class EntryStorage {
     for (int attempt = 0; ; attempt++) {
       locked.ensureHeld();
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
-      if (result == 0) {
+      StoreStatus status = StoreStatus.of(result);
+      if (status == StoreStatus.OK) {
         return Removal.REMOVED;
       }
-      if (result == StoreStatus.OBJECT_NOT_FOUND.code()) {
+      if (status == StoreStatus.OBJECT_NOT_FOUND) {
         return Removal.ABSENT;
       }
       if (!StoreStatus.isTransientForWrites(result)) {
         throw failure("remove", key, result);
       }
-      if (result == StoreStatus.REPLICA_IS_NOT_READY.code() && inFlight.stuckAt(ticker.nanos())) {
+      if (status == StoreStatus.REPLICA_IS_NOT_READY && inFlight.stuckAt(ticker.nanos())) {
         return Removal.STUCK_PUT;
       }
       if (deadline.expired()) {
@@ -1132,8 +1129,8 @@ public final class EntryStorage {
     return (int) needed;
   }
 
-  private CacheException failure(String operation, String key, long code) {
-    return new CacheException(
+  private StoreException failure(String operation, String key, long code) {
+    return new StoreException(
         operation
             + " on cache '"
             + cacheName
@@ -1143,11 +1140,12 @@ public final class EntryStorage {
             + StoreStatus.describe(code)
             + " ("
             + store.describe()
-            + ")");
+            + ")",
+        code);
   }
 
-  private CacheException failure(String operation, String key, long code, String after) {
-    return new CacheException(
+  private StoreException failure(String operation, String key, long code, String after) {
+    return new StoreException(
         operation
             + " on cache '"
             + cacheName
@@ -1159,6 +1157,7 @@ public final class EntryStorage {
             + after
             + " ("
             + store.describe()
-            + ")");
+            + ")",
+        code);
   }
 }

@@ -39,11 +39,15 @@ final class InPlaceRead {
   long answered(long length) {
     if (length >= 0) {
       exposed = Math.max(exposed, (int) Math.min(length, end - start));
-    } else if (length != StoreStatus.OBJECT_NOT_FOUND.code()
-        && length != StoreStatus.REPLICA_IS_NOT_READY.code()) {
+    } else if (!failsBeforeTransfer(StoreStatus.of(length))) {
       exposed = end - start;
     }
     return length;
+  }
+
+  /** Whether a read answering {@code status} was refused before any byte moved. */
+  private static boolean failsBeforeTransfer(StoreStatus status) {
+    return status == StoreStatus.OBJECT_NOT_FOUND || status == StoreStatus.REPLICA_IS_NOT_READY;
   }
 
   /** A transfer that threw: whatever it reached may have been written. */

@@ -1,12 +1,12 @@
 package dev.mooncake.jcache.entry;
 
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.lane.Lane;
 import dev.mooncake.jcache.lane.Lanes;
 import dev.mooncake.jcache.time.Deadline;
 import java.util.Arrays;
-import javax.cache.CacheException;
 
 /**
  * Whether an object is stored under a key, asked of the master's metadata ({@code is_exist}, on the
@@ -68,7 +68,7 @@ final class KeyPresence {
     if (answer == 0) {
       return false;
     }
-    throw new CacheException(
+    throw new StoreException(
         "containsKey on cache '"
             + cacheName
             + "' failed for store key '"
@@ -77,6 +77,7 @@ final class KeyPresence {
             + (answer < 0 ? StoreStatus.describe(answer) : answer + ", neither 0 nor 1")
             + " ("
             + store.describe()
-            + ")");
+            + ")",
+        answer < 0 ? answer : 0);
   }
 }

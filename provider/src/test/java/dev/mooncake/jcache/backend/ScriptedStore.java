@@ -14,9 +14,10 @@ import java.util.Map;
 /**
  * A store double for the entry layer's failure paths: calls go to a real store underneath, unless a
  * scripted answer is queued for the operation ({@code put}, {@code remove}, {@code getInto}, {@code
- * getSize}), in which case that answer is returned instead and the real store is not touched
- * ({@link #DROP} for a put: answer OK, store nothing, as a dropped Mooncake put does). Every call
- * is recorded, and each can move a fake ticker, so retry deadlines pass without sleeps.
+ * getSize}; {@code batchGetInto}: its first key's answer), in which case that answer is returned
+ * instead and the real store is not touched ({@link #DROP} for a put: answer OK, store nothing, as
+ * a dropped Mooncake put does). Every call is recorded, and each can move a fake ticker, so retry
+ * deadlines pass without sleeps.
  */
 public final class ScriptedStore implements ObjectStore {
   /** A scripted put answer: OK, but nothing is stored. */
@@ -166,12 +167,14 @@ public final class ScriptedStore implements ObjectStore {
 
   @Override
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
-    next("batchGetInto", deadline);
+    Long scripted = next("batchGetInto", deadline);
     recordBatch("batchGetInto", keys.length);
     long[] results = delegate.batchGetInto(keys, destinations, deadline);
     byte[] object = nextObject("batchGetInto");
     if (object != null && keys.length > 0) {
       results[0] = copy(object, destinations[0]);
+    } else if (scripted != null && keys.length > 0) {
+      results[0] = scripted; // a scripted code answers for the first key
     }
     return results;
   }

@@ -2,6 +2,7 @@ package dev.mooncake.jcache.event.remote;
 
 import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.function.IntSupplier;
@@ -56,7 +57,7 @@ public abstract class EventedStore extends ForwardingObjectStore {
       rc = call.getAsInt();
       return rc;
     } finally {
-      changed(key, kind, token, rc == 0);
+      changed(key, kind, token, StoreStatus.of(rc) == StoreStatus.OK);
     }
   }
 
@@ -78,7 +79,11 @@ public abstract class EventedStore extends ForwardingObjectStore {
     } finally {
       for (int i = 0; i < keys.length; i++) {
         if (tokens[i] != null) {
-          changed(keys[i], KvEvent.Kind.STORED, tokens[i], codes != null && codes[i] == 0);
+          changed(
+              keys[i],
+              KvEvent.Kind.STORED,
+              tokens[i],
+              codes != null && StoreStatus.of(codes[i]) == StoreStatus.OK);
         }
       }
     }

@@ -1,5 +1,7 @@
 package dev.mooncake.jcache.lock.cluster;
 
+import dev.mooncake.jcache.backend.ReadPolicy;
+import dev.mooncake.jcache.backend.StoreException;
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.backend.StuckPutWatch;
 import dev.mooncake.jcache.lane.BoundedCalls;
@@ -454,7 +456,8 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       return null;
     }
     holds.remove(hold.key);
-    if (answer[0] >= 0) {
+    ReadPolicy rule = ReadPolicy.forLockRead(answer[0]);
+    if (rule == ReadPolicy.VALUE) {
       LockRecord found = LockRecord.decode(buffer, answer[0], hold.lockKey);
       if (found != null && found.sameToken(hold.record)) {
         hold.proofAt = sent;
@@ -470,8 +473,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       }
       return null; // another's: the master lost ours, or our segment was dropped
     }
-    if (answer[0] != StoreStatus.OBJECT_NOT_FOUND.code()) {
-      release(hold, operation); // no verdict: released as a lock whose state is unknown
+    if (rule != ReadPolicy.ABSENT) {
+      // no verdict (a renewal does not wait, its next acquisition does): released as a lock whose
+      // state is unknown
+      release(hold, operation);
     }
     return null;
   }
@@ -794,11 +799,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       mine = new LockRecord(instance, attempts.incrementAndGet(), holder);
       sentAt = clock.getAsLong();
       int code = store.createPinned(lockKey, mine.encode(lockKey), deadline);
-      if (code != 0 && !StoreStatus.isTransientForLockCalls(code)) {
+      boolean ok = StoreStatus.of(code) == StoreStatus.OK;
+      if (!ok && !StoreStatus.isTransientForLockCalls(code)) {
         throw failed("putting", code);
       }
       lastCode = code;
-      if (code != 0) {
+      if (!ok) {
         return Step.PUT; // a failed put is tried again; a put answering 0 is read back
       }
       mayBeOurs = true;
@@ -822,7 +828,8 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
         return Step.WATCH;
       }
       long read = answer[0];
-      if (read >= 0) {
+      ReadPolicy rule = ReadPolicy.forLockRead(read);
+      if (rule == ReadPolicy.VALUE) {
         LockRecord found = LockRecord.decode(buffer, read, lockKey);
         if (found == null) {
           // A real Mooncake can tear a read that races a forced remove (the memory is reused by
@@ -855,10 +862,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
         want();
         return Step.WATCH;
       }
-      if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
+      if (rule == ReadPolicy.ABSENT) {
         return Step.PUT; // the holder released between our put and our read: try again now
       }
-      if (!StoreStatus.isTransientForLockCalls(read)) {
+      if (rule == ReadPolicy.FAIL) {
         throw failed("reading", read);
       }
       // Its put in flight (-703), a transfer that failed (-800: a dead or paused holder), RPC
@@ -872,16 +879,17 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
         want(); // a holder that revoked removed it; another may keep the lock next
       }
       long size = store.size(lockKey, deadline);
-      if (size == StoreStatus.REPLICA_IS_NOT_READY.code() && inFlight.stuckAt(clock.getAsLong())) {
+      StoreStatus status = size < 0 ? StoreStatus.of(size) : StoreStatus.OK;
+      if (status == StoreStatus.REPLICA_IS_NOT_READY && inFlight.stuckAt(clock.getAsLong())) {
         // A holder killed inside the lock object's put: only a put (PutStart) of ours lets
         // Mooncake discard it, once it is old enough (StoreStatus.STUCK_PUT_NANOS).
         lastCode = size;
         return Step.PUT;
       }
-      if (size != StoreStatus.REPLICA_IS_NOT_READY.code()) {
+      if (status != StoreStatus.REPLICA_IS_NOT_READY) {
         inFlight.reset();
       }
-      if (size == StoreStatus.OBJECT_NOT_FOUND.code()) {
+      if (status == StoreStatus.OBJECT_NOT_FOUND) {
         return Step.PUT; // released, or its holder's segment dropped: compete now
       }
       if (size < 0) {
@@ -902,8 +910,8 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       return Step.WATCH;
     }
 
-    private CacheException failed(String doing, long code) {
-      return new CacheException(
+    private StoreException failed(String doing, long code) {
+      return new StoreException(
           LockNames.describe(key)
               + ": "
               + doing
@@ -913,7 +921,8 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
               + StoreStatus.describe(code)
               + " ("
               + store.describe()
-              + ")");
+              + ")",
+          code);
     }
 
     /**
@@ -1105,7 +1114,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       int[] created = new int[n];
       int c = 0;
       for (int i = 0; i < n; i++) {
-        if (put[i] == 0) {
+        if (StoreStatus.of(put[i]) == StoreStatus.OK) {
           created[c++] = i;
         } else {
           unknown[i] = false; // a failed put is tried again alone, which reports a lasting failure
@@ -1129,7 +1138,8 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
               () -> stuckAll(readKeys));
       for (int j = 0; j < c; j++) {
         int i = created[j];
-        if (read[j] >= 0) {
+        ReadPolicy rule = ReadPolicy.forLockRead(read[j]);
+        if (rule == ReadPolicy.VALUE) {
           LockRecord found = LockRecord.decode(buffers[j], read[j], readKeys[j]);
           if (found != null) {
             // Ours: our put created it and returned before the read (Lemma 1). Another's, or an
@@ -1137,7 +1147,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
             unknown[i] = false;
             won[i] = found.sameToken(mine[i]);
           }
-        } else if (read[j] == StoreStatus.OBJECT_NOT_FOUND.code()) {
+        } else if (rule == ReadPolicy.ABSENT) {
           unknown[i] = false; // released between put and read: our put did not create it
         }
         // a code in between (-703, a transfer that failed): unknown; the wait alone tells
@@ -1286,11 +1296,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
     long sent = clock.getAsLong();
     long read = readAlone(lockKey, buffer, deadline);
-    if (read == StoreStatus.OBJECT_NOT_FOUND.code()) {
+    ReadPolicy rule = ReadPolicy.forLockRead(read);
+    if (rule == ReadPolicy.ABSENT) {
       return true;
     }
-    if (read < 0) {
-      return false;
+    if (rule != ReadPolicy.VALUE) {
+      return false; // no verdict: the caller's retry loop reads again within its bound
     }
     LockRecord found = LockRecord.decode(buffer, read, lockKey);
     if (found == null) {
@@ -1303,8 +1314,13 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     if (clock.getAsLong() - sent >= leaseNanos) {
       return false; // too slow to trust the read; try again later
     }
-    int code = store.remove(lockKey, deadline);
-    return code == 0 || code == StoreStatus.OBJECT_NOT_FOUND.code();
+    return isGone(store.remove(lockKey, deadline));
+  }
+
+  /** Whether a remove's answer leaves no object: removed (0), or none there (-704). */
+  private static boolean isGone(int removeAnswer) {
+    StoreStatus status = StoreStatus.of(removeAnswer);
+    return status == StoreStatus.OK || status == StoreStatus.OBJECT_NOT_FOUND;
   }
 
   /** Removes the lock object only while it still carries {@code record}'s token; retries. */
@@ -1325,7 +1341,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     int waits = 0;
     while (true) {
       int code = store.remove(lockKey, deadline);
-      if (code == 0 || code == StoreStatus.OBJECT_NOT_FOUND.code()) {
+      if (isGone(code)) {
         return true;
       }
       long wait = pauseNanos(waits++);

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.lock.cluster;
 
+import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 
@@ -67,7 +68,8 @@ public interface LockStore {
     int[] answers = new int[keys.length];
     for (int i = 0; i < keys.length; i++) {
       long size = size(keys[i], deadline);
-      answers[i] = size >= 0 ? 1 : size == -704 ? 0 : (int) size;
+      answers[i] =
+          size >= 0 ? 1 : StoreStatus.of(size) == StoreStatus.OBJECT_NOT_FOUND ? 0 : (int) size;
     }
     return answers;
   }
