@@ -2,8 +2,8 @@ package dev.mooncake.jcache.lock.cluster;
 
 import dev.mooncake.jcache.backend.StoreStatus;
 import dev.mooncake.jcache.backend.StuckPutWatch;
-import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.BoundedCalls;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.time.Deadline;

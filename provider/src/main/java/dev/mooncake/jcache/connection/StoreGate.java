@@ -1,4 +1,4 @@
-package dev.mooncake.jcache;
+package dev.mooncake.jcache.connection;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ForwardingBufferPool;
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call
  * whose increment the drain did not see reads the shut gate afterwards and backs out.
  */
-final class StoreGate extends ForwardingObjectStore {
+public final class StoreGate extends ForwardingObjectStore {
   private static final int STRIPES = 64;
   private static final int SPACING = 8; // longs per stripe: one cache line each
 
@@ -50,7 +50,7 @@ final class StoreGate extends ForwardingObjectStore {
   private final BufferPool pool;
   private volatile boolean shut;
 
-  StoreGate(ObjectStore store, String owner) {
+  public StoreGate(ObjectStore store, String owner) {
     super(store);
     this.owner = owner;
     this.pool = new GatedPool(store.buffers());
@@ -99,7 +99,7 @@ final class StoreGate extends ForwardingObjectStore {
   }
 
   /** The key locks, each held lock counted as a call in flight until it is released. */
-  KeyLocks locks(KeyLocks locks) {
+  public KeyLocks locks(KeyLocks locks) {
     return new GatedLocks(locks);
   }
 
@@ -208,7 +208,7 @@ final class StoreGate extends ForwardingObjectStore {
   /**
    * Refuses new calls, then waits up to {@code timeoutMillis} for those in flight; true if done.
    */
-  boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
+  public boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
     shut = true;
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     long callsDoneAt = 0;
