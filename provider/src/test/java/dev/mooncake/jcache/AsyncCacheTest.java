@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.async.AsyncOverloadException;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.lane.CallTimeoutException;
 import dev.mooncake.jcache.testing.Latches;
 import dev.mooncake.jcache.time.Deadline;
 import java.time.Duration;

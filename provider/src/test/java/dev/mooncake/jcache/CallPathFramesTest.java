@@ -8,7 +8,7 @@ import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.OwnSegment;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.time.Deadline;

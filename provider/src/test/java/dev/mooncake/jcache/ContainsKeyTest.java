@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ForwardingObjectStore;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
 import dev.mooncake.jcache.config.SeedConfigPeer;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterLocking;
 import dev.mooncake.jcache.time.Deadline;

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import dev.mooncake.jcache.time.FakeTicker;
 import dev.mooncake.jcache.time.Ticker;

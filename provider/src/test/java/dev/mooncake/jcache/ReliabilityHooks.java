@@ -1,9 +1,9 @@
 package dev.mooncake.jcache;
 
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.net.URI;
 import java.util.Properties;

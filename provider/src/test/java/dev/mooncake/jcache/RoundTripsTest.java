@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.LocalKeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterLocking;

@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.async;
 
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;
 import java.time.Duration;

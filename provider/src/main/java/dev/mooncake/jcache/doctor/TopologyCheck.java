@@ -2,8 +2,8 @@ package dev.mooncake.jcache.doctor;
 
 import dev.mooncake.jcache.backend.OwnSegment;
 import dev.mooncake.jcache.backend.mooncake.PoolTopology;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;

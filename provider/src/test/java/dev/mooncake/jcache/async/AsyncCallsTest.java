@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.testing.Latches;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;

@@ -337,7 +337,7 @@ class AsyncReadBatchTest {
     runQueued();
     assertEquals(List.of(List.of("b", "c")), batches);
     ExecutionException failure = assertThrows(ExecutionException.class, a::get);
-    assertInstanceOf(dev.mooncake.jcache.lane.CallTimeoutException.class, failure.getCause());
+    assertInstanceOf(dev.mooncake.jcache.calls.CallTimeoutException.class, failure.getCause());
     assertEquals("v-b", b.get());
     assertEquals("v-c", c.get());
   }

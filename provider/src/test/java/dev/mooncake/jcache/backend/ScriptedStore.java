@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.backend;
 
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.FakeTicker;
 import java.nio.ByteBuffer;

@@ -150,7 +150,7 @@ class LockedKeyTest {
         Duration.ofSeconds(2),
         lockClock::get,
         lockClock::addAndGet,
-        new dev.mooncake.jcache.lane.BoundedCalls("locked-test", 4),
+        new dev.mooncake.jcache.calls.BoundedCalls("locked-test", 4),
         Duration.ofSeconds(1),
         Duration.ofSeconds(1));
   }

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import dev.mooncake.jcache.backend.StoreStatus;
-import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.BoundedCalls;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.time.Deadline;

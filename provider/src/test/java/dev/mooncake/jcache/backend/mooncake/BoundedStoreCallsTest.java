@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;

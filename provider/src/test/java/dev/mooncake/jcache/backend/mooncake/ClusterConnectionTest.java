@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.open.StoreConnection;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.connection.StoreConnection;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.lock.cluster.ClusterKeyLocks;
 import dev.mooncake.jcache.time.Deadline;

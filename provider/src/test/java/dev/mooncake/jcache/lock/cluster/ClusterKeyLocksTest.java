@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.backend.StoreStatus;
-import dev.mooncake.jcache.lane.BoundedCalls;
-import dev.mooncake.jcache.lane.CallTimeoutException;
+import dev.mooncake.jcache.calls.BoundedCalls;
+import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;

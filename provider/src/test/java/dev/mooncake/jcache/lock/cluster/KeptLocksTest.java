@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.lane.BoundedCalls;
+import dev.mooncake.jcache.calls.BoundedCalls;
 import dev.mooncake.jcache.lock.KeyLocks;
 import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;

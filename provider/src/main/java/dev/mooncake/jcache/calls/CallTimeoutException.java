@@ -1,4 +1,4 @@
-package dev.mooncake.jcache.lane;
+package dev.mooncake.jcache.calls;
 
 import javax.cache.CacheException;
 

@@ -1,4 +1,4 @@
-package dev.mooncake.jcache.backend.open;
+package dev.mooncake.jcache.connection;
 
 import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.backend.inprocess.InProcessStore;

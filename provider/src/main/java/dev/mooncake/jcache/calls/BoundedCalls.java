@@ -1,4 +1,4 @@
-package dev.mooncake.jcache.lane;
+package dev.mooncake.jcache.calls;
 
 import dev.mooncake.jcache.time.Deadline;
 import dev.mooncake.jcache.time.Ticker;

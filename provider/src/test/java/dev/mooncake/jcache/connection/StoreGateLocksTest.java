@@ -1,4 +1,4 @@
-package dev.mooncake.jcache;
+package dev.mooncake.jcache.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

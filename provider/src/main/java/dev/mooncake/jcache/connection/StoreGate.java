@@ -1,4 +1,4 @@
-package dev.mooncake.jcache;
+package dev.mooncake.jcache.connection;
 
 import dev.mooncake.jcache.backend.BufferPool;
 import dev.mooncake.jcache.backend.ForwardingBufferPool;
@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  * so the hot path touches one mostly uncontended counter and a drain never misses a call: a call
  * whose increment the drain did not see reads the shut gate afterwards and backs out.
  */
-final class StoreGate extends ForwardingObjectStore {
+public final class StoreGate extends ForwardingObjectStore {
   private static final int STRIPES = 64;
   private static final int SPACING = 8; // longs per stripe: one cache line each
 
@@ -54,7 +54,7 @@ final class StoreGate extends ForwardingObjectStore {
   private final BufferPool pool;
   private volatile boolean shut;
 
-  StoreGate(ObjectStore store, String owner) {
+  public StoreGate(ObjectStore store, String owner) {
     super(store);
     this.owner = owner;
     this.pool = new GatedPool(store.buffers());
@@ -103,7 +103,7 @@ final class StoreGate extends ForwardingObjectStore {
   }
 
   /** The key locks, each held lock counted as a call in flight until it is released. */
-  KeyLocks locks(KeyLocks locks) {
+  public KeyLocks locks(KeyLocks locks) {
     return new GatedLocks(locks);
   }
 
@@ -222,7 +222,7 @@ final class StoreGate extends ForwardingObjectStore {
   /**
    * Refuses new calls, then waits up to {@code timeoutMillis} for those in flight; true if done.
    */
-  boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
+  public boolean shutAndDrain(long timeoutMillis) throws InterruptedException {
     shut = true;
     Deadline drain = Deadline.after(Duration.ofMillis(timeoutMillis), CLOCK);
     Deadline heldBuffers = null; // from when no call is in flight any more

@@ -1,4 +1,4 @@
-package dev.mooncake.jcache.lane;
+package dev.mooncake.jcache.calls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
