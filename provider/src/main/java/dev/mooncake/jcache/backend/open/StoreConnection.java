@@ -82,7 +82,8 @@ public final class StoreConnection implements AutoCloseable {
             store,
             config.consistency().lockLease(),
             config.operationTimeout(),
-            config.consistency().lockKeepIdle())
+            config.consistency().lockKeepIdle(),
+            config.masterMetricsAddress())
         : new LocalKeyLocks();
   }
 

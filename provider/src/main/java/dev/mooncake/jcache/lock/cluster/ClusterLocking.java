@@ -24,6 +24,20 @@ public final class ClusterLocking {
    */
   public static ClusterKeyLocks locks(
       ObjectStore store, Duration lease, Duration timeout, Duration keepIdle) {
+    return locks(store, lease, timeout, keepIdle, null);
+  }
+
+  /**
+   * {@link #locks(ObjectStore, Duration, Duration, Duration)} whose acquisitions check, at the
+   * master's admin server {@code masterMetricsAddress} (null: no check), that each new lock record
+   * lives in this client's segment ({@link LockPlacement}).
+   */
+  public static ClusterKeyLocks locks(
+      ObjectStore store,
+      Duration lease,
+      Duration timeout,
+      Duration keepIdle,
+      String masterMetricsAddress) {
     String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
     if (segment == null) {
       throw new CacheException(
@@ -37,7 +51,10 @@ public final class ClusterLocking {
               + " docs/cluster-consistency.md)");
     }
     String holder = segment + " pid " + ProcessHandle.current().pid();
-    return ClusterKeyLocks.keeping(
-        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle);
+    ClusterKeyLocks locks =
+        ClusterKeyLocks.keeping(
+            new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle);
+    locks.checkPlacement(LockPlacement.onMaster(masterMetricsAddress, segment));
+    return locks;
   }
 }
