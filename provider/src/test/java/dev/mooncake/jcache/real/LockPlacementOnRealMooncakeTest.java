@@ -54,15 +54,24 @@ class LockPlacementOnRealMooncakeTest {
           peer.ready();
         }
         Peer full = peers.get(0);
-        // hard-pinned values preferring its own segment, smaller and smaller until no room is left
-        // (their own lock records are refused once it is full: errors are expected then)
-        int[][] stages = {{15, 1 << 20}, {15, 64 << 10}, {15, 4 << 10}, {64, 256}, {128, 64}};
-        for (int s = 0; s < stages.length; s++) {
-          String reply = full.ask("fill f" + s + "- " + stages[s][0] + " " + stages[s][1]);
-          System.out.println(
-              "[placement] fill " + stages[s][0] + " x " + stages[s][1] + ": " + reply);
+        // hard-pinned values preferring its own segment, each size until its segment's use stops
+        // growing (then they land elsewhere), smaller and smaller until not even a lock fits; its
+        // own lock records are refused once it is full (errors are expected then)
+        JsonNode fullest = null;
+        int batch = 0;
+        for (int size = 1 << 20; size >= 32; size /= 4) {
+          long used = -1;
+          while (true) {
+            String reply = full.ask("fill f" + batch++ + "- 16 " + size);
+            fullest = fullestSegment(master.metricsPort());
+            long now = fullest.path("allocator_used_bytes").asLong();
+            System.out.println("[placement] fill 16 x " + size + ": " + reply + ", used " + now);
+            if (now == used) {
+              break;
+            }
+            used = now;
+          }
         }
-        JsonNode fullest = fullestSegment(master.metricsPort());
         System.out.println("[placement] fullest segment: " + fullest);
 
         String refused = full.ask("take solo-key v");
