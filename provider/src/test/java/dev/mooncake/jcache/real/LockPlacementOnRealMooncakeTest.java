@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  * the holder is killed with SIGKILL: at no point do two JVMs hold the key, and every held lock's
  * record lives outside the full segment. Own master on port 50141. Prints what it saw.
  */
+@Disabled(
+    "cannot make the condition yet: on Mooncake 3b5a594 the full JVM's segment stops growing at"
+        + " 88.9 % (14,913,630 of 16,777,216 bytes) whatever value size is put, yet its ~50-byte"
+        + " lock records still land in it (the solo take is held, its placement checked), so no"
+        + " record is misplaced and the race never meets the case (runs of 2026-12-06, r35-placement)")
 class LockPlacementOnRealMooncakeTest {
   private static final int PORT = 50141;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,20 +63,23 @@ class LockPlacementOnRealMooncakeTest {
         // hard-pinned values preferring its own segment, each size until its segment's use stops
         // growing (then they land elsewhere), smaller and smaller until not even a lock fits; its
         // own lock records are refused once it is full (errors are expected then)
+        // one value at a time, so that what spills leaves the other segments room
         JsonNode fullest = null;
         int batch = 0;
-        for (int size = 1 << 20; size >= 32; size /= 4) {
+        for (int size :
+            new int[] {1 << 20, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 1 << 10, 256, 64, 1}) {
           long used = -1;
-          while (true) {
-            String reply = full.ask("fill f" + batch++ + "- 16 " + size);
+          String reply = "";
+          // until 3 puts in a row leave its use unchanged (one may spill while room is left)
+          for (int tries = 0, flat = 0; tries < 400 && flat < 3; tries++) {
+            reply = full.ask("fill f" + batch++ + "- 1 " + size);
             fullest = fullestSegment(master.metricsPort());
             long now = fullest.path("allocator_used_bytes").asLong();
-            System.out.println("[placement] fill 16 x " + size + ": " + reply + ", used " + now);
-            if (now == used) {
-              break;
-            }
+            flat = now == used ? flat + 1 : 0;
             used = now;
           }
+          System.out.println(
+              "[placement] filled with " + size + " chars: " + reply + ", used " + used);
         }
         System.out.println("[placement] fullest segment: " + fullest);
 
