@@ -84,7 +84,8 @@ public final class StoreConnection implements AutoCloseable {
             config.consistency().lockLease(),
             config.operationTimeout(),
             config.consistency().lockKeepIdle(),
-            ticker)
+            ticker,
+            config.masterMetricsAddress())
         : new LocalKeyLocks();
   }
 

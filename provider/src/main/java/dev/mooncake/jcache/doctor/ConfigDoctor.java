@@ -94,6 +94,15 @@ public final class ConfigDoctor {
     for (Map.Entry<String, String> e : mooncakeEnvironment().entrySet()) {
       out.printf(Locale.ROOT, "env      %s=%s%n", e.getKey(), e.getValue());
     }
+    if (config.backend() == MooncakeConfig.Backend.MOONCAKE
+        && config.consistency().level() == MooncakeConfig.Consistency.Level.CLUSTER
+        && config.masterMetricsAddress() == null) {
+      out.println(
+          "WARNING  placement: consistency \"cluster\" without master_metrics_address: a lock"
+              + " record that lands outside its holder's full segment is not detected, and"
+              + " exclusion can break (set it to the master's --metrics_port;"
+              + " docs/cluster-consistency.md, \"Placement fallback\")");
+    }
 
     if (config.backend() == MooncakeConfig.Backend.MOONCAKE) {
       try {
@@ -170,6 +179,12 @@ public final class ConfigDoctor {
       try {
         roundTrip(manager);
       } catch (RuntimeException e) {
+        if (topology != null && !topology.missing().isEmpty()) {
+          // what is missing fails it (a lock whose segment the master does not list, say)
+          out.println("round trip failed: " + cause(e));
+          out.println("FAILED topology: missing " + String.join(", ", topology.missing()));
+          return TOPOLOGY;
+        }
         return failed("round trip", e, ROUND_TRIP);
       }
       if (topology != null && !topology.missing().isEmpty()) {

@@ -80,8 +80,15 @@ class LockSegmentConfigTest {
         failure("{" + MOONCAKE + ",'mode':'standalone-store','master_metrics_address':'nohost'}");
     assertTrue(message.contains("master_metrics_address"), message);
     assertTrue(message.contains("has no port"), message);
-    message = failure("{" + MOONCAKE + ",'master_metrics_address':'127.0.0.1:9003'}");
-    assertTrue(message.contains("is used only in mode \"standalone-store\""), message);
+    // embedded under cluster: acquisitions check where lock records land (LockPlacement)
+    assertEquals(
+        "127.0.0.1:9003",
+        parse("{" + MOONCAKE + ",'master_metrics_address':'127.0.0.1:9003'}")
+            .masterMetricsAddress());
+    message =
+        failure(
+            "{" + MOONCAKE + ",'consistency':'local','master_metrics_address':'127.0.0.1:9003'}");
+    assertTrue(message.contains("is used only with \"consistency\": \"cluster\""), message);
     assertEquals(null, parse("{" + STANDALONE + "}").masterMetricsAddress());
   }
 

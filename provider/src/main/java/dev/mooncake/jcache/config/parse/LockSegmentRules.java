@@ -56,18 +56,20 @@ final class LockSegmentRules {
   }
 
   /**
-   * {@code master_metrics_address}: where the pool's segments are listed; only with a lock segment,
-   * and a valid {@code host:port}.
+   * {@code master_metrics_address}: where the pool's segments are listed (with a lock segment), and
+   * where acquisitions check that a lock record landed in its holder's segment; only under {@code
+   * cluster}, and a valid {@code host:port}.
    */
-  static String metricsAddress(ConfigObject config, Optional<String> given, long lockSegmentSize) {
+  static String metricsAddress(
+      ConfigObject config, Optional<String> given, Consistency.Level level) {
     if (given.isEmpty()) {
       return null;
     }
-    if (lockSegmentSize == 0) {
+    if (level != Consistency.Level.CLUSTER) {
       throw config.error(
           "master_metrics_address",
-          "is used only in mode \"standalone-store\" with \"consistency\": \"cluster\" (there it"
-              + " finds the pool's segments); remove it");
+          "is used only with \"consistency\": \"cluster\" (it finds the pool's segments in"
+              + " \"standalone-store\" and checks where lock records land); remove it");
     }
     String address = given.get().strip();
     MooncakeConfigReader.check(config, "master_metrics_address", HostPort::parse, address);

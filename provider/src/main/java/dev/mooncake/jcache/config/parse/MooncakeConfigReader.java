@@ -110,7 +110,7 @@ public final class MooncakeConfigReader {
             config, config.size("lock_segment_size"), backend, mode, consistency.level());
     String masterMetrics =
         LockSegmentRules.metricsAddress(
-            config, config.string("master_metrics_address"), lockSegmentSize);
+            config, config.string("master_metrics_address"), consistency.level());
     Map<String, CacheDefinition> caches =
         config.object("caches").map(MooncakeConfigReader::caches).orElse(Map.of());
     String eventsEndpoint =

@@ -125,6 +125,9 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   /** Where JVMs waiting for a kept lock say so: the KV events of these keys wake the holder. */
   public static final String WANT_KEY_PREFIX = LockNames.WANT_PREFIX;
 
+  /** Whether a new record lives in this holder's segment ("Placement fallback"). */
+  private volatile LockPlacement placement = LockPlacement.UNCHECKED;
+
   /** Given-up reads still running, by lock key: a key gets no second one while one blocks. */
   private final ConcurrentHashMap<String, AtomicInteger> stuck = new ConcurrentHashMap<>();
 
@@ -258,6 +261,11 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     locks.startKeeping();
     locks.retryLeftoversInBackground();
     return locks;
+  }
+
+  /** Acquisitions count a lock held only once {@code placement} finds it in our segment. */
+  void checkPlacement(LockPlacement placement) {
+    this.placement = placement;
   }
 
   /** Failed releases are retried on a thread of their own ({@link LeftoverRetries}). */
@@ -843,6 +851,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
         if (found.sameToken(mine)) {
           // Our put created the object and returned before this read was sent, so the key was
           // ours (Lemma 1) when the read of it in the same batch was made.
+          String misplaced = placement.misplaced(lockKey, deadline);
+          if (misplaced != null) {
+            throw refuse(misplaced);
+          }
           if (riding) {
             ride.answered(answer[1]);
           }
@@ -908,6 +920,16 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       }
       watched = size; // not ours, still the same object: wait
       return Step.WATCH;
+    }
+
+    /** Our record is not (known to be) in our segment: removed, and never counted as held. */
+    private CacheException refuse(String why) {
+      unwant();
+      if (!removeIfOurs(lockKey, mine, deadline)) {
+        addLeftover(new Hold(key, lockKey, mine, sentAt));
+      }
+      return new CacheException(
+          LockNames.describe(key) + ": cluster lock " + lockKey + " not taken: " + why);
     }
 
     private StoreException failed(String doing, long code) {
@@ -1146,6 +1168,10 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
             // older one of ours: not won (the wait alone removes an older one of ours).
             unknown[i] = false;
             won[i] = found.sameToken(mine[i]);
+            if (won[i] && placement.misplaced(lockKeys[i], deadline) != null) {
+              won[i] = false; // removed; the key alone meets it again and says where it landed
+              unknown[i] = !removeIfOurs(lockKeys[i], mine[i], deadline);
+            }
           }
         } else if (rule == ReadPolicy.ABSENT) {
           unknown[i] = false; // released between put and read: our put did not create it

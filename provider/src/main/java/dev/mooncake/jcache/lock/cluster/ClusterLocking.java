@@ -25,7 +25,7 @@ public final class ClusterLocking {
    */
   public static ClusterKeyLocks locks(
       ObjectStore store, Duration lease, Duration timeout, Duration keepIdle) {
-    return locks(store, lease, timeout, keepIdle, Ticker.system());
+    return locks(store, lease, timeout, keepIdle, Ticker.system(), null);
   }
 
   /**
@@ -34,6 +34,21 @@ public final class ClusterLocking {
    */
   public static ClusterKeyLocks locks(
       ObjectStore store, Duration lease, Duration timeout, Duration keepIdle, Ticker ticker) {
+    return locks(store, lease, timeout, keepIdle, ticker, null);
+  }
+
+  /**
+   * {@link #locks(ObjectStore, Duration, Duration, Duration, Ticker)} whose acquisitions also
+   * check, at the master's admin server {@code masterMetricsAddress} (null: no check), that each
+   * new lock record lives in this client's segment ({@link LockPlacement}).
+   */
+  public static ClusterKeyLocks locks(
+      ObjectStore store,
+      Duration lease,
+      Duration timeout,
+      Duration keepIdle,
+      Ticker ticker,
+      String masterMetricsAddress) {
     String segment = store instanceof OwnSegment own ? own.ownSegment() : null;
     if (segment == null) {
       throw new CacheException(
@@ -47,7 +62,15 @@ public final class ClusterLocking {
               + " docs/cluster-consistency.md)");
     }
     String holder = segment + " pid " + ProcessHandle.current().pid();
-    return ClusterKeyLocks.keeping(
-        new SegmentLockStore(store, (OwnSegment) store), holder, lease, timeout, keepIdle, ticker);
+    ClusterKeyLocks locks =
+        ClusterKeyLocks.keeping(
+            new SegmentLockStore(store, (OwnSegment) store),
+            holder,
+            lease,
+            timeout,
+            keepIdle,
+            ticker);
+    locks.checkPlacement(LockPlacement.onMaster(masterMetricsAddress, segment));
+    return locks;
   }
 }

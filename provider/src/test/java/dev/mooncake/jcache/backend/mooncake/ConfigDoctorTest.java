@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.backend.mooncake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.doctor.ConfigDoctor;
@@ -85,6 +86,18 @@ class ConfigDoctorTest {
                 + "remove   [0-9.]+ ms.*"),
         out);
     assertTrue(out.strip().endsWith("OK"), out);
+  }
+
+  @Test
+  void clusterConsistencyWithoutTheAdminServerIsWarnedAbout() throws Exception {
+    doctor(Map.of(), config(mooncake(Fake.library(), ", \"consistency\": \"cluster\"")).toString());
+    assertTrue(
+        output()
+            .contains("WARNING  placement: consistency \"cluster\" without master_metrics_address"),
+        output());
+    printed.reset();
+    doctor(Map.of(), config(mooncake(Fake.library(), ", \"consistency\": \"local\"")).toString());
+    assertFalse(output().contains("WARNING  placement"), output());
   }
 
   @Test

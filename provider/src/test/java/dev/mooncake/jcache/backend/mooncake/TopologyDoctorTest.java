@@ -35,6 +35,7 @@ class TopologyDoctorTest {
   private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
   private final AtomicReference<String> segments = new AtomicReference<>("");
   private HttpServer admin;
+  private volatile String lockHome = "";
   private MooncakeStore pool;
 
   @BeforeEach
@@ -45,6 +46,16 @@ class TopologyDoctorTest {
         "/get_segments_detail",
         exchange ->
             answer(exchange, "{\"total_segments\":0,\"segments\":[" + segments.get() + "]}"));
+    // Lock records land in the doctor's own segment (LockPlacement asks where each one is)
+    admin.createContext(
+        "/query_key",
+        exchange ->
+            answer(
+                exchange,
+                "{\"success\":true,\"data\":[{\"size_\":50,\"buffer_address_\":4112,"
+                    + "\"transport_endpoint_\":\""
+                    + lockHome
+                    + "\"}]}"));
     admin.start();
     TestConfig config = new TestConfig();
     config.globalSegmentSize = 64 * MIB;
@@ -71,8 +82,9 @@ class TopologyDoctorTest {
   private static String segment(String name, long capacity, long used) {
     return """
         {"segment_name":"%s","size_bytes":%d,"protocol":"tcp","status":"OK",\
+        "te_endpoint":"%s","base_address":"0x1000",\
         "allocator_used_bytes":%d,"allocator_capacity_bytes":%d}"""
-        .formatted(name, capacity, used, capacity);
+        .formatted(name, capacity, name, used, capacity);
   }
 
   private void mount(String... entries) {
@@ -81,6 +93,7 @@ class TopologyDoctorTest {
 
   /** The doctor on a standalone-store + cluster config whose lock segment is named {@code own}. */
   private int doctor(String own, String adminAddress) throws Exception {
+    lockHome = own;
     Path file = dir.resolve("standalone.json");
     Files.writeString(
         file,

@@ -63,6 +63,12 @@ final class ScriptedCluster {
     objects.put(key, new StoredObject(bytes, segment));
   }
 
+  /** The segment the object at {@code key} lives in; null when absent. */
+  synchronized String segmentOf(String key) {
+    StoredObject o = objects.get(key);
+    return o == null ? null : o.segment;
+  }
+
   synchronized int size() {
     return objects.size();
   }
