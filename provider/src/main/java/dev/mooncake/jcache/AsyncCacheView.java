@@ -1,10 +1,10 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.async.AsyncCalls;
-import dev.mooncake.jcache.operation.Batches;
-import dev.mooncake.jcache.operation.KeyOperations;
-import dev.mooncake.jcache.operation.Reads;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.async.AsyncCalls;
+import dev.mooncake.jcache.internal.operation.Batches;
+import dev.mooncake.jcache.internal.operation.KeyOperations;
+import dev.mooncake.jcache.internal.operation.Reads;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -1,32 +1,32 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.async.AsyncCalls;
 import dev.mooncake.jcache.config.CacheDefinition;
-import dev.mooncake.jcache.entry.EntryMap;
-import dev.mooncake.jcache.entry.EntryStorage;
-import dev.mooncake.jcache.entry.KeyNamespace;
-import dev.mooncake.jcache.entry.StoredEntry;
-import dev.mooncake.jcache.event.EventDispatcher;
-import dev.mooncake.jcache.event.remote.ClusterEvents;
-import dev.mooncake.jcache.event.remote.RemoteEvents;
-import dev.mooncake.jcache.expiry.ExpirySweeper;
-import dev.mooncake.jcache.expiry.ExpiryTimes;
-import dev.mooncake.jcache.integration.LoaderCalls;
-import dev.mooncake.jcache.integration.PendingLoads;
-import dev.mooncake.jcache.integration.WriterCalls;
-import dev.mooncake.jcache.lane.Lanes;
-import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.management.CacheConfigurationBean;
-import dev.mooncake.jcache.management.CacheStatistics;
-import dev.mooncake.jcache.management.JmxRegistration;
-import dev.mooncake.jcache.near.NearCache;
-import dev.mooncake.jcache.operation.CacheContext;
-import dev.mooncake.jcache.operation.CacheListeners;
-import dev.mooncake.jcache.operation.EntryIterator;
-import dev.mooncake.jcache.operation.Operations;
-import dev.mooncake.jcache.operation.ZeroCopyAccess;
-import dev.mooncake.jcache.time.Deadline;
-import dev.mooncake.jcache.time.Ticker;
+import dev.mooncake.jcache.internal.async.AsyncCalls;
+import dev.mooncake.jcache.internal.entry.EntryMap;
+import dev.mooncake.jcache.internal.entry.EntryStorage;
+import dev.mooncake.jcache.internal.entry.KeyNamespace;
+import dev.mooncake.jcache.internal.entry.StoredEntry;
+import dev.mooncake.jcache.internal.event.EventDispatcher;
+import dev.mooncake.jcache.internal.event.remote.ClusterEvents;
+import dev.mooncake.jcache.internal.event.remote.RemoteEvents;
+import dev.mooncake.jcache.internal.expiry.ExpirySweeper;
+import dev.mooncake.jcache.internal.expiry.ExpiryTimes;
+import dev.mooncake.jcache.internal.integration.LoaderCalls;
+import dev.mooncake.jcache.internal.integration.PendingLoads;
+import dev.mooncake.jcache.internal.integration.WriterCalls;
+import dev.mooncake.jcache.internal.lane.Lanes;
+import dev.mooncake.jcache.internal.lock.KeyLocks;
+import dev.mooncake.jcache.internal.management.CacheConfigurationBean;
+import dev.mooncake.jcache.internal.management.CacheStatistics;
+import dev.mooncake.jcache.internal.management.JmxRegistration;
+import dev.mooncake.jcache.internal.near.NearCache;
+import dev.mooncake.jcache.internal.operation.CacheContext;
+import dev.mooncake.jcache.internal.operation.CacheListeners;
+import dev.mooncake.jcache.internal.operation.EntryIterator;
+import dev.mooncake.jcache.internal.operation.Operations;
+import dev.mooncake.jcache.internal.operation.ZeroCopyAccess;
+import dev.mooncake.jcache.internal.time.Deadline;
+import dev.mooncake.jcache.internal.time.Ticker;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -283,12 +283,14 @@ public final class MooncakeCache<K, V> implements Cache<K, V>, ExpirySweeper.Swe
     return new EntryIterator<>(context, operations.reads, this::remove);
   }
 
-  /** Several gets as one batch read ({@link dev.mooncake.jcache.operation.Reads#getEach}). */
+  /**
+   * Several gets as one batch read ({@link dev.mooncake.jcache.internal.operation.Reads#getEach}).
+   */
   List<AsyncCalls.Answer<V>> getEach(List<K> keys, Deadline deadline) {
     return operations.reads.getEach(keys, deadline);
   }
 
-  /** Several puts as one batch ({@link dev.mooncake.jcache.operation.Batches#putEach}). */
+  /** Several puts as one batch ({@link dev.mooncake.jcache.internal.operation.Batches#putEach}). */
   List<AsyncCalls.Answer<Void>> putEach(List<K> keys, List<V> values, Deadline deadline) {
     return operations.batches.putEach(keys, values, deadline);
   }

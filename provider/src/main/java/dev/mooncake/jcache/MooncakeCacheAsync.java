@@ -21,9 +21,9 @@ import javax.cache.processor.EntryProcessorResult;
  *
  * <p>A cache manager holds at most {@code async_max_in_flight} operations issued and not completed;
  * beyond that a method waits for room, at most {@code operation_timeout_ms}, then throws an {@link
- * dev.mooncake.jcache.async.AsyncOverloadException} (at once when called on a provider thread).
- * Null keys, values or processors throw a {@link NullPointerException}, a closed cache an {@link
- * IllegalStateException}, as the synchronous methods do; nothing is issued then.
+ * dev.mooncake.jcache.internal.async.AsyncOverloadException} (at once when called on a provider
+ * thread). Null keys, values or processors throw a {@link NullPointerException}, a closed cache an
+ * {@link IllegalStateException}, as the synchronous methods do; nothing is issued then.
  *
  * <p>Closing the cache fails its operations that have not started with an {@link
  * IllegalStateException} and waits for the running ones (up to {@code operation_timeout_ms}).

@@ -1,8 +1,8 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.entry.StoredEntry;
-import dev.mooncake.jcache.event.EventDispatcher;
-import dev.mooncake.jcache.event.remote.RemoteTarget;
+import dev.mooncake.jcache.internal.entry.StoredEntry;
+import dev.mooncake.jcache.internal.event.EventDispatcher;
+import dev.mooncake.jcache.internal.event.remote.RemoteTarget;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import javax.cache.Cache;

@@ -1,6 +1,6 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.entry.ValueHeader;
+import dev.mooncake.jcache.internal.entry.ValueHeader;
 import java.nio.ByteBuffer;
 
 /**

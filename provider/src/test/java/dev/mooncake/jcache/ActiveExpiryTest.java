@@ -3,7 +3,7 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;

@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.async.AsyncOverloadException;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.calls.CallTimeoutException;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.internal.async.AsyncOverloadException;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.calls.CallTimeoutException;
+import dev.mooncake.jcache.internal.time.Deadline;
 import dev.mooncake.jcache.testing.Latches;
-import dev.mooncake.jcache.time.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

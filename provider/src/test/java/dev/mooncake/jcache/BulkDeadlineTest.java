@@ -3,8 +3,8 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;

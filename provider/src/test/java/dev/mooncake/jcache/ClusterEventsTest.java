@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.ConfigException;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.entry.StoredEntry;
-import dev.mooncake.jcache.event.remote.TestPublisher;
-import dev.mooncake.jcache.near.NearCache;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.entry.StoredEntry;
+import dev.mooncake.jcache.internal.event.remote.TestPublisher;
+import dev.mooncake.jcache.internal.near.NearCache;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.file.Files;

@@ -1,9 +1,9 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.entry.StoredEntry;
+import dev.mooncake.jcache.internal.entry.StoredEntry;
+import dev.mooncake.jcache.internal.near.NearCache;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
-import dev.mooncake.jcache.near.NearCache;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.Serializable;

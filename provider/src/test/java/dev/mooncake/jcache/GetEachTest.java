@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.mooncake.jcache.async.AsyncCalls;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.async.AsyncCalls;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,8 +99,8 @@ class GetEachTest {
     assertEquals(expected, answers.stream().map(AsyncCalls.Answer::value).toList());
     assertEquals(List.of("1", "loaded:l1"), List.of(expected.get(0), expected.get(2)));
     assertEquals(getLoader.loaded, eachLoader.loaded, "one load per missing key, as get");
-    dev.mooncake.jcache.management.CacheStatistics eachStats = statistics(each);
-    dev.mooncake.jcache.management.CacheStatistics getStats = statistics(gets);
+    dev.mooncake.jcache.internal.management.CacheStatistics eachStats = statistics(each);
+    dev.mooncake.jcache.internal.management.CacheStatistics getStats = statistics(gets);
     assertEquals(getStats.getCacheHits(), eachStats.getCacheHits());
     assertEquals(getStats.getCacheMisses(), eachStats.getCacheMisses());
     assertEquals(getStats.getCacheGets(), eachStats.getCacheGets());
@@ -118,7 +118,7 @@ class GetEachTest {
     assertEquals("loaded:l2", answers.get(2).value());
   }
 
-  private static dev.mooncake.jcache.management.CacheStatistics statistics(
+  private static dev.mooncake.jcache.internal.management.CacheStatistics statistics(
       MooncakeCache<?, ?> cache) {
     return cache.statistics();
   }

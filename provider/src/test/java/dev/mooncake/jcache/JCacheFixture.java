@@ -1,11 +1,11 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.connection.StoreConnection;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.connection.StoreConnection;
+import dev.mooncake.jcache.internal.time.FakeTicker;
+import dev.mooncake.jcache.internal.time.Ticker;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
-import dev.mooncake.jcache.time.FakeTicker;
-import dev.mooncake.jcache.time.Ticker;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

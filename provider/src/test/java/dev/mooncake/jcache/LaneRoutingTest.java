@@ -3,8 +3,8 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
 import java.util.Map;
 import java.util.Set;
 import javax.cache.Cache;

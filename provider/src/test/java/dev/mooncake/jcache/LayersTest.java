@@ -66,30 +66,36 @@ class LayersTest {
   /** Top to bottom: a layer uses only layers listed after it. */
   static final List<Layer> LAYERS =
       List.of(
-          layer("doctor", "doctor", "spi connection store backend lock config time nativebridge"),
+          layer(
+              "doctor",
+              "internal.doctor",
+              "spi connection store backend lock config time nativebridge"),
           layer("spi", "spi", "api config"),
           layer(
               "api",
-              ROOT + " operation",
+              ROOT + " internal.operation",
               "async connection jcache remote entry expiry lock lane codec backend config time"),
-          layer("connection", "connection", "store backend lock config time"),
-          layer("remote", "event.remote.. near", "backend time"),
-          layer("jcache", "event integration management processor", "time"),
-          layer("entry", "entry", "expiry lock lane codec backend integrity time"),
-          layer("expiry", "expiry", "time"),
-          layer("lock", "lock..", "backend calls integrity time"),
-          layer("async", "async", "calls time"),
-          layer("lane", "lane", "config time"),
-          layer("codec", "codec", ""),
+          layer("connection", "internal.connection", "store backend lock config time"),
+          layer("remote", "internal.event.remote.. internal.near", "backend time"),
+          layer(
+              "jcache",
+              "internal.event internal.integration internal.management internal.processor",
+              "time"),
+          layer("entry", "internal.entry", "expiry lock lane codec backend integrity time"),
+          layer("expiry", "internal.expiry", "time"),
+          layer("lock", "internal.lock..", "backend calls integrity time"),
+          layer("async", "internal.async", "calls time"),
+          layer("lane", "internal.lane", "config time"),
+          layer("codec", "internal.codec", ""),
           layer(
               "store",
-              "backend.inprocess.. backend.mooncake..",
+              "internal.backend.inprocess.. internal.backend.mooncake..",
               "backend calls config time nativebridge"),
-          layer("backend", "backend", "time"),
-          layer("calls", "calls", "time"),
-          layer("integrity", "integrity", ""),
-          layer("config", "config..", ""),
-          layer("time", "time", ""),
+          layer("backend", "internal.backend", "time"),
+          layer("calls", "internal.calls", "time"),
+          layer("integrity", "internal.integrity", ""),
+          layer("config", "config.. internal.config..", ""),
+          layer("time", "internal.time", ""),
           // the JNI module (native/), a jar of its own: here only as a target
           layer("nativebridge", "nativebridge..", ""));
 

@@ -1,10 +1,10 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.event.remote.EventedStore;
-import dev.mooncake.jcache.event.remote.KvEvent;
-import dev.mooncake.jcache.event.remote.TestPublisher;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.event.remote.EventedStore;
+import dev.mooncake.jcache.internal.event.remote.KvEvent;
+import dev.mooncake.jcache.internal.event.remote.TestPublisher;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

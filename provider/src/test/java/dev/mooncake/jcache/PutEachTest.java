@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.async.AsyncCalls;
-import dev.mooncake.jcache.backend.ForwardingObjectStore;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.async.AsyncCalls;
+import dev.mooncake.jcache.internal.backend.ForwardingObjectStore;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.time.Deadline;
 import dev.mooncake.jcache.testing.Latches;
-import dev.mooncake.jcache.time.Deadline;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

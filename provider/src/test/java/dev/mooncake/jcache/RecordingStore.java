@@ -1,9 +1,9 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.backend.BufferPool;
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.OwnSegment;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.BufferPool;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.OwnSegment;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,9 +1,9 @@
 package dev.mooncake.jcache;
 
-import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.config.ConfigLoader;
 import dev.mooncake.jcache.config.MooncakeConfig;
-import dev.mooncake.jcache.connection.StoreConnection;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.connection.StoreConnection;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.net.URI;
 import java.util.Properties;
@@ -22,7 +22,7 @@ public final class ReliabilityHooks {
   public static ObjectStore openStore(URI configUri) {
     return StoreConnection.open(
             ConfigLoader.load(configUri, ReliabilityHooks.class.getClassLoader()),
-            dev.mooncake.jcache.time.Ticker.system())
+            dev.mooncake.jcache.internal.time.Ticker.system())
         .store();
   }
 

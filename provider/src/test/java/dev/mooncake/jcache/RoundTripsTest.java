@@ -3,12 +3,12 @@ package dev.mooncake.jcache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
-import dev.mooncake.jcache.connection.StoreConnection;
-import dev.mooncake.jcache.lock.KeyLocks;
-import dev.mooncake.jcache.lock.LocalKeyLocks;
-import dev.mooncake.jcache.lock.cluster.ClusterLocking;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
+import dev.mooncake.jcache.internal.connection.StoreConnection;
+import dev.mooncake.jcache.internal.lock.KeyLocks;
+import dev.mooncake.jcache.internal.lock.LocalKeyLocks;
+import dev.mooncake.jcache.internal.lock.cluster.ClusterLocking;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedHashMap;

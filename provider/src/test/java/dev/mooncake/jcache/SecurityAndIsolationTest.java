@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.inprocess.InProcessStore;
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.inprocess.InProcessStore;
 import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

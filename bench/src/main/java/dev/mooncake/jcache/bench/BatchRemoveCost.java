@@ -1,9 +1,9 @@
 package dev.mooncake.jcache.bench;
 
-import dev.mooncake.jcache.backend.ObjectStore;
 import dev.mooncake.jcache.bench.MasterMeter.Window;
 import dev.mooncake.jcache.config.ConfigLoader;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -213,7 +213,7 @@ public final class BatchRemoveCost {
     MasterMeter meter = new MasterMeter(args[0], MasterMeter.metricsUri());
     String report;
     try (ObjectStore store =
-        dev.mooncake.jcache.backend.mooncake.MooncakeStore.open(
+        dev.mooncake.jcache.internal.backend.mooncake.MooncakeStore.open(
             ConfigLoader.load(config.toUri(), BatchRemoveCost.class.getClassLoader()))) {
       BatchRemoveCost run = new BatchRemoveCost(meter, store);
       meter.measureIdle();

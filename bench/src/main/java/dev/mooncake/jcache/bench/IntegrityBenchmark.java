@@ -1,7 +1,7 @@
 package dev.mooncake.jcache.bench;
 
-import dev.mooncake.jcache.entry.ValueHeader;
-import dev.mooncake.jcache.integrity.StoreKeyHash;
+import dev.mooncake.jcache.internal.entry.ValueHeader;
+import dev.mooncake.jcache.internal.integrity.StoreKeyHash;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -14,12 +14,12 @@ import static dev.mooncake.jcache.bench.CapacityModel.PUT_PRESENT;
 import static dev.mooncake.jcache.bench.CapacityModel.REMOVE;
 import static dev.mooncake.jcache.bench.CapacityModel.REMOVE_PINNED;
 
-import dev.mooncake.jcache.backend.ObjectStore;
-import dev.mooncake.jcache.backend.mooncake.MooncakeStore;
 import dev.mooncake.jcache.bench.MasterMeter.Window;
 import dev.mooncake.jcache.bench.MasterMeter.Work;
 import dev.mooncake.jcache.config.ConfigLoader;
-import dev.mooncake.jcache.time.Deadline;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.mooncake.MooncakeStore;
+import dev.mooncake.jcache.internal.time.Deadline;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,11 +1,11 @@
 package dev.mooncake.jcache.config;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.mooncake.jcache.config.parse.ConfigJsonParser;
-import dev.mooncake.jcache.config.parse.ConfigWarnings;
-import dev.mooncake.jcache.config.parse.MooncakeConfigReader;
-import dev.mooncake.jcache.config.source.ConfigSourceReader;
-import dev.mooncake.jcache.config.source.DefaultConfigUri;
+import dev.mooncake.jcache.internal.config.parse.ConfigJsonParser;
+import dev.mooncake.jcache.internal.config.parse.ConfigWarnings;
+import dev.mooncake.jcache.internal.config.parse.MooncakeConfigReader;
+import dev.mooncake.jcache.internal.config.source.ConfigSourceReader;
+import dev.mooncake.jcache.internal.config.source.DefaultConfigUri;
 import java.net.URI;
 import java.util.function.Function;
 

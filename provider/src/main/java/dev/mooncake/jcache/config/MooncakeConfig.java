@@ -357,7 +357,7 @@ public record MooncakeConfig(
 
   /**
    * The keys of {@code per_op_workers}: the kinds of store call that may get a pool of their own.
-   * (The lanes themselves live in {@code dev.mooncake.jcache.lane}, above the config.)
+   * (The lanes themselves live in {@code dev.mooncake.jcache.internal.lane}, above the config.)
    */
   public static final List<String> LANES = List.of("lookup", "retrieve", "store", "delete");
 

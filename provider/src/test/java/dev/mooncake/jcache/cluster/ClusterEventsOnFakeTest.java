@@ -3,7 +3,7 @@ package dev.mooncake.jcache.cluster;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.mooncake.jcache.event.remote.FakeEventRelay;
+import dev.mooncake.jcache.internal.event.remote.FakeEventRelay;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.config;
 
-import dev.mooncake.jcache.config.parse.ConfigWarnings;
+import dev.mooncake.jcache.internal.config.parse.ConfigWarnings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

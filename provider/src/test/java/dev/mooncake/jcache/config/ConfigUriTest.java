@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.config.MooncakeConfig.Backend;
-import dev.mooncake.jcache.config.parse.ConfigWarnings;
+import dev.mooncake.jcache.internal.config.parse.ConfigWarnings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.mooncake.jcache.config.source.DefaultConfigUri;
+import dev.mooncake.jcache.internal.config.source.DefaultConfigUri;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLClassLoader;

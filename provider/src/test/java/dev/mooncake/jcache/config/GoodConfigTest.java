@@ -13,7 +13,7 @@ import dev.mooncake.jcache.config.MooncakeConfig.Backend;
 import dev.mooncake.jcache.config.MooncakeConfig.EvictionSettings;
 import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
-import dev.mooncake.jcache.config.parse.Protocols;
+import dev.mooncake.jcache.internal.config.parse.Protocols;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

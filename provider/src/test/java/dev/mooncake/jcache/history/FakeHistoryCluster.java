@@ -3,7 +3,7 @@ package dev.mooncake.jcache.history;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.mooncake.jcache.cluster.FakePool;
-import dev.mooncake.jcache.entry.IntegrityChecksForTests;
+import dev.mooncake.jcache.internal.entry.IntegrityChecksForTests;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

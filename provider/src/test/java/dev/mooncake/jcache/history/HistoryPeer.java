@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.history;
 
-import dev.mooncake.jcache.entry.IntegrityChecksForTests;
+import dev.mooncake.jcache.internal.entry.IntegrityChecksForTests;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
 import java.io.BufferedReader;

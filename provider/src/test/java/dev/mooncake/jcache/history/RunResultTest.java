@@ -64,7 +64,8 @@ class RunResultTest {
 
   @Test
   void aFaultRunMayHaveItsStatedShareOfUnknownOutcomesAndNoMore() {
-    String timeOut = "p0/0 put k0: dev.mooncake.jcache.calls.CallTimeoutException: timed out";
+    String timeOut =
+        "p0/0 put k0: dev.mooncake.jcache.internal.calls.CallTimeoutException: timed out";
     assertEquals(
         List.of(),
         result(HistoryRun.Fault.KILL, List.of(timeOut, timeOut, timeOut, timeOut, timeOut))

@@ -1,7 +1,7 @@
 package dev.mooncake.jcache.history;
 
 import dev.mooncake.jcache.ZeroCopyCache;
-import dev.mooncake.jcache.entry.IntegrityChecksForTests;
+import dev.mooncake.jcache.internal.entry.IntegrityChecksForTests;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;

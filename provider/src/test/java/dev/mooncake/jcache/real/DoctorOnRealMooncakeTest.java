@@ -3,7 +3,7 @@ package dev.mooncake.jcache.real;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.doctor.ConfigDoctor;
+import dev.mooncake.jcache.internal.doctor.ConfigDoctor;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

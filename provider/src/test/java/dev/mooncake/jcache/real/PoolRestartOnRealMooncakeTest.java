@@ -33,7 +33,7 @@ class PoolRestartOnRealMooncakeTest {
           "WARNING",
           "JAVA_TOOL_OPTIONS",
           "-Dmooncake.jcache.poolRefreshMillis=1000 -Dorg.slf4j.simpleLogger.logFile=System.out"
-              + " -Dorg.slf4j.simpleLogger.log.dev.mooncake.jcache.backend.mooncake.PoolPlacement"
+              + " -Dorg.slf4j.simpleLogger.log.dev.mooncake.jcache.internal.backend.mooncake.PoolPlacement"
               + "=info");
 
   /** Skips without Mooncake; else waits until segments of earlier tests' processes are gone. */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.ZeroCopyCache;
-import dev.mooncake.jcache.backend.mooncake.StoreCallTally;
+import dev.mooncake.jcache.internal.backend.mooncake.StoreCallTally;
 import dev.mooncake.jcache.spi.MooncakeCachingProvider;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

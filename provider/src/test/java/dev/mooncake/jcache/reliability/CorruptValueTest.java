@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.ReliabilityHooks;
-import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

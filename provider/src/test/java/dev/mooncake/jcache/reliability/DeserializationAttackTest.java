@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.ReliabilityHooks;
-import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ObjectInputStream;
 import java.lang.management.ManagementFactory;

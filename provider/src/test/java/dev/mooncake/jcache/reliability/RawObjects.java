@@ -1,6 +1,6 @@
 package dev.mooncake.jcache.reliability;
 
-import dev.mooncake.jcache.backend.ObjectStore;
+import dev.mooncake.jcache.internal.backend.ObjectStore;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.MooncakeLibrary;
 import java.nio.ByteBuffer;

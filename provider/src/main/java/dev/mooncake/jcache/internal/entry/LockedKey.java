@@ -1,0 +1,95 @@
+package dev.mooncake.jcache.internal.entry;
+
+import dev.mooncake.jcache.internal.lock.KeyLocks;
+
+/**
+ * A store key whose lock this thread holds, as {@link EntryLocks} answers it: the entry read under
+ * the lock and the lock's proof of exclusivity. Every mutator of {@link EntryStorage} takes one and
+ * asks the proof right before every store mutation it makes, retries included ({@link
+ * #ensureHeld}): a released key refuses with {@link IllegalStateException}, a cluster lock whose
+ * lease ran out with a {@link javax.cache.CacheException} naming the key. (The mutators are
+ * EntryStorage's own, called with this key, not forwarded through it: one frame less on every
+ * write.)
+ *
+ * <p>Whether a put after our remove may skip its check for a dropped put is not a caller's flag but
+ * a property of this object ({@link #provedExclusive}): it holds only when this acquisition proved
+ * the lock exclusive across the cluster. Confined to the thread that holds the lock.
+ */
+final class LockedKey implements AutoCloseable {
+  private final EntryStorage.EntryRead read;
+  private final KeyLocks.Held held;
+  private boolean released;
+
+  /**
+   * @param read the read of the key that rode with the lock (or was offered and not answered)
+   * @param held the lock, already held
+   */
+  LockedKey(EntryStorage.EntryRead read, KeyLocks.Held held) {
+    this.read = read;
+    this.held = held;
+  }
+
+  /** The store key. */
+  String key() {
+    return read.key();
+  }
+
+  /**
+   * The key's entry (expired or not) with the lock held: from the lock's own read-back where it
+   * made one, else read now. Reads the store each time it is asked.
+   */
+  StoredEntry entry() {
+    if (read.readWithLock() || !read.provedExclusive()) {
+      return read.entry();
+    }
+    StoredEntry entry = read.entry();
+    // A kept cluster lock read nothing: the entry is read after the lock call, and only a read
+    // that returned within the lock's lease was served while no other JVM could write
+    // (cluster-consistency.md, "Reads under a kept lock").
+    held.ensureHeld();
+    return entry;
+  }
+
+  /** Whether the lock's read-back found the key absent (then a write need not remove first). */
+  boolean knownAbsent() {
+    return read.knownAbsent();
+  }
+
+  /**
+   * Whether a put right after our remove of this key can be trusted without the size check for a
+   * dropped put. Only when the lock's read-back answered the ride: that call proved this lock held
+   * across the cluster, every writer of the key holds the lock, so once our remove answered no
+   * other put of the key is in flight or can start before we release, and a create-only put of an
+   * absent key creates it (F1 of cluster-consistency.md, the fact the lock itself rests on).
+   * Re-entry, a batch lock and this JVM's locks prove nothing across JVMs: their puts are checked.
+   */
+  boolean provedExclusive() {
+    return read.provedExclusive();
+  }
+
+  /** Throws unless the lock is still held: asked right before each store mutation of the key. */
+  void ensureHeld() {
+    if (released) {
+      throw new IllegalStateException(
+          "store key '"
+              + key()
+              + "': its lock was released, so nothing may be written or removed under it"
+              + " any more");
+    }
+    held.ensureHeld();
+  }
+
+  /** Releases the lock, then the read's buffer; the mutators refuse this key from now on. */
+  @Override
+  public void close() {
+    if (released) {
+      return;
+    }
+    released = true;
+    try {
+      held.close();
+    } finally {
+      read.close();
+    }
+  }
+}
