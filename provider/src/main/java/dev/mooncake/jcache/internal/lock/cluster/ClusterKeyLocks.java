@@ -15,7 +15,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -1019,30 +1019,56 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
 
   /**
    * Acquires, in order, the keys this instance holds no lock on yet; each lands in {@code fresh}.
+   * Before it waits for a key alone, it releases the kept locks this call reused for keys after
+   * that one in the order: a kept lock counts as held, and holding a later key while waiting for an
+   * earlier one could close a cycle with another JVM that holds the earlier key and wants the later
+   * (its want cannot be served: this thread has the later key's in-JVM lock).
    */
   private void acquireMissing(String[] orderedKeys, List<Hold> fresh, Deadline operation) {
+    List<String> ordered = new ArrayList<>(new LinkedHashSet<>(Arrays.asList(orderedKeys)));
+    while (true) {
+      List<String> missing = missing(ordered);
+      if (missing.size() > 1) {
+        for (Hold hold : new BatchAttempt(missing, operation).run()) {
+          holds.put(hold.key, hold);
+          fresh.add(hold);
+        }
+        missing = missing(ordered);
+      }
+      if (missing.isEmpty()) {
+        return;
+      }
+      String key = missing.get(0);
+      releaseKeptAfter(ordered, key, operation);
+      Hold hold = acquire(key, null, operation);
+      holds.put(key, hold);
+      fresh.add(hold);
+    }
+  }
+
+  /** The keys of {@code ordered} this instance holds no lock on, in order. */
+  private List<String> missing(List<String> ordered) {
     List<String> missing = new ArrayList<>();
-    Set<String> listed = new HashSet<>();
-    for (String key : orderedKeys) {
+    for (String key : ordered) {
       // Under the local locks only this thread can touch holds[key]: present means re-entry.
-      if (!holds.containsKey(key) && listed.add(key)) {
+      if (!holds.containsKey(key)) {
         missing.add(key);
       }
     }
-    int next = 0;
-    while (next < missing.size()) {
-      if (missing.size() - next > 1) {
-        for (Hold hold : new BatchAttempt(missing.subList(next, missing.size()), operation).run()) {
-          holds.put(hold.key, hold);
-          fresh.add(hold);
-          next++;
-        }
-      }
-      if (next < missing.size()) {
-        String key = missing.get(next++);
-        Hold hold = acquire(key, null, operation);
-        holds.put(key, hold);
-        fresh.add(hold);
+    return missing;
+  }
+
+  /**
+   * Releases the kept locks (reused by this call, depth 0) of the keys after {@code key} in {@code
+   * ordered}; a lock held by an enclosing operation of this thread (depth above 0) stays.
+   */
+  private void releaseKeptAfter(List<String> ordered, String key, Deadline operation) {
+    List<String> after = ordered.subList(ordered.indexOf(key) + 1, ordered.size());
+    for (String later : after) {
+      Hold hold = holds.get(later);
+      if (hold != null && hold.depth == 0) {
+        holds.remove(later);
+        releaseKept(hold, operation);
       }
     }
   }

@@ -439,4 +439,37 @@ class KeptLocksTest {
     assertTrue(storeB.puts >= 2, "b did not put its lock");
     assertEquals(puts + 2, storeA.puts, "a's want and a's lock: no lock put during the yield");
   }
+
+  /**
+   * A kept lock counts as held, so lockAll must not keep one of a later key while it waits for an
+   * earlier one: another JVM holding the earlier key and waiting for the later would wait for it
+   * until both deadlines (seen in a two-JVM history: putAll against putAll, 20 s apart).
+   */
+  @Test
+  void lockAllReleasesTheKeptLocksOfLaterKeysBeforeItWaitsForAnEarlierOne() {
+    String first = storeKey("k0");
+    String later = KEY;
+    operate(a, later); // a keeps the later key
+    assertTrue(cluster.has(LOCK));
+    KeyLocks.Held bHoldsFirst = b.lock(first, null, Deadline.none());
+    boolean[] laterFreeWhileWaiting = new boolean[1];
+    whileAPauses =
+        () -> {
+          // b now wants the later key; it can only get it if a gave it up while waiting
+          if (!cluster.has(LOCK) && !laterFreeWhileWaiting[0]) {
+            laterFreeWhileWaiting[0] = true;
+            operate(b, later);
+            bHoldsFirst.close();
+          } else if (laterFreeWhileWaiting[0]) {
+            b.sweep(); // b keeps what it took; a's want revokes it
+          }
+        };
+    java.util.List<KeyLocks.Held> held = a.lockAll(new String[] {first, later}, Deadline.none());
+    try {
+      assertTrue(laterFreeWhileWaiting[0], "a waited for the first key holding the later one");
+      held.forEach(KeyLocks.Held::ensureHeld);
+    } finally {
+      KeyLocks.closeAll(held);
+    }
+  }
 }
