@@ -1036,7 +1036,15 @@ public final class EntryStorage {
    * see {@link StoreStatus#STUCK_PUT_NANOS}).
    */
   boolean delete(LockedKey locked, Deadline deadline) {
-    return deleteNow(locked, deadline) == Removal.REMOVED;
+    return removeNow(locked, false, deadline) == Removal.REMOVED;
+  }
+
+  /**
+   * {@link #removeNow} where a put follows: the lock's proof must last for both first ({@link
+   * LockedKey#ensureHeldToReplace}), since a put refused after the remove loses the entry.
+   */
+  private Removal deleteNow(LockedKey locked, Deadline deadline) {
+    return removeNow(locked, true, deadline);
   }
 
   /**
@@ -1045,11 +1053,15 @@ public final class EntryStorage {
    * callers must not see that as an error. A put in flight for {@link StoreStatus#STUCK_PUT_NANOS}
    * is reported instead ({@link Removal#STUCK_PUT}): it may never land.
    */
-  private Removal deleteNow(LockedKey locked, Deadline deadline) {
+  private Removal removeNow(LockedKey locked, boolean putFollows, Deadline deadline) {
     String key = locked.key();
     StuckPutWatch inFlight = new StuckPutWatch();
     for (int attempt = 0; ; attempt++) {
-      locked.ensureHeld();
+      if (attempt == 0 && putFollows) {
+        locked.ensureHeldToReplace(deadline);
+      } else {
+        locked.ensureHeld();
+      }
       long result = lanes.callLong(Lane.DELETE, () -> store.remove(key, true, deadline));
       StoreStatus status = StoreStatus.of(result);
       if (status == StoreStatus.OK) {

@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.entry;
 
 import dev.mooncake.jcache.internal.lock.KeyLocks;
+import dev.mooncake.jcache.internal.time.Deadline;
 
 /**
  * A store key whose lock this thread holds, as {@link EntryLocks} answers it: the entry read under
@@ -69,6 +70,11 @@ final class LockedKey implements AutoCloseable {
 
   /** Throws unless the lock is still held: asked right before each store mutation of the key. */
   void ensureHeld() {
+    ensureNotReleased();
+    held.ensureHeld();
+  }
+
+  private void ensureNotReleased() {
     if (released) {
       throw new IllegalStateException(
           "store key '"
@@ -76,7 +82,15 @@ final class LockedKey implements AutoCloseable {
               + "': its lock was released, so nothing may be written or removed under it"
               + " any more");
     }
-    held.ensureHeld();
+  }
+
+  /**
+   * {@link #ensureHeld} before a remove that a put must follow: the lock renews an old proof first
+   * ({@link KeyLocks.Held#ensureHeldToReplace}), so the put is not refused after the remove.
+   */
+  void ensureHeldToReplace(Deadline deadline) {
+    ensureNotReleased();
+    held.ensureHeldToReplace(deadline);
   }
 
   /** Releases the lock, then the read's buffer; the mutators refuse this key from now on. */

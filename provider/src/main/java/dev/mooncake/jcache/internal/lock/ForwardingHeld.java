@@ -1,5 +1,7 @@
 package dev.mooncake.jcache.internal.lock;
 
+import dev.mooncake.jcache.internal.time.Deadline;
+
 /**
  * A held lock that forwards to another: the base of a decorator of {@link KeyLocks.Held} (one that
  * counts or logs its release), so that the proof of exclusivity ({@link #ensureHeld}) cannot be
@@ -15,6 +17,11 @@ public abstract class ForwardingHeld implements KeyLocks.Held {
   @Override
   public void ensureHeld() {
     delegate.ensureHeld();
+  }
+
+  @Override
+  public void ensureHeldToReplace(Deadline deadline) {
+    delegate.ensureHeldToReplace(deadline);
   }
 
   @Override

@@ -117,6 +117,18 @@ public interface KeyLocks {
      */
     void ensureHeld();
 
+    /**
+     * The proof before a remove that a put must follow (a replace: Mooncake has no overwrite). A
+     * replace whose put is refused after its remove has lost the entry, so the refusal belongs
+     * before the remove: a lock with a lease must have half of it left for the remove and the put,
+     * and renews an older proof first (one read of the lock). Throws as {@link #ensureHeld} does,
+     * also when the renewal cannot show the lock is ours; then nothing was written. The default is
+     * {@link #ensureHeld}, right for a lock that cannot be lost.
+     */
+    default void ensureHeldToReplace(Deadline deadline) {
+      ensureHeld();
+    }
+
     @Override
     void close();
   }

@@ -141,6 +141,46 @@ class LockedKeyTest {
     assertEquals("local", value());
   }
 
+  /**
+   * A replace is a remove then a put: a put refused after the remove would lose the entry, so a
+   * proof older than half a lease is renewed (one read of the lock) before the remove, and the put
+   * then stands on the renewed proof even past the first lease.
+   */
+  @Test
+  void aReplaceRenewsAHalfALeaseOldProofBeforeItsRemove() {
+    writeOld();
+    try (LockedKey locked = new EntryLocks(storage, cluster).lock("k", Deadline.none())) {
+      lockClock.addAndGet(LEASE.toNanos() * 3 / 5); // the step ran over half a lease
+      store.clearCalls();
+      storage.write(locked, "new", ExpiryTimes.ETERNAL, false, Deadline.none());
+      assertEquals(List.of("getInto", "remove", "put"), store.calls(), "no renewal first");
+      lockClock.addAndGet(LEASE.toNanos() * 9 / 20); // past the first proof's lease
+      store.clearCalls();
+      storage.write(locked, "newer", ExpiryTimes.ETERNAL, false, Deadline.none());
+      assertEquals(List.of("remove", "put"), store.calls(), "the renewal did not renew");
+    }
+    assertEquals("newer", value());
+  }
+
+  @Test
+  void aReplaceWhoseLockIsNoLongerOursRemovesNothing() {
+    writeOld();
+    try (LockedKey locked = new EntryLocks(storage, cluster).lock("k", Deadline.none())) {
+      lockClock.addAndGet(LEASE.toNanos() / 2);
+      // the master lost it (a restart)
+      assertEquals(0, store.remove("mcjlock/other/k", true, Deadline.none()));
+      store.clearCalls();
+      CacheException e =
+          assertThrows(
+              CacheException.class,
+              () -> storage.write(locked, "new", ExpiryTimes.ETERNAL, false, Deadline.none()));
+      assertTrue(e.getMessage().contains("could not be: it is gone"), e.getMessage());
+      assertEquals(List.of(), mutationsOf(store.calls()), "a mutation went out unproved");
+      assertThrows(CacheException.class, locked::ensureHeld, "a lost lock was trusted again");
+    }
+    assertEquals("old", value());
+  }
+
   /** Cluster locks that keep each lock after its operation (lock_keep_idle_ms). */
   private ClusterKeyLocks keeping() {
     return new ClusterKeyLocks(

@@ -490,6 +490,51 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
   }
 
   /**
+   * Renews the proof of a lock in use before a replace (its proof is half a lease old): one read of
+   * the lock, whose send time becomes the proof when it shows our token (Lemma 4). Another's token
+   * or none marks the lock lost (never removed blindly; the operation's end forgets it); no verdict
+   * leaves it as it was. Both throw before anything is written.
+   */
+  private void renewInUse(Hold hold, Deadline operation) {
+    ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_SIZE);
+    long sent = clock.getAsLong();
+    long answer;
+    try {
+      answer = readLock(hold.lockKey, buffer, hold.key, null, budget(operation))[0];
+    } catch (CallTimeoutException e) {
+      throw notRenewed(hold, "its read got no answer in time: " + e.getMessage());
+    }
+    ReadPolicy rule = ReadPolicy.forLockRead(answer);
+    LockRecord found =
+        rule == ReadPolicy.VALUE ? LockRecord.decode(buffer, answer, hold.lockKey) : null;
+    if (found != null && found.sameToken(hold.record)) {
+      hold.proofAt = sent;
+      hold.renew = false;
+      return;
+    }
+    if (found != null || rule == ReadPolicy.ABSENT) {
+      hold.lost = true;
+      throw notRenewed(hold, found != null ? "it now holds another's token" : "it is gone");
+    }
+    throw notRenewed(
+        hold,
+        rule == ReadPolicy.VALUE
+            ? "its read was torn or no lock record"
+            : "its read answered " + StoreStatus.describe(answer));
+  }
+
+  private static CacheException notRenewed(Hold hold, String why) {
+    return new CacheException(
+        LockNames.describe(hold.key)
+            + ": its cluster lock "
+            + hold.lockKey
+            + " was renewed before a replace (the remove and the put need half a lease,"
+            + " lock_lease_ms) and could not be: "
+            + why
+            + "; nothing was written");
+  }
+
+  /**
    * A lock whose object the sweep found gone (a master restart, our segment dropped): never removed
    * blindly, since the key may be another JVM's by now. It becomes a leftover, which a later lock
    * call removes only if a read shows our token (so a wrong "absent" leaves nothing behind).
@@ -1526,6 +1571,14 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     @Override
     public void ensureHeld() {
       hold.ensureHeld();
+    }
+
+    @Override
+    public void ensureHeldToReplace(Deadline operation) {
+      hold.ensureHeld();
+      if (!kept.reusableWithoutRead(hold.proofAt, clock.getAsLong())) {
+        renewInUse(hold, operation);
+      }
     }
 
     @Override
