@@ -320,25 +320,24 @@ public final class MooncakeCacheManager implements CacheManager {
       return null;
     }
     CompleteConfiguration<?, ?> c = cache.configuration();
-    if (c.getKeyType() != keyType) {
-      throw new ClassCastException(
-          "cache '"
-              + cacheName
-              + "' has key type "
-              + c.getKeyType().getName()
-              + ", not "
-              + keyType.getName());
-    }
-    if (c.getValueType() != valueType) {
-      throw new ClassCastException(
-          "cache '"
-              + cacheName
-              + "' has value type "
-              + c.getValueType().getName()
-              + ", not "
-              + valueType.getName());
-    }
+    requireType(cacheName, "key", c.getKeyType(), keyType);
+    requireType(cacheName, "value", c.getValueType(), valueType);
     return (Cache<K, V>) cache;
+  }
+
+  /** getCache's check of one type: the cache's own, or a ClassCastException naming both. */
+  private static void requireType(String cacheName, String what, Class<?> has, Class<?> asked) {
+    if (has != asked) {
+      throw new ClassCastException(
+          "cache '"
+              + cacheName
+              + "' has "
+              + what
+              + " type "
+              + has.getName()
+              + ", not "
+              + asked.getName());
+    }
   }
 
   @Override
