@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.IntStream;
 
 /**
  * Mooncake Store's semantics inside this JVM: a bounded, evicting, off-heap segment with Mooncake's
@@ -122,11 +123,7 @@ public final class InProcessStore implements ObjectStore {
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, values);
-    int[] results = new int[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = put(keys[i], values[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length).map(i -> put(keys[i], values[i])).toArray();
   }
 
   @Override
@@ -161,11 +158,9 @@ public final class InProcessStore implements ObjectStore {
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, destinations);
-    long[] results = new long[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = getInto(keys[i], destinations[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length)
+        .mapToLong(i -> getInto(keys[i], destinations[i]))
+        .toArray();
   }
 
   @Override
@@ -186,11 +181,7 @@ public final class InProcessStore implements ObjectStore {
   public int[] batchIsExist(String[] keys, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, keys);
-    int[] results = new int[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = isExist(keys[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length).map(i -> isExist(keys[i])).toArray();
   }
 
   @Override
