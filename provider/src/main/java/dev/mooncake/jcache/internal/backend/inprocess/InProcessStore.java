@@ -133,11 +133,9 @@ public final class InProcessStore implements ObjectStore {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
-    if (slot == null) {
-      return StoreStatus.OBJECT_NOT_FOUND.code();
-    }
-    if (slot.isWriting()) {
-      return StoreStatus.REPLICA_IS_NOT_READY.code();
+    int unreadable = unreadable(slot);
+    if (unreadable != StoreStatus.OK.code()) {
+      return unreadable;
     }
     if (!slot.tryAcquire()) {
       return StoreStatus.OBJECT_NOT_FOUND.code(); // removed or evicted just now
@@ -191,11 +189,9 @@ public final class InProcessStore implements ObjectStore {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
-    if (slot == null) {
-      return StoreStatus.OBJECT_NOT_FOUND.code();
-    }
-    if (slot.isWriting()) {
-      return StoreStatus.REPLICA_IS_NOT_READY.code();
+    int unreadable = unreadable(slot);
+    if (unreadable != StoreStatus.OK.code()) {
+      return unreadable;
     }
     return slot.isReady() ? slot.size : StoreStatus.OBJECT_NOT_FOUND.code();
   }
@@ -312,6 +308,17 @@ public final class InProcessStore implements ObjectStore {
     if (closed) {
       throw new StoreException(description + " is closed");
     }
+  }
+
+  /**
+   * Why a read finds nothing in {@code slot}: no object, or its put is in flight; OK when it can be
+   * read.
+   */
+  private static int unreadable(Slot slot) {
+    if (slot == null) {
+      return StoreStatus.OBJECT_NOT_FOUND.code();
+    }
+    return slot.isWriting() ? StoreStatus.REPLICA_IS_NOT_READY.code() : StoreStatus.OK.code();
   }
 
   private static boolean validKey(String key) {
