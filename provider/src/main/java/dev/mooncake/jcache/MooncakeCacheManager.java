@@ -115,19 +115,10 @@ public final class MooncakeCacheManager implements CacheManager {
         StoreConnection.open(config, Ticker.from(properties)));
   }
 
-  /** A manager on a store opened elsewhere (tests share one store between tenants this way). */
-  MooncakeCacheManager(
-      CachingProvider provider,
-      Consumer<? super MooncakeCacheManager> onClose,
-      URI uri,
-      ClassLoader classLoader,
-      Properties properties,
-      MooncakeConfig config,
-      ObjectStore store) {
-    this(provider, onClose, uri, classLoader, properties, config, StoreConnection.of(store));
-  }
-
-  /** A manager on a store connection made elsewhere (tests choose its locks this way). */
+  /**
+   * A manager on a store connection made elsewhere: tests choose its locks this way, and share one
+   * store between tenants ({@link StoreConnection#of(ObjectStore)}).
+   */
   MooncakeCacheManager(
       CachingProvider provider,
       Consumer<? super MooncakeCacheManager> onClose,
@@ -369,21 +360,21 @@ public final class MooncakeCacheManager implements CacheManager {
 
   @Override
   public void enableManagement(String cacheName, boolean enabled) {
-    requireOpen();
-    Objects.requireNonNull(cacheName, "cache name");
-    MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
-    if (cache != null) {
-      cache.setManagementEnabled(enabled);
-    }
+    ifCache(cacheName, cache -> cache.setManagementEnabled(enabled));
   }
 
   @Override
   public void enableStatistics(String cacheName, boolean enabled) {
+    ifCache(cacheName, cache -> cache.setStatisticsEnabled(enabled));
+  }
+
+  /** Runs {@code action} on the cache named so (created, or declared in the config), if any. */
+  private void ifCache(String cacheName, Consumer<MooncakeCache<?, ?>> action) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
     MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
     if (cache != null) {
-      cache.setStatisticsEnabled(enabled);
+      action.accept(cache);
     }
   }
 
