@@ -115,19 +115,10 @@ public final class MooncakeCacheManager implements CacheManager {
         StoreConnection.open(config, Ticker.from(properties)));
   }
 
-  /** A manager on a store opened elsewhere (tests share one store between tenants this way). */
-  MooncakeCacheManager(
-      CachingProvider provider,
-      Consumer<? super MooncakeCacheManager> onClose,
-      URI uri,
-      ClassLoader classLoader,
-      Properties properties,
-      MooncakeConfig config,
-      ObjectStore store) {
-    this(provider, onClose, uri, classLoader, properties, config, StoreConnection.of(store));
-  }
-
-  /** A manager on a store connection made elsewhere (tests choose its locks this way). */
+  /**
+   * A manager on a store connection made elsewhere: tests choose its locks this way, and share one
+   * store between tenants ({@link StoreConnection#of(ObjectStore)}).
+   */
   MooncakeCacheManager(
       CachingProvider provider,
       Consumer<? super MooncakeCacheManager> onClose,
@@ -320,25 +311,24 @@ public final class MooncakeCacheManager implements CacheManager {
       return null;
     }
     CompleteConfiguration<?, ?> c = cache.configuration();
-    if (c.getKeyType() != keyType) {
-      throw new ClassCastException(
-          "cache '"
-              + cacheName
-              + "' has key type "
-              + c.getKeyType().getName()
-              + ", not "
-              + keyType.getName());
-    }
-    if (c.getValueType() != valueType) {
-      throw new ClassCastException(
-          "cache '"
-              + cacheName
-              + "' has value type "
-              + c.getValueType().getName()
-              + ", not "
-              + valueType.getName());
-    }
+    requireType(cacheName, "key", c.getKeyType(), keyType);
+    requireType(cacheName, "value", c.getValueType(), valueType);
     return (Cache<K, V>) cache;
+  }
+
+  /** getCache's check of one type: the cache's own, or a ClassCastException naming both. */
+  private static void requireType(String cacheName, String what, Class<?> has, Class<?> asked) {
+    if (has != asked) {
+      throw new ClassCastException(
+          "cache '"
+              + cacheName
+              + "' has "
+              + what
+              + " type "
+              + has.getName()
+              + ", not "
+              + asked.getName());
+    }
   }
 
   @Override
@@ -370,21 +360,21 @@ public final class MooncakeCacheManager implements CacheManager {
 
   @Override
   public void enableManagement(String cacheName, boolean enabled) {
-    requireOpen();
-    Objects.requireNonNull(cacheName, "cache name");
-    MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
-    if (cache != null) {
-      cache.setManagementEnabled(enabled);
-    }
+    ifCache(cacheName, cache -> cache.setManagementEnabled(enabled));
   }
 
   @Override
   public void enableStatistics(String cacheName, boolean enabled) {
+    ifCache(cacheName, cache -> cache.setStatisticsEnabled(enabled));
+  }
+
+  /** Runs {@code action} on the cache named so (created, or declared in the config), if any. */
+  private void ifCache(String cacheName, Consumer<MooncakeCache<?, ?>> action) {
     requireOpen();
     Objects.requireNonNull(cacheName, "cache name");
     MooncakeCache<?, ?> cache = existingOrDeclared(cacheName);
     if (cache != null) {
-      cache.setStatisticsEnabled(enabled);
+      action.accept(cache);
     }
   }
 

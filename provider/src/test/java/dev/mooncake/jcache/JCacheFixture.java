@@ -54,7 +54,7 @@ final class JCacheFixture implements AutoCloseable {
             getClass().getClassLoader(),
             properties(),
             config,
-            store);
+            StoreConnection.of(store));
     opened.add(manager);
     return manager;
   }

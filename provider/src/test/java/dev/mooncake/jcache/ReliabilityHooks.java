@@ -36,6 +36,6 @@ public final class ReliabilityHooks {
         loader,
         new Properties(),
         config,
-        store);
+        StoreConnection.of(store));
   }
 }

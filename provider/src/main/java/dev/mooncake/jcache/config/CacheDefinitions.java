@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
@@ -135,45 +137,35 @@ public final class CacheDefinitions {
             ? complete.getExpiryPolicyFactory()
             : file.getExpiryPolicyFactory());
     merged.setCacheLoaderFactory(
-        complete.getCacheLoaderFactory() != null
-            ? complete.getCacheLoaderFactory()
-            : file.getCacheLoaderFactory());
+        orFile(complete.getCacheLoaderFactory(), file.getCacheLoaderFactory()));
     merged.setCacheWriterFactory(
-        complete.getCacheWriterFactory() != null
-            ? complete.getCacheWriterFactory()
-            : file.getCacheWriterFactory());
-    merged.setReadThrough(
-        complete.isReadThrough() != defaults.isReadThrough()
-            ? complete.isReadThrough()
-            : file.isReadThrough());
-    merged.setWriteThrough(
-        complete.isWriteThrough() != defaults.isWriteThrough()
-            ? complete.isWriteThrough()
-            : file.isWriteThrough());
-    merged.setStatisticsEnabled(
-        complete.isStatisticsEnabled() != defaults.isStatisticsEnabled()
-            ? complete.isStatisticsEnabled()
-            : file.isStatisticsEnabled());
-    merged.setManagementEnabled(
-        complete.isManagementEnabled() != defaults.isManagementEnabled()
-            ? complete.isManagementEnabled()
-            : file.isManagementEnabled());
+        orFile(complete.getCacheWriterFactory(), file.getCacheWriterFactory()));
+    // a flag passed as other than the default wins over the file's
+    Function<Predicate<CompleteConfiguration<K, V>>, Boolean> flag =
+        is -> is.test(complete) != is.test(defaults) ? is.test(complete) : is.test(file);
+    merged.setReadThrough(flag.apply(CompleteConfiguration::isReadThrough));
+    merged.setWriteThrough(flag.apply(CompleteConfiguration::isWriteThrough));
+    merged.setStatisticsEnabled(flag.apply(CompleteConfiguration::isStatisticsEnabled));
+    merged.setManagementEnabled(flag.apply(CompleteConfiguration::isManagementEnabled));
 
     Set<CacheEntryListenerConfiguration<K, V>> listeners = new HashSet<>();
-    for (CacheEntryListenerConfiguration<K, V> listener :
-        file.getCacheEntryListenerConfigurations()) {
-      if (listeners.add(listener)) {
-        merged.addCacheEntryListenerConfiguration(listener);
-      }
-    }
-    for (CacheEntryListenerConfiguration<K, V> listener :
-        complete.getCacheEntryListenerConfigurations()) {
-      if (listeners.add(
-          listener)) { // the same registration twice would make addCache…Configuration throw
-        merged.addCacheEntryListenerConfiguration(listener);
+    for (Iterable<CacheEntryListenerConfiguration<K, V>> from :
+        List.of(
+            file.getCacheEntryListenerConfigurations(),
+            complete.getCacheEntryListenerConfigurations())) {
+      for (CacheEntryListenerConfiguration<K, V> listener : from) {
+        // the same registration twice would make addCache…Configuration throw
+        if (listeners.add(listener)) {
+          merged.addCacheEntryListenerConfiguration(listener);
+        }
       }
     }
     return merged;
+  }
+
+  /** The passed setting, or the file's where the passed one is null (not set). */
+  private static <T> T orFile(T passed, T file) {
+    return passed != null ? passed : file;
   }
 
   private static boolean differs(Object passed, Object defaultValue) {

@@ -150,21 +150,8 @@ public final class AsyncCalls implements AutoCloseable {
    * @param timerThread the name of the deadline timer's thread, e.g. {@code
    *     mooncake-m1-async-timer}
    * @param owner names the cache manager in messages
-   */
-  public AsyncCalls(
-      int maxInFlight,
-      Duration operationTimeout,
-      Ticker ticker,
-      Consumer<Runnable> workers,
-      BooleanSupplier onWorker,
-      String timerThread,
-      String owner) {
-    this(maxInFlight, operationTimeout, ticker, workers, onWorker, timerThread, owner, () -> false);
-  }
-
-  /**
-   * As above, with {@code cpuRoom}: whether the process has CPU to spare for a second read runner
-   * (see {@link CpuRoom}); asked only while one runner is at work and reads wait.
+   * @param cpuRoom whether the process has CPU to spare for a second read runner (see {@link
+   *     CpuRoom}); asked only while one runner is at work and reads wait
    */
   public AsyncCalls(
       int maxInFlight,

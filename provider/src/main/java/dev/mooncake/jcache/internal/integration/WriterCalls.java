@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.integration;
 
 import java.util.Collection;
+import java.util.function.Supplier;
 import javax.cache.Cache;
 import javax.cache.integration.CacheWriter;
 import javax.cache.integration.CacheWriterException;
@@ -25,58 +26,49 @@ public final class WriterCalls<K, V> {
   }
 
   public void write(Cache.Entry<K, V> entry) {
-    if (writer == null) {
-      return;
-    }
-    try {
-      writer.write(entry);
-    } catch (CacheWriterException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new CacheWriterException("the cache writer failed to write " + entry.getKey(), e);
+    if (writer != null) {
+      call(() -> writer.write(entry), () -> "to write " + entry.getKey());
     }
   }
 
   public void delete(K key) {
-    if (writer == null) {
-      return;
-    }
-    try {
-      writer.delete(key);
-    } catch (CacheWriterException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new CacheWriterException("the cache writer failed to delete " + key, e);
+    if (writer != null) {
+      call(() -> writer.delete(key), () -> "to delete " + key);
     }
   }
 
   /** Writes the entries; on failure {@code entries} holds those not written, and this throws. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void writeAll(Collection<Cache.Entry<? extends K, ? extends V>> entries) {
-    if (writer == null || entries.isEmpty()) {
-      return;
-    }
-    try {
+    if (writer != null && !entries.isEmpty()) {
       // The writer's wildcard types cannot be matched by the compiler; entries are of K and V.
-      ((CacheWriter) writer).writeAll(entries);
-    } catch (CacheWriterException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new CacheWriterException("the cache writer failed in writeAll", e);
+      call(() -> ((CacheWriter) writer).writeAll(entries), () -> "in writeAll");
     }
   }
 
   /** Deletes the keys; on failure {@code keys} holds those not deleted, and this throws. */
   public void deleteAll(Collection<?> keys) {
-    if (writer == null || keys.isEmpty()) {
-      return;
+    if (writer != null && !keys.isEmpty()) {
+      call(() -> writer.deleteAll(keys), () -> "in deleteAll");
     }
+  }
+
+  /** One call of the writer, which may throw anything. */
+  private interface WriterCall {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code call}: a {@link CacheWriterException} passes as it is, any other failure is wrapped
+   * in one, saying what failed (the spec's wrapping).
+   */
+  private static void call(WriterCall call, Supplier<String> failed) {
     try {
-      writer.deleteAll(keys);
+      call.run();
     } catch (CacheWriterException e) {
       throw e;
     } catch (Exception e) {
-      throw new CacheWriterException("the cache writer failed in deleteAll", e);
+      throw new CacheWriterException("the cache writer failed " + failed.get(), e);
     }
   }
 }

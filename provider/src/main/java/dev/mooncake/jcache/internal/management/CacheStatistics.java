@@ -73,50 +73,48 @@ public final class CacheStatistics implements MooncakeCacheStatisticsMXBean {
   }
 
   public void hits(long n) {
-    if (enabled && n > 0) {
-      hits.add(n);
-    }
+    count(hits, n);
   }
 
   public void misses(long n) {
-    if (enabled && n > 0) {
-      misses.add(n);
-    }
+    count(misses, n);
   }
 
   public void puts(long n) {
-    if (enabled && n > 0) {
-      puts.add(n);
-    }
+    count(puts, n);
   }
 
   public void removals(long n) {
-    if (enabled && n > 0) {
-      removals.add(n);
-    }
+    count(removals, n);
   }
 
   public void evictions(long n) {
-    if (enabled && n > 0) {
-      evictions.add(n);
-    }
+    count(evictions, n);
   }
 
   public void getTime(long start) {
-    if (enabled && start != 0L) {
-      getTimeNanos.add(System.nanoTime() - start);
-    }
+    time(getTimeNanos, start);
   }
 
   public void putTime(long start) {
-    if (enabled && start != 0L) {
-      putTimeNanos.add(System.nanoTime() - start);
-    }
+    time(putTimeNanos, start);
   }
 
   public void removeTime(long start) {
+    time(removeTimeNanos, start);
+  }
+
+  /** Adds {@code n} (when positive) while statistics are on. */
+  private void count(LongAdder counter, long n) {
+    if (enabled && n > 0) {
+      counter.add(n);
+    }
+  }
+
+  /** Adds the time since {@code start} while statistics are on (and were at the start). */
+  private void time(LongAdder total, long start) {
     if (enabled && start != 0L) {
-      removeTimeNanos.add(System.nanoTime() - start);
+      total.add(System.nanoTime() - start);
     }
   }
 

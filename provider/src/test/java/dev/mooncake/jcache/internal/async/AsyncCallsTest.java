@@ -69,7 +69,8 @@ class AsyncCallsTest {
             },
             () -> onWorker,
             "test-async-timer",
-            "m");
+            "m",
+            () -> false);
     opened.add(calls);
     return calls;
   }

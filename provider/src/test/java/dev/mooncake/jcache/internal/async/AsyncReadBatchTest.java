@@ -42,7 +42,8 @@ class AsyncReadBatchTest {
           },
           () -> false,
           "test-async-timer",
-          "m");
+          "m",
+          () -> false);
   private final AsyncCalls.Scope scope = calls.scope("c");
 
   /** Every batch the batch read was asked for, as its keys. */
@@ -289,7 +290,8 @@ class AsyncReadBatchTest {
             },
             () -> false,
             "test-async-timer-2",
-            "m");
+            "m",
+            () -> false);
     try {
       CompletableFuture<String> a =
           closed.scope("c").submitRead("getAsync", "a", aloneRead("a"), values);

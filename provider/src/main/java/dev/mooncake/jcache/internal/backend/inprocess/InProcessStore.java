@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.IntStream;
 
 /**
  * Mooncake Store's semantics inside this JVM: a bounded, evicting, off-heap segment with Mooncake's
@@ -122,11 +123,7 @@ public final class InProcessStore implements ObjectStore {
   public int[] batchPut(String[] keys, ByteBuffer[] values, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, values);
-    int[] results = new int[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = put(keys[i], values[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length).map(i -> put(keys[i], values[i])).toArray();
   }
 
   @Override
@@ -136,11 +133,9 @@ public final class InProcessStore implements ObjectStore {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
-    if (slot == null) {
-      return StoreStatus.OBJECT_NOT_FOUND.code();
-    }
-    if (slot.isWriting()) {
-      return StoreStatus.REPLICA_IS_NOT_READY.code();
+    int unreadable = unreadable(slot);
+    if (unreadable != StoreStatus.OK.code()) {
+      return unreadable;
     }
     if (!slot.tryAcquire()) {
       return StoreStatus.OBJECT_NOT_FOUND.code(); // removed or evicted just now
@@ -161,11 +156,9 @@ public final class InProcessStore implements ObjectStore {
   public long[] batchGetInto(String[] keys, ByteBuffer[] destinations, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, destinations);
-    long[] results = new long[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = getInto(keys[i], destinations[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length)
+        .mapToLong(i -> getInto(keys[i], destinations[i]))
+        .toArray();
   }
 
   @Override
@@ -186,11 +179,7 @@ public final class InProcessStore implements ObjectStore {
   public int[] batchIsExist(String[] keys, Deadline deadline) {
     ensureOpen();
     checkBatch(keys, keys);
-    int[] results = new int[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      results[i] = isExist(keys[i]);
-    }
-    return results;
+    return IntStream.range(0, keys.length).map(i -> isExist(keys[i])).toArray();
   }
 
   @Override
@@ -200,11 +189,9 @@ public final class InProcessStore implements ObjectStore {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
-    if (slot == null) {
-      return StoreStatus.OBJECT_NOT_FOUND.code();
-    }
-    if (slot.isWriting()) {
-      return StoreStatus.REPLICA_IS_NOT_READY.code();
+    int unreadable = unreadable(slot);
+    if (unreadable != StoreStatus.OK.code()) {
+      return unreadable;
     }
     return slot.isReady() ? slot.size : StoreStatus.OBJECT_NOT_FOUND.code();
   }
@@ -321,6 +308,17 @@ public final class InProcessStore implements ObjectStore {
     if (closed) {
       throw new StoreException(description + " is closed");
     }
+  }
+
+  /**
+   * Why a read finds nothing in {@code slot}: no object, or its put is in flight; OK when it can be
+   * read.
+   */
+  private static int unreadable(Slot slot) {
+    if (slot == null) {
+      return StoreStatus.OBJECT_NOT_FOUND.code();
+    }
+    return slot.isWriting() ? StoreStatus.REPLICA_IS_NOT_READY.code() : StoreStatus.OK.code();
   }
 
   private static boolean validKey(String key) {

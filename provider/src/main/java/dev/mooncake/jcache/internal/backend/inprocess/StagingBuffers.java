@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.backend.inprocess;
 
 import dev.mooncake.jcache.internal.backend.BufferPool;
+import dev.mooncake.jcache.internal.backend.LockedRead;
 import dev.mooncake.jcache.internal.backend.StoreException;
 import dev.mooncake.jcache.internal.time.Deadline;
 import dev.mooncake.jcache.internal.time.Ticker;
@@ -388,22 +389,12 @@ final class StagingBuffers implements BufferPool {
 
   /** Bytes allocated and not yet freed (idle plus handed out). */
   long allocatedBytes() {
-    lock.lock();
-    try {
-      return allocatedBytes;
-    } finally {
-      lock.unlock();
-    }
+    return LockedRead.under(lock, () -> allocatedBytes);
   }
 
   /** Whether some acquire is waiting for a release (for tests). */
   boolean hasWaiters() {
-    lock.lock();
-    try {
-      return lock.hasWaiters(released);
-    } finally {
-      lock.unlock();
-    }
+    return LockedRead.under(lock, () -> lock.hasWaiters(released));
   }
 
   /** The capacity class of a request: a power of two, within [MIN_CAPACITY, maxBufferSize]. */

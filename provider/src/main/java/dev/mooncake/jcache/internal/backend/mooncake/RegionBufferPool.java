@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.backend.mooncake;
 
 import dev.mooncake.jcache.internal.backend.BufferPool;
+import dev.mooncake.jcache.internal.backend.LockedRead;
 import dev.mooncake.jcache.internal.backend.StoreException;
 import dev.mooncake.jcache.internal.time.Deadline;
 import dev.mooncake.jcache.internal.time.Ticker;
@@ -293,32 +294,17 @@ final class RegionBufferPool implements BufferPool {
 
   /** Bytes not free: handed out, or released while held (rounded up to the alignment). */
   long inUse() {
-    lock.lock();
-    try {
-      return inUse;
-    } finally {
-      lock.unlock();
-    }
+    return LockedRead.under(lock, () -> inUse);
   }
 
   /** Buffers handed out and not released (a block released while held no longer counts). */
   int outstanding() {
-    lock.lock();
-    try {
-      return outstanding.size();
-    } finally {
-      lock.unlock();
-    }
+    return LockedRead.under(lock, () -> outstanding.size());
   }
 
   /** Whether a thread waits in {@link #acquire} for space (tests wait for it with this). */
   boolean hasWaiters() {
-    lock.lock();
-    try {
-      return lock.hasWaiters(released);
-    } finally {
-      lock.unlock();
-    }
+    return LockedRead.under(lock, () -> lock.hasWaiters(released));
   }
 
   /** Refuses further acquisitions and wakes waiters; buffers already out stay valid memory. */

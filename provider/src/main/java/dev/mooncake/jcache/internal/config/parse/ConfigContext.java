@@ -5,25 +5,12 @@ import dev.mooncake.jcache.config.ConfigException;
 /**
  * What every part of the reader needs to report a problem: the config's source (for messages),
  * whether unknown keys are errors, and where warnings go.
+ *
+ * @param source names the config in messages
+ * @param strict whether unknown keys are errors
+ * @param warnings where warnings go
  */
-final class ConfigContext {
-  private final String source;
-  private final boolean strict;
-  private final ConfigWarnings warnings;
-
-  ConfigContext(String source, boolean strict, ConfigWarnings warnings) {
-    this.source = source;
-    this.strict = strict;
-    this.warnings = warnings;
-  }
-
-  String source() {
-    return source;
-  }
-
-  boolean strict() {
-    return strict;
-  }
+record ConfigContext(String source, boolean strict, ConfigWarnings warnings) {
 
   /** An error about one key: {@code Mooncake config <source>: <key>: <problem>}. */
   ConfigException error(String key, String problem) {

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -110,46 +111,47 @@ final class ConfigObject {
 
   /** A byte size: a whole JSON number or a size string ({@link SizeParser}). */
   Optional<Long> size(String key) {
-    return value(key)
-        .map(
-            v -> {
-              try {
-                if (v.isTextual()) {
-                  return SizeParser.parse(v.textValue());
-                }
-                if (v.isNumber()) {
-                  return SizeParser.fromNumber(finiteDecimal(key, v));
-                }
-              } catch (IllegalArgumentException e) {
-                throw error(key, e.getMessage());
-              }
-              throw error(
-                  key,
-                  "must be a size (a number of bytes or a string like \"4GB\"), not "
-                      + describe(v));
-            });
+    return quantity(
+        key,
+        SizeParser::parse,
+        SizeParser::fromNumber,
+        "a size (a number of bytes or a string like \"4GB\")");
   }
 
   /**
    * A duration in milliseconds: a whole JSON number or a duration string ({@link DurationParser}).
    */
   Optional<Long> durationMillis(String key) {
+    return quantity(
+        key,
+        DurationParser::parseMillis,
+        DurationParser::fromNumberMillis,
+        "a duration (milliseconds or a string like \"10s\")");
+  }
+
+  /**
+   * A quantity given as a string with a unit or as a JSON number; the parsers' complaints become
+   * errors about {@code key}.
+   */
+  private Optional<Long> quantity(
+      String key,
+      Function<String, Long> fromText,
+      Function<BigDecimal, Long> fromNumber,
+      String expected) {
     return value(key)
         .map(
             v -> {
               try {
                 if (v.isTextual()) {
-                  return DurationParser.parseMillis(v.textValue());
+                  return fromText.apply(v.textValue());
                 }
                 if (v.isNumber()) {
-                  return DurationParser.fromNumberMillis(finiteDecimal(key, v));
+                  return fromNumber.apply(finiteDecimal(key, v));
                 }
               } catch (IllegalArgumentException e) {
                 throw error(key, e.getMessage());
               }
-              throw error(
-                  key,
-                  "must be a duration (milliseconds or a string like \"10s\"), not " + describe(v));
+              throw error(key, "must be " + expected + ", not " + describe(v));
             });
   }
 

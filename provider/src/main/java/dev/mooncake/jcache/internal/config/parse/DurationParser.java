@@ -3,8 +3,6 @@ package dev.mooncake.jcache.internal.config.parse;
 import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Parses durations into milliseconds: a JSON number of milliseconds, or a string such as {@code
@@ -14,7 +12,6 @@ import java.util.regex.Pattern;
 public final class DurationParser {
   private static final Map<String, Long> UNIT_MILLIS =
       Map.of("", 1L, "ms", 1L, "s", 1_000L, "m", 60_000L, "h", 3_600_000L, "d", 86_400_000L);
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*([a-z]*)");
   private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
   static final String FORMS =
@@ -32,16 +29,7 @@ public final class DurationParser {
     if (cleaned.startsWith("-")) {
       throw new IllegalArgumentException("'" + text + "' is negative; " + FORMS);
     }
-    Matcher matcher = DURATION.matcher(cleaned);
-    if (!matcher.matches()) {
-      throw new IllegalArgumentException("'" + text + "' is not a duration; " + FORMS);
-    }
-    Long unit = UNIT_MILLIS.get(matcher.group(2));
-    if (unit == null) {
-      throw new IllegalArgumentException(
-          "'" + text + "' has an unknown unit '" + matcher.group(2) + "'; " + FORMS);
-    }
-    return toMillis(new BigDecimal(matcher.group(1)).multiply(BigDecimal.valueOf(unit)), text);
+    return toMillis(UnitNumbers.scaled(text, cleaned, UNIT_MILLIS, "a duration", FORMS), text);
   }
 
   /** Checks a duration given as a JSON number of milliseconds. */

@@ -12,12 +12,14 @@ import dev.mooncake.jcache.config.MooncakeConfig.Mode;
 import dev.mooncake.jcache.config.MooncakeConfig.ReplicaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Reads and validates the top level of a Mooncake JSON config (vLLM's, LMCache's and Mooncake's
@@ -209,23 +211,34 @@ public final class MooncakeConfigReader {
   }
 
   private static Backend backend(ConfigObject config, String value) {
-    for (Backend backend : Backend.values()) {
-      if (backend.configValue().equals(value.strip())) {
-        return backend;
-      }
-    }
-    throw config.error(
-        "backend", "unknown backend '" + value + "'; use \"in-process\" or \"mooncake\"");
+    return spelled(config, "backend", "backend", Backend.values(), Backend::configValue, value);
   }
 
   private static Mode mode(ConfigObject config, String value) {
-    for (Mode mode : Mode.values()) {
-      if (mode.configValue().equals(value.strip())) {
-        return mode;
+    return spelled(config, "mode", "Mooncake mode", Mode.values(), Mode::configValue, value);
+  }
+
+  /**
+   * The choice whose config spelling is {@code value} (spaces around it ignored), else an error
+   * about {@code key} that names the spellings.
+   */
+  private static <E> E spelled(
+      ConfigObject config,
+      String key,
+      String what,
+      E[] choices,
+      Function<E, String> spelling,
+      String value) {
+    for (E choice : choices) {
+      if (spelling.apply(choice).equals(value.strip())) {
+        return choice;
       }
     }
-    throw config.error(
-        "mode", "unknown Mooncake mode '" + value + "'; use \"embedded\" or \"standalone-store\"");
+    String use =
+        Arrays.stream(choices)
+            .map(c -> "\"" + spelling.apply(c) + "\"")
+            .collect(Collectors.joining(" or "));
+    throw config.error(key, "unknown " + what + " '" + value + "'; use " + use);
   }
 
   private static long defaultSegmentSize(Backend backend, Mode mode) {

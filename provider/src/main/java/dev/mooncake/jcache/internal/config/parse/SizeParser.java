@@ -4,8 +4,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Parses byte sizes the way vLLM's {@code _parse_size} does ({@code "4GB"}, {@code "512 mb"},
@@ -40,7 +38,6 @@ public final class SizeParser {
           Map.entry("tb", TIB),
           Map.entry("tib", TIB));
 
-  private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*([a-z]*)");
   private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
   static final String FORMS =
@@ -61,16 +58,7 @@ public final class SizeParser {
     if (cleaned.contains("nan") || cleaned.contains("inf")) {
       throw new IllegalArgumentException("'" + text + "' is not a finite number; " + FORMS);
     }
-    Matcher matcher = SIZE.matcher(cleaned);
-    if (!matcher.matches()) {
-      throw new IllegalArgumentException("'" + text + "' is not a size; " + FORMS);
-    }
-    Long multiplier = UNITS.get(matcher.group(2));
-    if (multiplier == null) {
-      throw new IllegalArgumentException(
-          "'" + text + "' has an unknown unit '" + matcher.group(2) + "'; " + FORMS);
-    }
-    return toBytes(new BigDecimal(matcher.group(1)).multiply(BigDecimal.valueOf(multiplier)), text);
+    return toBytes(UnitNumbers.scaled(text, cleaned, UNITS, "a size", FORMS), text);
   }
 
   /** Checks a size given as a JSON number: a whole, non-negative number of bytes. */
