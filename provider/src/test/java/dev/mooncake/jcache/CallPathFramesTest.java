@@ -25,14 +25,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The call path from a JCache operation down to the store call, counted in provider frames
- * (docs/architecture.md, "Call paths"): a store that records the stack of each entry put and read
- * counts the {@code dev.mooncake.*} frames from the operation's {@code MooncakeCache} frame down to
- * the frame that calls the store. A blind put (eternal cache, no listener) must stay within 12
- * frames and 7 provider classes (issue 41), so that a layer added on the hot path shows here.
+ * (docs/architecture.md, "The data path of a put"): a store that records the stack of each entry
+ * put and read counts the {@code dev.mooncake.*} frames from the operation's {@code MooncakeCache}
+ * frame down to the frame that calls the store. A blind put (eternal cache, no listener) reaches
+ * the store in 7 frames and 5 classes; the Mooncake backend adds 5 frames and 3 classes to the
+ * native call ({@code MooncakeStore.put}, {@code StoreCallRunner.transfer}, the put's lambda,
+ * {@code MooncakeClient.putFrom} and its native method): 12 frames and 8 classes in all, against
+ * issue 41's 12 and 7. These bounds are tight, so that a layer added on the hot path shows here.
  */
 class CallPathFramesTest {
-  private static final int BLIND_PUT_MAX_FRAMES = 12;
-  private static final int BLIND_PUT_MAX_CLASSES = 7;
+  private static final int BLIND_PUT_MAX_FRAMES = 7;
+  private static final int BLIND_PUT_MAX_CLASSES = 5;
+  private static final int GET_MAX_FRAMES = 6;
 
   /** The provider frames between the operation and the store call, caller first. */
   record Path(List<String> frames) {
@@ -166,7 +170,7 @@ class CallPathFramesTest {
   }
 
   @Test
-  void blindPutReachesTheStoreWithinTwelveFramesAndSevenClasses() throws Exception {
+  void blindPutReachesTheStoreWithinSevenFramesAndFiveClasses() throws Exception {
     Path path = measure("put", false, "put");
     assertTrue(path.frames().size() <= BLIND_PUT_MAX_FRAMES, "a blind put: " + path);
     assertTrue(path.classes().size() <= BLIND_PUT_MAX_CLASSES, "a blind put: " + path);
@@ -176,7 +180,7 @@ class CallPathFramesTest {
   void getAndLockedInvokeAreCounted() throws Exception {
     Path get = measure("get", false, "read");
     Path invoke = measure("invoke", true, "put");
-    assertTrue(get.frames().size() <= BLIND_PUT_MAX_FRAMES, "a get: " + get);
+    assertTrue(get.frames().size() <= GET_MAX_FRAMES, "a get: " + get);
     assertTrue(invoke.frames().size() > 0, "a locked invoke: " + invoke);
   }
 }

@@ -248,7 +248,14 @@ public final class StoreGate extends ForwardingObjectStore {
 
   @Override
   public int put(String key, ByteBuffer value, Deadline deadline) {
-    return (int) gatedLong(() -> super.put(key, value, deadline));
+    // The hot paths (put, getInto) enter and leave here, not through gatedLong's lambda and the
+    // forwarding base: three frames less on every put and get (CallPathFramesTest).
+    int s = enter();
+    try {
+      return delegate().put(key, value, deadline);
+    } finally {
+      leave(s);
+    }
   }
 
   @Override
@@ -258,7 +265,12 @@ public final class StoreGate extends ForwardingObjectStore {
 
   @Override
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
-    return gatedLong(() -> super.getInto(key, destination, deadline));
+    int s = enter(); // as put: inline on the hot path
+    try {
+      return delegate().getInto(key, destination, deadline);
+    } finally {
+      leave(s);
+    }
   }
 
   @Override

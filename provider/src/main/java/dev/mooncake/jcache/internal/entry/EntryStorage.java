@@ -172,7 +172,10 @@ public final class EntryStorage {
 
   /** The entry under {@code key}, or {@code null} when absent (never stored, removed, evicted). */
   StoredEntry read(String key, Deadline deadline) {
-    return lanes.call(Lane.RETRIEVE, () -> readNow(key, StoreKeyHash.of(key), deadline));
+    long owner = StoreKeyHash.of(key);
+    return lanes.runsHere(Lane.RETRIEVE) // the common case made here: two frames less per get
+        ? readNow(key, owner, deadline)
+        : lanes.call(Lane.RETRIEVE, () -> readNow(key, owner, deadline));
   }
 
   /**
@@ -699,7 +702,10 @@ public final class EntryStorage {
     String key = locked.key();
     for (int attempt = 0; ; attempt++) {
       locked.ensureHeld();
-      long result = lanes.callLong(Lane.STORE, () -> store.put(key, value, deadline));
+      long result =
+          lanes.runsHere(Lane.STORE) // the common case made here: two frames less per put
+              ? store.put(key, value, deadline)
+              : lanes.callLong(Lane.STORE, () -> store.put(key, value, deadline));
       boolean ok = StoreStatus.of(result) == StoreStatus.OK;
       if (ok && !replacing) {
         return;

@@ -153,8 +153,7 @@ public final class Lanes implements AutoCloseable {
    * single_calls_on_lanes} is set. Whatever the call throws is thrown as is.
    */
   public <T> T call(Lane lane, Supplier<T> call) {
-    ensureOpen();
-    if (!singleCallsOnLanes || pools.get(lane).ownsCurrentThread()) {
+    if (runsHere(lane)) {
       return call.get();
     }
     return await(submit(lane, call));
@@ -165,11 +164,21 @@ public final class Lanes implements AutoCloseable {
    * (a boxed {@code Long} per get showed in allocation profiles).
    */
   public long callLong(Lane lane, LongSupplier call) {
-    ensureOpen();
-    if (!singleCallsOnLanes || pools.get(lane).ownsCurrentThread()) {
+    if (runsHere(lane)) {
       return call.getAsLong();
     }
     return await(submit(lane, call::getAsLong));
+  }
+
+  /**
+   * Whether a single call on {@code lane} runs on the caller's thread (no {@code
+   * single_calls_on_lanes}, or already on the lane): then a hot path may make the call itself
+   * instead of through {@link #callLong}, two frames less. Throws once the lanes are closed, as
+   * every call does.
+   */
+  public boolean runsHere(Lane lane) {
+    ensureOpen();
+    return !singleCallsOnLanes || pools.get(lane).ownsCurrentThread();
   }
 
   /** Runs a store call on its lane. */

@@ -90,26 +90,37 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int put(String key, ByteBuffer value, Deadline deadline) {
-    return putFrom(key, value, opened.values().config(), deadline);
-  }
-
-  private int putFrom(String key, ByteBuffer value, ReplicaConfig where, Deadline deadline) {
-    byte[] k = MooncakeKeys.encode(key);
-    if (k == null || value == null || !value.hasRemaining()) {
+    // transferPut written out here: one frame less on every put (CallPathFramesTest)
+    StoreCallRunner.TransferCall put = putCall(key, value, opened.values().config());
+    if (put == null) {
       return invalid();
     }
     try {
-      return (int)
-          runner.transfer(
-              deadline,
-              "put",
-              key,
-              true,
-              value,
-              (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where));
+      return (int) runner.transfer(deadline, "put", key, true, value, put);
     } catch (CallTimeoutException e) {
       throw spent(e, deadline);
     }
+  }
+
+  /** A put's transfer (null {@code put}: invalid arguments), for the puts off the hot path. */
+  private int transferPut(
+      String key, StoreCallRunner.TransferCall put, ByteBuffer value, Deadline deadline) {
+    try {
+      return put == null
+          ? invalid()
+          : (int) runner.transfer(deadline, "put", key, true, value, put);
+    } catch (CallTimeoutException e) {
+      throw spent(e, deadline);
+    }
+  }
+
+  /** The put_from of {@code value} under {@code key} to {@code where}; null: invalid arguments. */
+  private StoreCallRunner.TransferCall putCall(String key, ByteBuffer value, ReplicaConfig where) {
+    byte[] k = MooncakeKeys.encode(key);
+    if (k == null || value == null || !value.hasRemaining()) {
+      return null;
+    }
+    return (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where);
   }
 
   /**
@@ -148,7 +159,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
-    return putFrom(key, value, pinnedHere(), deadline);
+    return transferPut(key, putCall(key, value, pinnedHere()), value, deadline);
   }
 
   /** One batch_put_from with the pinned-here replica config (the cluster lock's batch). */

@@ -155,15 +155,28 @@ final class StoreCallRunner {
     }
     boolean bound = bounded();
     try (BufferStaging.Transfer staged = staging.stage(buffer, write, bound, operation)) {
-      long result =
-          run(
-              op,
-              key,
-              write,
-              deadline,
-              bound,
-              () -> call.call(staged.buffer, staged.offset, staged.length),
-              staged);
+      long result;
+      if (runsDirectHere(bound)) {
+        // run()'s direct path written out: the hot path of every put and get reaches the native
+        // call through no frame of run's (CallPathFramesTest, architecture.md's put path)
+        Deadline slow = slowCallBound();
+        try {
+          result = call.call(staged.buffer, staged.offset, staged.length);
+        } catch (ClosedHandleException e) {
+          throw gate.closedException(e);
+        }
+        answeredDirect(result, slow);
+      } else {
+        result =
+            run(
+                op,
+                key,
+                write,
+                deadline,
+                bound,
+                () -> call.call(staged.buffer, staged.offset, staged.length),
+                staged);
+      }
       if (!write) {
         staged.deliver(buffer, result); // on this thread: never after the caller gave up
       }
@@ -239,6 +252,23 @@ final class StoreCallRunner {
     return outage.admit(deadline.remainingNanos()) ? deadline : null;
   }
 
+  /** Whether a call goes straight from the caller's thread: unbounded, no hand-off, no hook. */
+  private boolean runsDirectHere(boolean bound) {
+    return !bound && intercept == null && !virtualThreads.handsOff();
+  }
+
+  /** A direct call slower than one RPC timeout notes trouble: the calls after it are bounded. */
+  private Deadline slowCallBound() {
+    return Deadline.afterNanos(timeoutNanos / MooncakeSetup.MAX_RPCS_PER_CALL, CLOCK);
+  }
+
+  private void answeredDirect(long result, Deadline slow) {
+    outage.answered(result);
+    if (slow.expired()) {
+      outage.noteTrouble();
+    }
+  }
+
   /**
    * Makes one ABI call. Direct: on the caller's thread (the fast path; a call slower than one RPC
    * timeout notes trouble, so the calls after it are bounded), or for a virtual thread on {@link
@@ -258,12 +288,10 @@ final class StoreCallRunner {
     LongClientCall made = wrap == null ? call : wrap.apply(call);
     try {
       if (!bound) {
-        Deadline slow = Deadline.afterNanos(timeoutNanos / MooncakeSetup.MAX_RPCS_PER_CALL, CLOCK);
-        long result = virtualThreads.call(made); // a virtual thread's on a platform thread
-        outage.answered(result);
-        if (slow.expired()) {
-          outage.noteTrouble();
-        }
+        Deadline slow = slowCallBound();
+        // a virtual thread's on a platform thread; a platform thread's here (one frame less)
+        long result = virtualThreads.handsOff() ? virtualThreads.call(made) : made.call();
+        answeredDirect(result, slow);
         return result;
       }
       boolean[] handedOver = new boolean[1];
