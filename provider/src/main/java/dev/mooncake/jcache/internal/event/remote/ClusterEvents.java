@@ -2,7 +2,6 @@ package dev.mooncake.jcache.internal.event.remote;
 
 import dev.mooncake.jcache.internal.backend.ObjectStore;
 import dev.mooncake.jcache.internal.near.NearCache;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -38,16 +37,7 @@ public final class ClusterEvents implements AutoCloseable {
 
   /** A put and a remove of a fresh key outside every namespace: two events on the stream. */
   private static void probe(ObjectStore store) {
-    String key = PROBE_PREFIX + UUID.randomUUID();
-    ByteBuffer buffer = store.buffers().acquire(1);
-    try {
-      buffer.clear().limit(1);
-      buffer.put(0, (byte) 1);
-      store.put(key, buffer);
-      store.remove(key, true);
-    } finally {
-      store.buffers().release(buffer);
-    }
+    ObservedStore.putAndRemove(store, PROBE_PREFIX + UUID.randomUUID());
   }
 
   /** The store the manager's caches use. */

@@ -73,13 +73,17 @@ public final class ObservedStore extends EventedStore {
    * part is not base64url, so no cache key can be it) tells them to empty themselves.
    */
   private void announceBulkRemoval(String prefix) {
-    String marker = prefix + RemoteEvents.BULK_REMOVAL_MARKER;
+    putAndRemove(store, prefix + RemoteEvents.BULK_REMOVAL_MARKER);
+  }
+
+  /** A one-byte put and a remove of {@code key}: two events on the stream, nothing left behind. */
+  static void putAndRemove(ObjectStore store, String key) {
     java.nio.ByteBuffer buffer = store.buffers().acquire(1);
     try {
       buffer.clear().limit(1);
       buffer.put(0, (byte) 1);
-      store.put(marker, buffer);
-      store.remove(marker, true);
+      store.put(key, buffer);
+      store.remove(key, true);
     } finally {
       store.buffers().release(buffer);
     }
