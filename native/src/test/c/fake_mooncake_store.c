@@ -62,7 +62,9 @@
  *      abi=1|2|3            the replicate_config layout of the next creates (0: MCJ_FAKE_ABI)
  *      eviction=0|1         one-process mode: evict when the pool is full (see above)
  *      put_delay_us=<us>    shared mode: a put sleeps that long between reserving the key (in
- *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US)
+ *                           flight: -703 to others) and completing it (MCJ_FAKE_PUT_DELAY_US);
+ *                           one-process mode: after completing it, before returning (a caller
+ *                           stays inside the native call, e.g. for a stack sampled meanwhile)
  *      read_delay_us=<us>   get_into sleeps that long between taking the object's block (and
  *                           lease) and copying from it, outside every lock
  *                           (MCJ_FAKE_READ_DELAY_US; -1: back to the environment)
@@ -1083,7 +1085,11 @@ static int put_one(client *c, const char *key, const void *value, size_t size,
   if (no_room) {
     fake_log('E', "client_service.cpp", 3, "Failed to allocate buffer for put operation");
   }
-  if (result == GO_SHARED) result = fake_shm_put(&c->member, key, value, size, pins, delay);
+  if (result == GO_SHARED) {
+    result = fake_shm_put(&c->member, key, value, size, pins, delay);
+  } else if (delay > 0) {
+    usleep((useconds_t)delay); /* one-process mode: the put is done, its call returns late */
+  }
   return result;
 }
 
