@@ -67,7 +67,11 @@ public final class HistoryPeer {
             () -> {
               try {
                 for (long recorded = 0; recorded < share && !stop.get(); ) {
+                  long failedBefore = work.failed();
                   int k = work.step();
+                  if (work.failed() > failedBefore) {
+                    backOffAfterFailure();
+                  }
                   recorded += k;
                   long n = done.addAndGet(k);
                   if (n / 100 != (n - k) / 100) {
@@ -165,5 +169,21 @@ public final class HistoryPeer {
   static synchronized void answer(String line) {
     System.out.println(line);
     System.out.flush();
+  }
+
+  /**
+   * How long a worker waits after a call that failed, as a production client backs off: without it
+   * a fault's window fills the history with calls of unknown outcome (691 in one real pool restart,
+   * ~86 a key), each open to the end of the run, and the checker's search cannot decide a key
+   * within its budget. The fault is still met by every worker; only its retry rate drops.
+   */
+  static final long FAILURE_BACKOFF_MILLIS = 1000;
+
+  private static void backOffAfterFailure() {
+    try {
+      Thread.sleep(FAILURE_BACKOFF_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
