@@ -19,13 +19,9 @@ public abstract class ForwardingHeld implements KeyLocks.Held {
     delegate.ensureHeld();
   }
 
-  /**
-   * This decorator's {@link #ensureHeld} (a subclass may add a check there), then the delegate's
-   * own replace proof (which may renew the lock).
-   */
+  /** A decorator that adds a check to {@link #ensureHeld} adds it here too. */
   @Override
   public void ensureHeldToReplace(Deadline deadline) {
-    ensureHeld();
     delegate.ensureHeldToReplace(deadline);
   }
 

@@ -122,12 +122,10 @@ public interface KeyLocks {
      * replace whose put is refused after its remove has lost the entry, so the refusal belongs
      * before the remove: a lock with a lease must have half of it left for the remove and the put,
      * and renews an older proof first (one read of the lock). Throws as {@link #ensureHeld} does,
-     * also when the renewal cannot show the lock is ours; then nothing was written. The default is
-     * {@link #ensureHeld}, right for a lock that cannot be lost.
+     * also when the renewal cannot show the lock is ours; then nothing was written. A lock that
+     * cannot be lost does what its {@link #ensureHeld} does. No default, as for ensureHeld.
      */
-    default void ensureHeldToReplace(Deadline deadline) {
-      ensureHeld();
-    }
+    void ensureHeldToReplace(Deadline deadline);
 
     @Override
     void close();

@@ -149,6 +149,9 @@ public final class LocalKeyLocks implements KeyLocks {
     public void ensureHeld() {}
 
     @Override
+    public void ensureHeldToReplace(Deadline deadline) {} // a lock of this JVM cannot be lost
+
+    @Override
     public void close() {
       release(key, entry, stripe);
     }

@@ -78,6 +78,11 @@ class EntryMapTest {
           }
           super.ensureHeld();
         }
+
+        @Override
+        public void ensureHeldToReplace(Deadline deadline) {
+          ensureHeld(); // the same check: a decorator adds it to both
+        }
       };
     }
 

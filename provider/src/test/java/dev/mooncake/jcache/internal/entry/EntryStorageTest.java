@@ -118,6 +118,11 @@ class EntryStorageTest {
           }
 
           @Override
+          public void ensureHeldToReplace(Deadline deadline) {
+            ensureHeld();
+          }
+
+          @Override
           public void close() {}
         };
     CacheException e =

@@ -15,6 +15,9 @@ final class TestLocks {
         public void ensureHeld() {}
 
         @Override
+        public void ensureHeldToReplace(Deadline deadline) {}
+
+        @Override
         public void close() {}
       };
 
