@@ -9,6 +9,7 @@ import dev.mooncake.jcache.internal.backend.StoreException;
 import dev.mooncake.jcache.internal.backend.StoreStatus;
 import dev.mooncake.jcache.internal.calls.CallTimeoutException;
 import dev.mooncake.jcache.internal.time.Deadline;
+import dev.mooncake.jcache.nativebridge.ClosedHandleException;
 import dev.mooncake.jcache.nativebridge.MooncakeClient;
 import dev.mooncake.jcache.nativebridge.NativeLogs;
 import dev.mooncake.jcache.nativebridge.NativeRegion;
@@ -90,13 +91,24 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
 
   @Override
   public int put(String key, ByteBuffer value, Deadline deadline) {
-    // transferPut written out here: one frame less on every put (CallPathFramesTest)
-    StoreCallRunner.TransferCall put = putCall(key, value, opened.values().config());
-    if (put == null) {
+    byte[] k = MooncakeKeys.encode(key);
+    if (k == null || value == null || !value.hasRemaining()) {
       return invalid();
     }
-    try {
-      return (int) runner.transfer(deadline, "put", key, true, value, put);
+    ReplicaConfig where = opened.values().config();
+    // the runner's direct call written out here: put_from is called from this frame, with no
+    // frame of the runner's or of a call object under it (CallPathToNativeTest)
+    try (StoreCallRunner.OneTransfer transfer = runner.begin(deadline, value, true)) {
+      if (!transfer.direct()) {
+        return (int) transfer.run("put", key, (b, o, l) -> client.putFrom(k, b, o, l, where));
+      }
+      long result;
+      try {
+        result = client.putFrom(k, transfer.buffer(), transfer.offset(), transfer.length(), where);
+      } catch (ClosedHandleException e) {
+        throw transfer.closed(e);
+      }
+      return (int) transfer.answered(result);
     } catch (CallTimeoutException e) {
       throw spent(e, deadline);
     }
@@ -120,40 +132,7 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || value == null || !value.hasRemaining()) {
       return null;
     }
-    return new PutFrom(k, where);
-  }
-
-  /**
-   * A put_from as the runner makes it. A class, not a lambda: a lambda puts two frames on the stack
-   * (its proxy's and its body's), this one (CallPathToNativeTest counts them).
-   */
-  private final class PutFrom implements StoreCallRunner.TransferCall {
-    private final byte[] key;
-    private final ReplicaConfig where;
-
-    PutFrom(byte[] key, ReplicaConfig where) {
-      this.key = key;
-      this.where = where;
-    }
-
-    @Override
-    public long call(ByteBuffer buffer, int offset, int length) {
-      return client.putFrom(key, buffer, offset, length, where);
-    }
-  }
-
-  /** A get_into as the runner makes it; a class for the reason {@link PutFrom} is one. */
-  private final class GetInto implements StoreCallRunner.TransferCall {
-    private final byte[] key;
-
-    GetInto(byte[] key) {
-      this.key = key;
-    }
-
-    @Override
-    public long call(ByteBuffer buffer, int offset, int length) {
-      return client.getInto(key, buffer, offset, length);
-    }
+    return (buffer, offset, length) -> client.putFrom(k, buffer, offset, length, where);
   }
 
   /**
@@ -222,8 +201,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
     }
-    try {
-      return runner.transfer(deadline, "get", key, false, destination, new GetInto(k));
+    // get_into called from this frame, as put's put_from is
+    try (StoreCallRunner.OneTransfer transfer = runner.begin(deadline, destination, false)) {
+      if (!transfer.direct()) {
+        return transfer.run("get", key, (b, o, l) -> client.getInto(k, b, o, l));
+      }
+      long result;
+      try {
+        result = client.getInto(k, transfer.buffer(), transfer.offset(), transfer.length());
+      } catch (ClosedHandleException e) {
+        throw transfer.closed(e);
+      }
+      return transfer.answered(result);
     } catch (CallTimeoutException e) {
       throw spent(e, deadline);
     }

@@ -149,38 +149,119 @@ final class StoreCallRunner {
       boolean write,
       ByteBuffer buffer,
       TransferCall call) {
+    try (OneTransfer transfer = begin(operation, buffer, write)) {
+      if (!transfer.direct()) {
+        return transfer.run(op, key, call);
+      }
+      long result;
+      try {
+        result = call.call(transfer.buffer(), transfer.offset(), transfer.length());
+      } catch (ClosedHandleException e) {
+        throw transfer.closed(e);
+      }
+      return transfer.answered(result);
+    }
+  }
+
+  /**
+   * Begins one transfer on one caller buffer: admitted (or failed fast) and the buffer staged. When
+   * it is {@link OneTransfer#direct} its caller makes the native call itself and hands the answer
+   * to {@link OneTransfer#answered}: the hot path's put and get then reach the native call with no
+   * frame of this class under them (CallPathToNativeTest); else {@link OneTransfer#run} makes it.
+   */
+  OneTransfer begin(Deadline operation, ByteBuffer buffer, boolean write) {
     Deadline deadline = admit(operation);
     if (deadline == null) {
-      return outage.failFastCode();
+      return new OneTransfer(null, write, buffer, false, null);
     }
     boolean bound = bounded();
-    try (BufferStaging.Transfer staged = staging.stage(buffer, write, bound, operation)) {
-      long result;
-      if (runsDirectHere(bound)) {
-        // run()'s direct path written out: the hot path of every put and get reaches the native
-        // call through no frame of run's (CallPathFramesTest, architecture.md's put path)
-        Deadline slow = slowCallBound();
-        try {
-          result = call.call(staged.buffer, staged.offset, staged.length);
-        } catch (ClosedHandleException e) {
-          throw gate.closedException(e);
-        }
-        answeredDirect(result, slow);
-      } else {
-        result =
-            run(
-                op,
-                key,
-                write,
-                deadline,
-                bound,
-                () -> call.call(staged.buffer, staged.offset, staged.length),
-                staged);
+    return new OneTransfer(
+        deadline, write, buffer, bound, staging.stage(buffer, write, bound, operation));
+  }
+
+  /** A transfer begun by {@link #begin}; closing it releases its staging unless given up on. */
+  final class OneTransfer implements AutoCloseable {
+    private final Deadline deadline;
+    private final boolean write;
+    private final ByteBuffer caller;
+    private final boolean bound;
+    private final BufferStaging.Transfer staged; // null: failed fast, nothing to send
+    private final Deadline slow; // null: not direct
+
+    private OneTransfer(
+        Deadline deadline,
+        boolean write,
+        ByteBuffer caller,
+        boolean bound,
+        BufferStaging.Transfer staged) {
+      this.deadline = deadline;
+      this.write = write;
+      this.caller = caller;
+      this.bound = bound;
+      this.staged = staged;
+      this.slow = staged != null && runsDirectHere(bound) ? slowCallBound() : null;
+    }
+
+    /** Whether the caller makes the call itself, now, on its own thread. */
+    boolean direct() {
+      return slow != null;
+    }
+
+    ByteBuffer buffer() {
+      return staged.buffer;
+    }
+
+    int offset() {
+      return staged.offset;
+    }
+
+    int length() {
+      return staged.length;
+    }
+
+    /** The answer of the caller's own direct call: the outage told, a read's bytes delivered. */
+    long answered(long result) {
+      answeredDirect(result, slow);
+      return delivered(result);
+    }
+
+    /** The closed-store exception for a native call made on a closed handle. */
+    RuntimeException closed(ClosedHandleException e) {
+      return gate.closedException(e);
+    }
+
+    /**
+     * Makes a call that is not direct (bounded, a virtual thread's, a test's intercepted one), or
+     * answers the fail-fast code when it was not admitted.
+     */
+    long run(String op, String key, TransferCall call) {
+      if (staged == null) {
+        return outage.failFastCode();
       }
+      long result =
+          StoreCallRunner.this.run(
+              op,
+              key,
+              write,
+              deadline,
+              bound,
+              () -> call.call(staged.buffer, staged.offset, staged.length),
+              staged);
+      return delivered(result);
+    }
+
+    private long delivered(long result) {
       if (!write) {
-        staged.deliver(buffer, result); // on this thread: never after the caller gave up
+        staged.deliver(caller, result); // on this thread: never after the caller gave up
       }
       return result;
+    }
+
+    @Override
+    public void close() {
+      if (staged != null) {
+        staged.close();
+      }
     }
   }
 
