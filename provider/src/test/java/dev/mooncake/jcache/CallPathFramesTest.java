@@ -25,13 +25,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The call path from a JCache operation down to the store call, counted in provider frames
- * (docs/architecture.md, "The data path of a put"): a store that records the stack of each entry
- * put and read counts the {@code dev.mooncake.*} frames from the operation's {@code MooncakeCache}
- * frame down to the frame that calls the store. A blind put (eternal cache, no listener) reaches
- * the store in 7 frames and 5 classes; the Mooncake backend adds 5 frames and 3 classes to the
- * native call: 12 frames and 8 classes in all, against issue 41's 12 and 7 ({@code
- * CallPathToNativeTest} measures those). These bounds are tight, so that a layer added on the hot
- * path shows here.
+ * (docs/data-paths.md): a store that records the stack of each entry put and read counts the {@code
+ * dev.mooncake.*} frames from the operation's {@code MooncakeCache} frame down to the frame that
+ * calls the store. A blind put (eternal cache, no listener) reaches the store in 7 frames and 5
+ * classes; the Mooncake backend adds 3 frames and 2 classes to the native call: 10 frames and 7
+ * classes in all, within issue 41's 12 and 7 ({@code CallPathToNativeTest} measures those). These
+ * bounds are tight, so that a layer added on the hot path shows here.
  */
 class CallPathFramesTest {
   private static final int BLIND_PUT_MAX_FRAMES = 7;
