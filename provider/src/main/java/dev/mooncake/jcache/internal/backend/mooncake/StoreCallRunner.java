@@ -150,16 +150,7 @@ final class StoreCallRunner {
       ByteBuffer buffer,
       TransferCall call) {
     try (OneTransfer transfer = begin(operation, buffer, write)) {
-      if (!transfer.direct()) {
-        return transfer.run(op, key, call);
-      }
-      long result;
-      try {
-        result = call.call(transfer.buffer(), transfer.offset(), transfer.length());
-      } catch (ClosedHandleException e) {
-        throw transfer.closed(e);
-      }
-      return transfer.answered(result);
+      return transfer.run(op, key, call);
     }
   }
 
@@ -231,8 +222,9 @@ final class StoreCallRunner {
     }
 
     /**
-     * Makes a call that is not direct (bounded, a virtual thread's, a test's intercepted one), or
-     * answers the fail-fast code when it was not admitted.
+     * Makes the call through {@link StoreCallRunner#run} (direct, bounded, a virtual thread's, a
+     * test's intercepted one), or answers the fail-fast code when it was not admitted. The hot put
+     * and get make a direct call themselves instead, for the frames only.
      */
     long run(String op, String key, TransferCall call) {
       if (staged == null) {
