@@ -1,17 +1,15 @@
 package dev.mooncake.jcache;
 
+import dev.mooncake.jcache.internal.event.Unwrap;
 import javax.cache.Cache;
 
-/** An immutable key-value pair handed to iterators and cache writers. */
-public final class CacheEntry<K, V> implements Cache.Entry<K, V> {
-  private final K key;
-  private final V value;
-
-  public CacheEntry(K key, V value) {
-    this.key = key;
-    this.value = value;
-  }
-
+/**
+ * An immutable key-value pair handed to iterators and cache writers.
+ *
+ * @param key the entry's key
+ * @param value the entry's value
+ */
+public record CacheEntry<K, V>(K key, V value) implements Cache.Entry<K, V> {
   @Override
   public K getKey() {
     return key;
@@ -24,10 +22,7 @@ public final class CacheEntry<K, V> implements Cache.Entry<K, V> {
 
   @Override
   public <T> T unwrap(Class<T> clazz) {
-    if (clazz.isInstance(this)) {
-      return clazz.cast(this);
-    }
-    throw new IllegalArgumentException("cannot unwrap a cache entry to " + clazz);
+    return Unwrap.as(this, clazz, "a cache entry");
   }
 
   @Override

@@ -15,6 +15,7 @@ import dev.mooncake.jcache.internal.connection.StoreConnection;
 import dev.mooncake.jcache.internal.connection.StoreGate;
 import dev.mooncake.jcache.internal.entry.EntryStorage;
 import dev.mooncake.jcache.internal.entry.KeyNamespace;
+import dev.mooncake.jcache.internal.event.Unwrap;
 import dev.mooncake.jcache.internal.event.remote.ClusterEvents;
 import dev.mooncake.jcache.internal.expiry.ExpirySweeper;
 import dev.mooncake.jcache.internal.lane.Lanes;
@@ -491,10 +492,7 @@ public final class MooncakeCacheManager implements CacheManager {
 
   @Override
   public <T> T unwrap(Class<T> clazz) {
-    if (clazz.isInstance(this)) {
-      return clazz.cast(this);
-    }
-    throw new IllegalArgumentException("cannot unwrap the cache manager to " + clazz.getName());
+    return Unwrap.as(this, clazz, "the cache manager");
   }
 
   private void requireOpen() {

@@ -14,27 +14,14 @@ import org.slf4j.LoggerFactory;
  * now (the stream carries keys only), the old value unknown. Runs on the event executor, in stream
  * order per key; synchronous listeners are awaited here, as nobody else waits for them.
  */
-final class RemoteListenerEvents<K, V> implements RemoteTarget {
+record RemoteListenerEvents<K, V>(
+    Cache<K, V> cache,
+    EventDispatcher<K, V> dispatcher,
+    Function<String, StoredEntry> reader,
+    Function<String, K> cacheKeys,
+    LongSupplier clock)
+    implements RemoteTarget {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteListenerEvents.class);
-
-  private final Cache<K, V> cache;
-  private final EventDispatcher<K, V> dispatcher;
-  private final Function<String, StoredEntry> reader;
-  private final Function<String, K> cacheKeys;
-  private final LongSupplier clock;
-
-  RemoteListenerEvents(
-      Cache<K, V> cache,
-      EventDispatcher<K, V> dispatcher,
-      Function<String, StoredEntry> reader,
-      Function<String, K> cacheKeys,
-      LongSupplier clockMillis) {
-    this.cache = cache;
-    this.dispatcher = dispatcher;
-    this.reader = reader;
-    this.cacheKeys = cacheKeys;
-    this.clock = clockMillis;
-  }
 
   @Override
   public boolean hasListeners() {

@@ -80,12 +80,12 @@ class LayersTest {
           layer(
               "jcache",
               "internal.event internal.integration internal.management internal.processor",
-              "time"),
+              "calls time"),
           layer("entry", "internal.entry", "expiry lock lane codec backend integrity time"),
           layer("expiry", "internal.expiry", "time"),
           layer("lock", "internal.lock..", "backend calls integrity time"),
           layer("async", "internal.async", "calls time"),
-          layer("lane", "internal.lane", "config time"),
+          layer("lane", "internal.lane", "config calls time"),
           layer("codec", "internal.codec", ""),
           layer(
               "store",

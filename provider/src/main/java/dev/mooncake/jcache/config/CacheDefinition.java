@@ -37,36 +37,6 @@ public record CacheDefinition(
     String codec,
     NearCacheSettings nearCache) {
 
-  /** A definition without a near cache. */
-  public CacheDefinition(
-      String name,
-      String keyType,
-      String valueType,
-      ExpirySettings expiry,
-      Boolean statisticsEnabled,
-      Boolean managementEnabled,
-      Boolean readThrough,
-      Boolean writeThrough,
-      String loaderFactory,
-      String writerFactory,
-      List<ListenerDefinition> listeners,
-      String codec) {
-    this(
-        name,
-        keyType,
-        valueType,
-        expiry,
-        statisticsEnabled,
-        managementEnabled,
-        readThrough,
-        writeThrough,
-        loaderFactory,
-        writerFactory,
-        listeners,
-        codec,
-        null);
-  }
-
   /**
    * A near cache: a bounded on-heap copy of recently read entries, invalidated by the master's
    * event stream.
@@ -78,7 +48,7 @@ public record CacheDefinition(
   /** A cache the file says nothing about. */
   public static CacheDefinition unset(String name) {
     return new CacheDefinition(
-        name, null, null, null, null, null, null, null, null, null, List.of(), null);
+        name, null, null, null, null, null, null, null, null, null, List.of(), null, null);
   }
 
   /**

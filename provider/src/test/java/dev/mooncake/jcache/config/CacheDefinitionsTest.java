@@ -110,7 +110,7 @@ class CacheDefinitionsTest {
       List<ListenerDefinition> listeners) {
     return new CacheDefinition(
         "users", keyType, valueType, expiry, true, true, true, true, loader, writer, listeners,
-        "java");
+        "java", null);
   }
 
   // ---- toConfiguration ----
@@ -348,7 +348,8 @@ class CacheDefinitionsTest {
         PREFIX + "TestLoader",
         null,
         List.of(new ListenerDefinition(PREFIX + "TestListener", null, false, true)),
-        "string");
+        "string",
+        null);
   }
 
   @Test

@@ -241,7 +241,8 @@ class GoodConfigTest {
             List.of(
                 new ListenerDefinition("com.acme.AuditFactory", "com.acme.OnlyAdmins", true, true),
                 new ListenerDefinition("com.acme.Logger", null, false, false)),
-            "java"),
+            "java",
+            null),
         users);
     assertEquals(
         new ExpirySettings("created", Duration.ofMillis(1500)),

@@ -16,14 +16,8 @@ import javax.cache.CacheException;
  * stream is checked by a {@link DeserializationFilter} before any class outside the allow-list is
  * even loaded, and classes resolve through the cache manager's class loader.
  */
-public final class SerializationCodec implements Codec {
-  private final DeserializationFilter filter;
-  private final ClassLoader classLoader;
-
-  public SerializationCodec(DeserializationFilter filter, ClassLoader classLoader) {
-    this.filter = filter;
-    this.classLoader = classLoader;
-  }
+public record SerializationCodec(DeserializationFilter filter, ClassLoader classLoader)
+    implements Codec {
 
   @Override
   public Encoded encode(Object value) {

@@ -71,22 +71,10 @@ public final class StoreGate extends ForwardingObjectStore {
     }
 
     @Override
-    public ByteBuffer acquire(int minCapacity, Deadline deadline) {
-      return counted(minCapacity, false, deadline);
-    }
-
-    @Override
-    public ByteBuffer acquireKept(int minCapacity, Deadline deadline) {
-      return counted(minCapacity, true, deadline);
-    }
-
-    private ByteBuffer counted(int minCapacity, boolean kept, Deadline deadline) {
+    protected ByteBuffer acquire(int minCapacity, boolean kept, Deadline deadline) {
       return gated( // counted as a call until the buffer is counted itself
           () -> {
-            ByteBuffer buffer =
-                kept
-                    ? super.acquireKept(minCapacity, deadline)
-                    : super.acquire(minCapacity, deadline);
+            ByteBuffer buffer = super.acquire(minCapacity, kept, deadline);
             buffersOut.incrementAndGet(stripe(System.identityHashCode(buffer)));
             return buffer;
           });

@@ -6,9 +6,14 @@ import dev.mooncake.jcache.internal.expiry.ExpiryTimes;
  * What an atomic step decides to do with its key's entry, given the live entry: keep it, write a
  * value with an expiry time, remove it, or rewrite it with a new expiry time (access expiry). An
  * optional result travels with the decision out of the step (an entry processor's return value, a
- * loaded value), so callers need no out-parameters.
+ * loaded value), so callers need no out-parameters. Made by the factories below.
+ *
+ * @param kind what to do
+ * @param value the value to write ({@code WRITE}), else null
+ * @param expireAt the expiry time to write ({@code WRITE}, {@code TOUCH})
+ * @param result what {@link #returning} attached, or null
  */
-public final class Decision {
+public record Decision(Kind kind, Object value, long expireAt, Object result) {
   enum Kind {
     KEEP,
     WRITE,
@@ -21,18 +26,6 @@ public final class Decision {
 
   /** Remove the entry (nothing happens when there is none). */
   public static final Decision REMOVE = new Decision(Kind.REMOVE, null, 0, null);
-
-  final Kind kind;
-  final Object value;
-  final long expireAt;
-  private final Object result;
-
-  private Decision(Kind kind, Object value, long expireAt, Object result) {
-    this.kind = kind;
-    this.value = value;
-    this.expireAt = expireAt;
-    this.result = result;
-  }
 
   /** Store {@code value} (replacing the live entry, if any) to expire at {@code expireAt}. */
   public static Decision write(Object value, long expireAt) {
@@ -52,11 +45,6 @@ public final class Decision {
   /** This decision, carrying {@code result} out of the step. */
   public Decision returning(Object result) {
     return new Decision(kind, value, expireAt, result);
-  }
-
-  /** What {@link #returning} attached, or null. */
-  public Object result() {
-    return result;
   }
 
   @Override

@@ -226,10 +226,10 @@ public final class EntryMap<K> {
   public Outcome computeUnread(K key, String storeKey, Remapping remapping, Deadline deadline) {
     try (LockedKey locked = locks.lock(storeKey, deadline)) {
       Decision decision = remapping.remap(null);
-      if (decision.kind != Decision.Kind.WRITE) {
+      if (decision.kind() != Decision.Kind.WRITE) {
         return new Outcome(null, decision, apply(key, locked, null, decision, deadline));
       }
-      boolean existed = storage.replace(locked, decision.value, decision.expireAt, deadline);
+      boolean existed = storage.replace(locked, decision.value(), decision.expireAt(), deadline);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
@@ -239,17 +239,17 @@ public final class EntryMap<K> {
   private boolean apply(
       K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
     String storeKey = locked.key();
-    switch (decision.kind) {
+    switch (decision.kind()) {
       case KEEP:
         return false;
       case TOUCH:
-        if (current != null && decision.expireAt != current.expireAt()) {
-          storage.rewrite(locked, current, decision.expireAt, deadline);
-          expiring.add(storeKey, decision.expireAt);
+        if (current != null && decision.expireAt() != current.expireAt()) {
+          storage.rewrite(locked, current, decision.expireAt(), deadline);
+          expiring.add(storeKey, decision.expireAt());
         }
         return false;
       case WRITE:
-        storage.write(locked, decision.value, decision.expireAt, current == null, deadline);
+        storage.write(locked, decision.value(), decision.expireAt(), current == null, deadline);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
@@ -263,15 +263,15 @@ public final class EntryMap<K> {
         }
         return removed;
       default:
-        throw new AssertionError(decision.kind);
+        throw new AssertionError(decision.kind());
     }
   }
 
   private void written(
       K key, String storeKey, Decision decision, StoredEntry previous, boolean replacedUnread) {
     index.add(storeKey);
-    expiring.add(storeKey, decision.expireAt);
-    listener.written(key, decision.value, previous, replacedUnread);
+    expiring.add(storeKey, decision.expireAt());
+    listener.written(key, decision.value(), previous, replacedUnread);
   }
 
   /**
@@ -348,12 +348,12 @@ public final class EntryMap<K> {
           }
           Decision decision = sorted.get(i).remapping().remap(current[i]);
           decisions[i] = decision;
-          if (decision.kind == Decision.Kind.WRITE) {
+          if (decision.kind() == Decision.Kind.WRITE) {
             writes.add(
                 new EntryStorage.Write(
                     locked.get(i),
-                    decision.value,
-                    decision.expireAt,
+                    decision.value(),
+                    decision.expireAt(),
                     !unread && current[i] == null));
             positions.add(i);
           } else {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiFunction;
 import java.util.function.IntUnaryOperator;
 import javax.cache.CacheException;
 import org.slf4j.Logger;
@@ -114,20 +115,9 @@ public final class EntryStorage {
    * @param ticker the clock of retry deadlines
    * @param operationTimeout how long a mutation retries transient answers (-703, -706) and dropped
    *     puts before it fails ({@code operation_timeout_ms})
-   */
-  public EntryStorage(
-      String cacheName,
-      ObjectStore store,
-      Lanes lanes,
-      Codec codec,
-      Ticker ticker,
-      Duration operationTimeout) {
-    this(cacheName, store, lanes, codec, ticker, operationTimeout, Object.class);
-  }
-
-  /**
-   * Storage whose reads also refuse a value that is not a {@code valueType} (another cache's or
-   * program's object under this cache's key) instead of handing it to a caller who expects one.
+   * @param valueType reads refuse a value that is not one (another cache's or program's object
+   *     under this cache's key) instead of handing it to a caller who expects one; {@code
+   *     Object.class}: any
    */
   public EntryStorage(
       String cacheName,
@@ -368,19 +358,13 @@ public final class EntryStorage {
         transfer.reserve(i, size);
       }
       ByteBuffer[] targets = transfer.buffers(deadline);
-      long[] results = new long[count];
-      lanes.runChunked(
-          Lane.RETRIEVE,
-          count,
-          MIN_BATCH_CHUNK,
-          (first, end) -> {
-            long[] chunk =
-                store.batchGetInto(
-                    Arrays.copyOfRange(group, first, end),
-                    Arrays.copyOfRange(targets, first, end),
-                    deadline);
-            System.arraycopy(chunk, 0, results, first, end - first);
-          });
+      long[] results =
+          lanes.batchAnswers(
+              Lane.RETRIEVE,
+              count,
+              MIN_BATCH_CHUNK,
+              long[]::new,
+              sliced(group, targets, (k, b) -> store.batchGetInto(k, b, deadline)));
       for (int i = 0; i < count; i++) {
         ReadPolicy rule = ReadPolicy.forEntryRead(results[i]);
         if (rule == ReadPolicy.VALUE) {
@@ -624,19 +608,13 @@ public final class EntryStorage {
         keys[p] = writes.get(group.get(toPut.get(p))).key();
         puts[p] = values[toPut.get(p)];
       }
-      int[] results = new int[keys.length];
-      lanes.runChunked(
-          Lane.STORE,
-          keys.length,
-          MIN_BATCH_CHUNK,
-          (first, end) -> {
-            int[] chunk =
-                store.batchPut(
-                    Arrays.copyOfRange(keys, first, end),
-                    Arrays.copyOfRange(puts, first, end),
-                    deadline);
-            System.arraycopy(chunk, 0, results, first, end - first);
-          });
+      int[] results =
+          lanes.batchAnswers(
+              Lane.STORE,
+              keys.length,
+              MIN_BATCH_CHUNK,
+              int[]::new,
+              sliced(keys, puts, (k, b) -> store.batchPut(k, b, deadline)));
       List<Integer> toCheck = new ArrayList<>();
       for (int p = 0; p < keys.length; p++) {
         int g = toPut.get(p);
@@ -1147,21 +1125,20 @@ public final class EntryStorage {
     return (int) needed;
   }
 
-  private StoreException failure(String operation, String key, long code) {
-    return new StoreException(
-        operation
-            + " on cache '"
-            + cacheName
-            + "' failed for store key '"
-            + key
-            + "': "
-            + StoreStatus.describe(code)
-            + " ("
-            + store.describe()
-            + ")",
-        code);
+  /**
+   * A batch call of {@code call} over items {@code [from, to)} of {@code keys} and {@code buffers}.
+   */
+  private static <A> Lanes.BatchCall<A> sliced(
+      String[] keys, ByteBuffer[] buffers, BiFunction<String[], ByteBuffer[], A> call) {
+    return (from, to) ->
+        call.apply(Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(buffers, from, to));
   }
 
+  private StoreException failure(String operation, String key, long code) {
+    return failure(operation, key, code, null);
+  }
+
+  /** {@code after}: the retries the failure survived, or null when it came at the first try. */
   private StoreException failure(String operation, String key, long code, String after) {
     return new StoreException(
         operation
@@ -1171,8 +1148,7 @@ public final class EntryStorage {
             + key
             + "': "
             + StoreStatus.describe(code)
-            + ", still after "
-            + after
+            + (after == null ? "" : ", still after " + after)
             + " ("
             + store.describe()
             + ")",

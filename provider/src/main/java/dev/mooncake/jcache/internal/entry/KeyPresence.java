@@ -21,19 +21,9 @@ import java.util.Arrays;
  * transfer here. What it cannot see is the entry's expiry time: callers ask it only for entries
  * that cannot expire.
  */
-final class KeyPresence {
+record KeyPresence(String cacheName, ObjectStore store, Lanes lanes) {
   /** Batches are split across the lookup lane's threads in chunks of at least this many keys. */
   private static final int MIN_BATCH_CHUNK = 16;
-
-  private final String cacheName;
-  private final ObjectStore store;
-  private final Lanes lanes;
-
-  KeyPresence(String cacheName, ObjectStore store, Lanes lanes) {
-    this.cacheName = cacheName;
-    this.store = store;
-    this.lanes = lanes;
-  }
 
   /** Whether the store holds a completed object under {@code key}. */
   boolean exists(String key, Deadline deadline) {
@@ -45,15 +35,13 @@ final class KeyPresence {
    * threads, index i for key i.
    */
   boolean[] existAll(String[] keys, Deadline deadline) {
-    int[] answers = new int[keys.length];
-    lanes.runChunked(
-        Lane.LOOKUP,
-        keys.length,
-        MIN_BATCH_CHUNK,
-        (from, to) -> {
-          int[] chunk = store.batchIsExist(Arrays.copyOfRange(keys, from, to), deadline);
-          System.arraycopy(chunk, 0, answers, from, to - from);
-        });
+    int[] answers =
+        lanes.batchAnswers(
+            Lane.LOOKUP,
+            keys.length,
+            MIN_BATCH_CHUNK,
+            int[]::new,
+            (from, to) -> store.batchIsExist(Arrays.copyOfRange(keys, from, to), deadline));
     boolean[] present = new boolean[keys.length];
     for (int i = 0; i < keys.length; i++) {
       present[i] = present(keys[i], answers[i]);

@@ -46,10 +46,7 @@ final class EntryEvent<K, V> extends CacheEntryEvent<K, V>
 
   @Override
   public <T> T unwrap(Class<T> clazz) {
-    if (clazz.isInstance(this)) {
-      return clazz.cast(this);
-    }
-    throw new IllegalArgumentException("cannot unwrap a cache entry event to " + clazz);
+    return Unwrap.as(this, clazz, "a cache entry event");
   }
 
   @Override

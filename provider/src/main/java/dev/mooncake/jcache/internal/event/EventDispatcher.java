@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.internal.event;
 
+import dev.mooncake.jcache.internal.calls.Causes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -243,14 +244,8 @@ public final class EventDispatcher<K, V> {
     try {
       CompletableFuture.allOf(all).join();
     } catch (CompletionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof CacheEntryListenerException listenerFailure) {
-        throw listenerFailure;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new CacheEntryListenerException(cause);
+      throw Causes.unwrapped(
+          e.getCause(), CacheEntryListenerException.class, CacheEntryListenerException::new);
     }
   }
 

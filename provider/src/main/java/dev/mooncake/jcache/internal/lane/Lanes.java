@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.lane;
 
 import dev.mooncake.jcache.config.MooncakeConfig;
+import dev.mooncake.jcache.internal.calls.Causes;
 import dev.mooncake.jcache.internal.time.Deadline;
 import dev.mooncake.jcache.internal.time.Ticker;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -265,6 +267,28 @@ public final class Lanes implements AutoCloseable {
     void run(int from, int to);
   }
 
+  /**
+   * One store batch call's answers for {@code [0, count)} (an {@code int[]} or a {@code long[]},
+   * made by {@code newArray}), the batch split as {@link #runChunked} splits it: {@code call}
+   * answers items {@code [from, to)}, one answer each in order, and lands at its place.
+   */
+  public <A> A batchAnswers(
+      Lane lane, int count, int minChunk, IntFunction<A> newArray, BatchCall<A> call) {
+    A answers = newArray.apply(count);
+    runChunked(
+        lane,
+        count,
+        minChunk,
+        (from, to) -> System.arraycopy(call.answer(from, to), 0, answers, from, to - from));
+    return answers;
+  }
+
+  /** A batch call over items {@code [from, to)}: an array of one answer per item, in order. */
+  @FunctionalInterface
+  public interface BatchCall<A> {
+    A answer(int from, int to);
+  }
+
   /** Stops the pools (idempotent): running work gets a moment to finish, queued work is dropped. */
   @Override
   public void close() {
@@ -311,14 +335,7 @@ public final class Lanes implements AutoCloseable {
     try {
       return future.get();
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new CompletionException(cause);
+      throw Causes.unwrapped(e.getCause(), RuntimeException.class, CompletionException::new);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       future.cancel(false);

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.internal.processor;
 
+import dev.mooncake.jcache.internal.event.Unwrap;
 import java.util.Objects;
 import java.util.function.Function;
 import javax.cache.processor.MutableEntry;
@@ -82,9 +83,6 @@ public final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
 
   @Override
   public <T> T unwrap(Class<T> clazz) {
-    if (clazz.isInstance(this)) {
-      return clazz.cast(this);
-    }
-    throw new IllegalArgumentException("cannot unwrap a mutable entry to " + clazz);
+    return Unwrap.as(this, clazz, "a mutable entry");
   }
 }

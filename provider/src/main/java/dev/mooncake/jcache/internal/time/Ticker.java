@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.time;
 
 import java.util.Properties;
+import java.util.function.LongSupplier;
 
 /**
  * The provider's one source of time, in the spirit of Caffeine's {@code Ticker}: expiry times, the
@@ -25,7 +26,12 @@ public interface Ticker {
 
   /** The system clock. */
   static Ticker system() {
-    return SystemTicker.INSTANCE;
+    return SYSTEM;
+  }
+
+  /** Wall-clock millis from the system, monotonic nanos from {@code nanos} (a test's clock). */
+  static Ticker ofNanos(LongSupplier nanos) {
+    return new NanoClock(nanos);
   }
 
   /** The ticker in {@code properties} under {@link #PROPERTY}, else the system clock. */
@@ -47,9 +53,10 @@ public interface Ticker {
   }
 
   /** {@link System#currentTimeMillis()} and {@link System#nanoTime()}. */
-  enum SystemTicker implements Ticker {
-    INSTANCE;
+  Ticker SYSTEM = new NanoClock(System::nanoTime);
 
+  /** {@link System#currentTimeMillis()} and a monotonic clock of the caller's choosing. */
+  record NanoClock(LongSupplier clock) implements Ticker {
     @Override
     public long epochMillis() {
       return System.currentTimeMillis();
@@ -57,7 +64,7 @@ public interface Ticker {
 
     @Override
     public long nanos() {
-      return System.nanoTime();
+      return clock.getAsLong();
     }
   }
 }

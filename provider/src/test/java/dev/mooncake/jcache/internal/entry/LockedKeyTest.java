@@ -12,6 +12,7 @@ import dev.mooncake.jcache.internal.expiry.ExpiryTimes;
 import dev.mooncake.jcache.internal.lock.LocalKeyLocks;
 import dev.mooncake.jcache.internal.lock.cluster.ClusterKeyLocks;
 import dev.mooncake.jcache.internal.lock.cluster.SegmentLockStore;
+import dev.mooncake.jcache.internal.lock.cluster.TestLocks;
 import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -36,7 +37,7 @@ class LockedKeyTest {
   private final EntryStorage storage = fixture.storage;
   private final AtomicLong lockClock = new AtomicLong(1_000_000_000L);
   private final ClusterKeyLocks cluster =
-      new ClusterKeyLocks(
+      TestLocks.on(
           new SegmentLockStore(store, new OwnStore(store)),
           "jvm-test",
           LEASE,

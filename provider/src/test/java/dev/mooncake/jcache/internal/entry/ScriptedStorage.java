@@ -33,7 +33,8 @@ final class ScriptedStorage implements AutoCloseable {
                 new SerializationCodec(
                     new DeserializationFilter(List.of()), getClass().getClassLoader())),
             ticker,
-            operationTimeout);
+            operationTimeout,
+            Object.class);
   }
 
   @Override

@@ -217,6 +217,32 @@ class LanesTest {
   }
 
   @Test
+  void batchAnswersPutsEachChunksAnswersAtItsPlace() {
+    try (Lanes lanes = new Lanes(4, Map.of(Lane.STORE, 4), false, "c")) {
+      List<int[]> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+      long[] answers =
+          lanes.batchAnswers(
+              Lane.STORE,
+              103,
+              10,
+              long[]::new,
+              (from, to) -> {
+                calls.add(new int[] {from, to});
+                long[] chunk = new long[to - from];
+                for (int i = from; i < to; i++) {
+                  chunk[i - from] = 1000L + i; // the answer of item i names i
+                }
+                return chunk;
+              });
+      assertEquals(4, calls.size(), "split across the lane's threads");
+      for (int i = 0; i < 103; i++) {
+        assertEquals(1000L + i, answers[i], "item " + i);
+      }
+      assertEquals(0, lanes.batchAnswers(Lane.STORE, 0, 10, int[]::new, (from, to) -> null).length);
+    }
+  }
+
+  @Test
   void runChunkedRethrowsAChunksFailureAsIs() {
     try (Lanes lanes = new Lanes(4, Map.of(), false, "f")) {
       IllegalStateException failure = new IllegalStateException("chunk failed");

@@ -86,8 +86,7 @@ public final class InProcessStore implements ObjectStore {
 
   /** A put with its own pin (the public one uses the config's); tests mix pins with it. */
   int put(String key, ByteBuffer value, Pin pin) {
-    ensureOpen();
-    if (!validKey(key) || value == null || !value.hasRemaining()) {
+    if (refusesKey(key) || value == null || !value.hasRemaining()) {
       return StoreStatus.INVALID_PARAMS.code();
     }
     if (table.get(key) != null) {
@@ -128,8 +127,7 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
-    ensureOpen();
-    if (!validKey(key) || destination == null || destination.isReadOnly()) {
+    if (refusesKey(key) || destination == null || destination.isReadOnly()) {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
@@ -163,8 +161,7 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public int isExist(String key, Deadline deadline) {
-    ensureOpen();
-    if (!validKey(key)) {
+    if (refusesKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
@@ -184,8 +181,7 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public long getSize(String key, Deadline deadline) {
-    ensureOpen();
-    if (!validKey(key)) {
+    if (refusesKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
@@ -198,8 +194,7 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public int remove(String key, boolean force, Deadline deadline) {
-    ensureOpen();
-    if (!validKey(key)) {
+    if (refusesKey(key)) {
       return StoreStatus.INVALID_PARAMS.code();
     }
     Slot slot = table.get(key);
@@ -217,8 +212,7 @@ public final class InProcessStore implements ObjectStore {
 
   @Override
   public long removeByRegex(String pattern, boolean force, Deadline deadline) {
-    ensureOpen();
-    if (!validKey(pattern)) { // Mooncake takes the pattern as it takes a key
+    if (refusesKey(pattern)) { // Mooncake takes the pattern as it takes a key
       return StoreStatus.INVALID_PARAMS.code();
     }
     Pattern compiled;
@@ -321,8 +315,13 @@ public final class InProcessStore implements ObjectStore {
     return slot.isWriting() ? StoreStatus.REPLICA_IS_NOT_READY.code() : StoreStatus.OK.code();
   }
 
-  private static boolean validKey(String key) {
-    return key != null && !key.isEmpty() && key.indexOf('\0') < 0;
+  /**
+   * Throws when the store is closed; true for a key Mooncake refuses with {@code INVALID_PARAMS}
+   * (null, empty, or with a NUL byte), which every call with a key checks first.
+   */
+  private boolean refusesKey(String key) {
+    ensureOpen();
+    return key == null || key.isEmpty() || key.indexOf('\0') >= 0;
   }
 
   private static void checkBatch(Object[] keys, Object[] values) {

@@ -53,7 +53,11 @@ final class PoolPlacement<C extends AutoCloseable> implements AutoCloseable {
   private boolean closed;
   private String problem; // the last problem logged, so that a lasting one is logged once
 
-  private PoolPlacement(
+  /**
+   * {@code refresher} null: no thread (tests call {@link #refresh} themselves, on their clock);
+   * otherwise closed with the placement.
+   */
+  PoolPlacement(
       List<String> initial,
       Function<List<String>, C> make,
       Callable<List<String>> discover,
@@ -98,16 +102,6 @@ final class PoolPlacement<C extends AutoCloseable> implements AutoCloseable {
     long ms = interval.toMillis();
     refresher.scheduleWithFixedDelay(placement::refresh, ms, ms, TimeUnit.MILLISECONDS);
     return placement;
-  }
-
-  /** For tests: no thread; {@link #refresh} is called by the test, on its clock. */
-  static <C extends AutoCloseable> PoolPlacement<C> manual(
-      List<String> initial,
-      Function<List<String>, C> make,
-      Callable<List<String>> discover,
-      LongSupplier nanoClock,
-      Duration retireAfter) {
-    return new PoolPlacement<>(initial, make, discover, nanoClock, retireAfter, null);
   }
 
   /** The interval of {@link #INTERVAL_PROPERTY}. */

@@ -1,5 +1,6 @@
 package dev.mooncake.jcache.internal.backend.mooncake;
 
+import dev.mooncake.jcache.internal.calls.Causes;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -128,14 +129,7 @@ final class VirtualThreadCalls {
     try {
       return answer.join(); // uninterruptible, as the inline call is
     } catch (CompletionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw e;
+      throw Causes.unwrapped(e.getCause(), RuntimeException.class, checked -> e);
     }
   }
 

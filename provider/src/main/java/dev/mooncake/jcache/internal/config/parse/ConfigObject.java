@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -75,13 +74,7 @@ final class ConfigObject {
 
   Optional<Boolean> bool(String key) {
     return value(key)
-        .map(
-            v -> {
-              if (!v.isBoolean()) {
-                throw error(key, "must be a JSON boolean (true or false), not " + describe(v));
-              }
-              return v.booleanValue();
-            });
+        .map(v -> kind(key, v, v.isBoolean(), "a JSON boolean (true or false)").booleanValue());
   }
 
   boolean bool(String key, boolean defaultValue) {
@@ -98,10 +91,7 @@ final class ConfigObject {
     return value(key)
         .map(
             v -> {
-              if (!v.isNumber()) {
-                throw error(key, "must be a number, not " + describe(v));
-              }
-              double d = v.doubleValue();
+              double d = kind(key, v, v.isNumber(), "a number").doubleValue();
               if (Double.isNaN(d) || Double.isInfinite(d)) {
                 throw error(key, "must be a finite number, not " + v.asText());
               }
@@ -111,59 +101,40 @@ final class ConfigObject {
 
   /** A byte size: a whole JSON number or a size string ({@link SizeParser}). */
   Optional<Long> size(String key) {
-    return quantity(
-        key,
-        SizeParser::parse,
-        SizeParser::fromNumber,
-        "a size (a number of bytes or a string like \"4GB\")");
+    return quantity(key, SizeParser.QUANTITY);
   }
 
   /**
    * A duration in milliseconds: a whole JSON number or a duration string ({@link DurationParser}).
    */
   Optional<Long> durationMillis(String key) {
-    return quantity(
-        key,
-        DurationParser::parseMillis,
-        DurationParser::fromNumberMillis,
-        "a duration (milliseconds or a string like \"10s\")");
+    return quantity(key, DurationParser.QUANTITY);
   }
 
-  /**
-   * A quantity given as a string with a unit or as a JSON number; the parsers' complaints become
-   * errors about {@code key}.
-   */
-  private Optional<Long> quantity(
-      String key,
-      Function<String, Long> fromText,
-      Function<BigDecimal, Long> fromNumber,
-      String expected) {
+  private Optional<Long> quantity(String key, Quantity quantity) {
     return value(key)
         .map(
             v -> {
               try {
                 if (v.isTextual()) {
-                  return fromText.apply(v.textValue());
+                  return quantity.fromText().apply(v.textValue());
                 }
                 if (v.isNumber()) {
-                  return fromNumber.apply(finiteDecimal(key, v));
+                  return quantity.fromNumber().apply(finiteDecimal(key, v));
                 }
               } catch (IllegalArgumentException e) {
                 throw error(key, e.getMessage());
               }
-              throw error(key, "must be " + expected + ", not " + describe(v));
+              throw error(key, "must be " + quantity.expected() + ", not " + describe(v));
             });
   }
 
   Optional<ConfigObject> object(String key) {
     return value(key)
         .map(
-            v -> {
-              if (!v.isObject()) {
-                throw error(key, "must be a JSON object, not " + describe(v));
-              }
-              return new ConfigObject((ObjectNode) v, path(key), context);
-            });
+            v ->
+                new ConfigObject(
+                    (ObjectNode) kind(key, v, v.isObject(), "a JSON object"), path(key), context));
   }
 
   /** A JSON array of strings. */
@@ -176,9 +147,7 @@ final class ConfigObject {
     return value(key)
         .map(
             v -> {
-              if (!v.isArray()) {
-                throw error(key, "must be a JSON array, not " + describe(v));
-              }
+              kind(key, v, v.isArray(), "a JSON array");
               List<ConfigObject> objects = new ArrayList<>();
               for (int i = 0; i < v.size(); i++) {
                 JsonNode element = v.get(i);
@@ -208,10 +177,7 @@ final class ConfigObject {
 
   /** Converts a JSON value to an int or fails naming the key. */
   int toInt(String key, JsonNode v) {
-    if (!v.isNumber()) {
-      throw error(key, "must be an integer, not " + describe(v));
-    }
-    BigDecimal value = finiteDecimal(key, v);
+    BigDecimal value = finiteDecimal(key, kind(key, v, v.isNumber(), "an integer"));
     if (value.stripTrailingZeros().scale() > 0) {
       throw error(key, "must be an integer, not " + value.toPlainString());
     }
@@ -233,16 +199,11 @@ final class ConfigObject {
   }
 
   private String requireString(String key, JsonNode v) {
-    if (!v.isTextual()) {
-      throw error(key, "must be a string, not " + describe(v));
-    }
-    return v.textValue();
+    return kind(key, v, v.isTextual(), "a string").textValue();
   }
 
   private List<String> strings(String key, JsonNode v) {
-    if (!v.isArray()) {
-      throw error(key, "must be a JSON array of strings, not " + describe(v));
-    }
+    kind(key, v, v.isArray(), "a JSON array of strings");
     List<String> strings = new ArrayList<>();
     for (int i = 0; i < v.size(); i++) {
       JsonNode element = v.get(i);
@@ -253,6 +214,16 @@ final class ConfigObject {
       strings.add(element.textValue());
     }
     return strings;
+  }
+
+  /**
+   * {@code v} when it {@code is} of the kind wanted; otherwise an error: it must be {@code what}.
+   */
+  private JsonNode kind(String key, JsonNode v, boolean is, String what) {
+    if (!is) {
+      throw error(key, "must be " + what + ", not " + describe(v));
+    }
+    return v;
   }
 
   private BigDecimal finiteDecimal(String key, JsonNode v) {

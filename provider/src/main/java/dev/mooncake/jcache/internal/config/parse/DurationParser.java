@@ -1,7 +1,6 @@
 package dev.mooncake.jcache.internal.config.parse;
 
 import java.math.BigDecimal;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -18,17 +17,17 @@ public final class DurationParser {
       "use a number of milliseconds or a string with a unit ms, s, m, h or d,"
           + " e.g. \"250ms\", \"10s\", \"5m\", \"1h\"";
 
+  static final Quantity QUANTITY =
+      new Quantity(
+          DurationParser::parseMillis,
+          DurationParser::fromNumberMillis,
+          "a duration (milliseconds or a string like \"10s\")");
+
   private DurationParser() {}
 
   /** Parses a duration string into milliseconds; throws {@link IllegalArgumentException}. */
   public static long parseMillis(String text) {
-    String cleaned = text.strip().toLowerCase(Locale.ROOT);
-    if (cleaned.isEmpty()) {
-      throw new IllegalArgumentException("a duration cannot be empty; " + FORMS);
-    }
-    if (cleaned.startsWith("-")) {
-      throw new IllegalArgumentException("'" + text + "' is negative; " + FORMS);
-    }
+    String cleaned = UnitNumbers.cleaned(text, "a duration", FORMS, FORMS);
     return toMillis(UnitNumbers.scaled(text, cleaned, UNIT_MILLIS, "a duration", FORMS), text);
   }
 

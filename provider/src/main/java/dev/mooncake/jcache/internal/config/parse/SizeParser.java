@@ -2,7 +2,6 @@ package dev.mooncake.jcache.internal.config.parse;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -44,17 +43,17 @@ public final class SizeParser {
       "use a byte count or a number with a unit b, k/kb/kib, m/mb/mib, g/gb/gib or t/tb/tib"
           + " (1024-based), e.g. \"4GB\", \"512 mb\", \"1.5GB\"";
 
+  static final Quantity QUANTITY =
+      new Quantity(
+          SizeParser::parse,
+          SizeParser::fromNumber,
+          "a size (a number of bytes or a string like \"4GB\")");
+
   private SizeParser() {}
 
   /** Parses a size string; throws {@link IllegalArgumentException} saying what is wrong. */
   public static long parse(String text) {
-    String cleaned = text.strip().toLowerCase(Locale.ROOT);
-    if (cleaned.isEmpty()) {
-      throw new IllegalArgumentException("a size cannot be empty; " + FORMS);
-    }
-    if (cleaned.startsWith("-")) {
-      throw new IllegalArgumentException("'" + text + "' is negative; a size must be >= 0");
-    }
+    String cleaned = UnitNumbers.cleaned(text, "a size", FORMS, "a size must be >= 0");
     if (cleaned.contains("nan") || cleaned.contains("inf")) {
       throw new IllegalArgumentException("'" + text + "' is not a finite number; " + FORMS);
     }

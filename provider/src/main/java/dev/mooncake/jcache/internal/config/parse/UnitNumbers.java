@@ -1,6 +1,7 @@
 package dev.mooncake.jcache.internal.config.parse;
 
 import java.math.BigDecimal;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,6 +15,21 @@ final class UnitNumbers {
       Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*([a-z]*)");
 
   private UnitNumbers() {}
+
+  /**
+   * {@code text} stripped and lower-cased, refused when empty (naming {@code what}) or negative
+   * (ending with {@code negativeHint}); the failures end with {@code forms}.
+   */
+  static String cleaned(String text, String what, String forms, String negativeHint) {
+    String cleaned = text.strip().toLowerCase(Locale.ROOT);
+    if (cleaned.isEmpty()) {
+      throw new IllegalArgumentException(what + " cannot be empty; " + forms);
+    }
+    if (cleaned.startsWith("-")) {
+      throw new IllegalArgumentException("'" + text + "' is negative; " + negativeHint);
+    }
+    return cleaned;
+  }
 
   /**
    * {@code cleaned} (the text stripped and lower-cased) as its number times its unit's factor in

@@ -163,7 +163,7 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     this.leaseNanos = lease.toNanos();
     this.timeoutNanos = Math.max(1, timeout.toNanos());
     this.clock = clock;
-    this.ticker = new ClockTicker(clock);
+    this.ticker = Ticker.ofNanos(clock); // this lock's clock, for the deadlines measured on it
     this.pause = pause;
     this.instance = new SecureRandom().nextLong();
     this.kept = new KeptLocks(keepIdle, lease);
@@ -191,41 +191,18 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     }
   }
 
-  /** Keeps no lock after its operation (lock_keep_idle_ms 0). */
-  public ClusterKeyLocks(
-      LockStore store,
-      String holder,
-      Duration lease,
-      Duration timeout,
-      LongSupplier clock,
-      Pause pause,
-      BoundedCalls reads,
-      Duration readBound) {
-    this(store, holder, lease, timeout, clock, pause, reads, readBound, Duration.ZERO);
-  }
-
-  /** {@link #READ_BOUND} (a quarter of the lease when shorter), own threads for the reads. */
-  public ClusterKeyLocks(
-      LockStore store,
-      String holder,
-      Duration lease,
-      Duration timeout,
-      LongSupplier clock,
-      Pause pause) {
+  /** Production wiring: the system's monotonic clock, parking waiters, no keeping. */
+  public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout) {
     this(
         store,
         holder,
         lease,
         timeout,
-        clock,
-        pause,
+        Ticker.system()::nanos,
+        Pause.PARK,
         new BoundedCalls("lock-reads", MAX_STUCK_READS),
-        defaultReadBound(lease));
-  }
-
-  /** Production wiring: the system's monotonic clock, parking waiters, no keeping. */
-  public ClusterKeyLocks(LockStore store, String holder, Duration lease, Duration timeout) {
-    this(store, holder, lease, timeout, Ticker.system()::nanos, Pause.PARK);
+        defaultReadBound(lease),
+        Duration.ZERO);
   }
 
   /**
@@ -1594,19 +1571,6 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       } finally {
         localHeld.close();
       }
-    }
-  }
-
-  /** This lock's monotonic clock as a {@link Ticker}, for the deadlines measured on it. */
-  record ClockTicker(LongSupplier clock) implements Ticker {
-    @Override
-    public long epochMillis() {
-      return System.currentTimeMillis();
-    }
-
-    @Override
-    public long nanos() {
-      return clock.getAsLong();
     }
   }
 }

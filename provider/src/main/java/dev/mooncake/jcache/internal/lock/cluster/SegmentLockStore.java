@@ -5,16 +5,13 @@ import dev.mooncake.jcache.internal.backend.OwnSegment;
 import dev.mooncake.jcache.internal.time.Deadline;
 import java.nio.ByteBuffer;
 
-/** Lock objects on a Mooncake client: hard-pinned puts into its own segment. */
-public final class SegmentLockStore implements LockStore {
-  private final ObjectStore store;
-  private final OwnSegment segment;
-
-  /** Lock objects in {@code segment}, the own segment of {@code store}'s client. */
-  public SegmentLockStore(ObjectStore store, OwnSegment segment) {
-    this.store = store;
-    this.segment = segment;
-  }
+/**
+ * Lock objects on a Mooncake client: hard-pinned puts into its own segment.
+ *
+ * @param store the client's store
+ * @param segment the own segment of {@code store}'s client, where the lock objects go
+ */
+public record SegmentLockStore(ObjectStore store, OwnSegment segment) implements LockStore {
 
   @Override
   public int createPinned(String key, ByteBuffer value, Deadline deadline) {

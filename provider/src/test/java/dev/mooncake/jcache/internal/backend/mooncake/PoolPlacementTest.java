@@ -94,8 +94,8 @@ class PoolPlacementTest {
   private PoolPlacement<Config> manual(List<String> initial) {
     MooncakeConfig config = config();
     assertTrue(PoolSegments.discovers(config));
-    return PoolPlacement.manual(
-        initial, Config::new, () -> PoolSegments.discover(config, OWN), clock::get, RETIRE);
+    return new PoolPlacement<>( // no refresher thread: the test refreshes, on its clock
+        initial, Config::new, () -> PoolSegments.discover(config, OWN), clock::get, RETIRE, null);
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.mooncake.jcache.internal.calls.CallTimeoutException;
 import dev.mooncake.jcache.internal.lock.ForwardingKeyLocks;
 import dev.mooncake.jcache.internal.lock.KeyLocks;
 import dev.mooncake.jcache.internal.time.Deadline;
+import dev.mooncake.jcache.internal.time.Ticker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,7 +44,7 @@ class ClusterKeyLocksTest {
   private final ClusterKeyLocks b = locksOtherThanA(storeB, "jvm-b");
 
   private ClusterKeyLocks locks(LockStore store, String holder) {
-    return new ClusterKeyLocks(store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
+    return TestLocks.on(store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
   }
 
   private ClusterKeyLocks locksOtherThanA(LockStore store, String holder) {
@@ -59,7 +60,15 @@ class ClusterKeyLocksTest {
   /** Locks whose reads are given up on after a short real-time bound (paused segments). */
   private ClusterKeyLocks boundedLocks(LockStore store, String holder, BoundedCalls reads) {
     return new ClusterKeyLocks(
-        store, holder, LEASE, TIMEOUT, nanos::get, nanos::addAndGet, reads, READ_BOUND);
+        store,
+        holder,
+        LEASE,
+        TIMEOUT,
+        nanos::get,
+        nanos::addAndGet,
+        reads,
+        READ_BOUND,
+        Duration.ZERO);
   }
 
   /** A lock record of another instance, of another size than a's records (so not maybe-ours). */
@@ -205,7 +214,7 @@ class ClusterKeyLocksTest {
     AtomicInteger pauses = new AtomicInteger();
     List<String> whileWaiting = new ArrayList<>();
     ClusterKeyLocks waiting =
-        new ClusterKeyLocks(
+        TestLocks.on(
             storeA,
             "jvm-a",
             LEASE,
@@ -437,8 +446,7 @@ class ClusterKeyLocksTest {
     // A holder paused inside its operation (SIGSTOP, a long GC) wakes with its deadline spent:
     // its release gets a short budget of its own, else the lock would stay as a leftover and
     // block every other JVM until this one made another lock call (seen on a real Mooncake).
-    Deadline operation =
-        Deadline.after(Duration.ofSeconds(1), new ClusterKeyLocks.ClockTicker(nanos::get));
+    Deadline operation = Deadline.after(Duration.ofSeconds(1), Ticker.ofNanos(nanos::get));
     KeyLocks.Held held = a.lock(KEY, null, operation);
     advance(LEASE.plusSeconds(1));
     assertTrue(operation.expired());

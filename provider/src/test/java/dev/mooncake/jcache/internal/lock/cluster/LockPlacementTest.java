@@ -130,7 +130,7 @@ class LockPlacementTest {
 
   private ClusterKeyLocks locks(LockStore store, boolean checked) {
     ClusterKeyLocks locks =
-        new ClusterKeyLocks(store, "jvm-a", LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
+        TestLocks.on(store, "jvm-a", LEASE, TIMEOUT, nanos::get, nanos::addAndGet);
     if (checked) {
       locks.checkPlacement(
           LockPlacement.onMaster("127.0.0.1:" + admin.getAddress().getPort(), OWN));

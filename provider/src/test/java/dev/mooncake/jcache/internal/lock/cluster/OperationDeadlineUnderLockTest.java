@@ -52,7 +52,8 @@ class OperationDeadlineUnderLockTest {
               new SerializationCodec(
                   new DeserializationFilter(List.of()), getClass().getClassLoader())),
           ticker,
-          TIMEOUT);
+          TIMEOUT,
+          Object.class);
   private long started;
 
   @AfterEach
@@ -65,7 +66,7 @@ class OperationDeadlineUnderLockTest {
   private ClusterKeyLocks locksReleasedByTheOtherHolderLater() {
     long other = 7;
     cluster.putForeign(LOCK, new LockRecord(other, 1, "jvm-b").encode(LOCK).array(), "b:1");
-    return new ClusterKeyLocks(
+    return TestLocks.on(
         storeA,
         "jvm-a",
         Duration.ofSeconds(5),
