@@ -15,20 +15,32 @@ import java.security.NoSuchAlgorithmException;
  * could choose keys whose hash equals another tenant's would be handed that tenant's bytes whenever
  * the race happens. A second preimage of 64 bits of SHA-256 costs about 2^64 tries; of FNV or
  * Murmur, seconds. It costs about 0.25 µs per key on this project's machines (SHA-NI), a fraction
- * of a percent of a Mooncake round trip but a quarter of an in-process 1 KiB get, so each thread
- * memoises the keys it met last (docs/performance.md, "Integrity checks").
+ * of a percent of a Mooncake round trip but a quarter of an in-process 1 KiB get, so the keys met
+ * last are memoised (docs/performance-features.md, "Integrity checks").
  */
 public final class StoreKeyHash {
   /**
-   * Slots of a thread's memo: the hashes of the store keys it met last, direct-mapped by {@link
-   * String#hashCode}. An operation meets its key more than once (a read, then the write of a
-   * read-then-write step; a lock record's put, then its read-back) and hot keys come back: a hit
-   * costs the key's {@code hashCode} and one {@code equals}, not a SHA-256. Small, since every
-   * thread (virtual threads too) has its own.
+   * Slots of the memo: the hashes of the store keys met last, shared by every thread and indexed by
+   * {@link #slot} of {@link String#hashCode}. An operation meets its key more than once (a read,
+   * then the write of a read-then-write step; a lock record's put, then its read-back) and hot keys
+   * come back: a hit costs the key's {@code hashCode} and one {@code equals}, not a SHA-256. Shared
+   * (not per thread) so that it can be large enough for a working set (a 64-key set in 64 slots per
+   * thread left a third of its keys out: `IntegrityBenchmark`) and costs nothing per virtual
+   * thread; about 200 KiB with its keys.
    */
-  static final int MEMO_SLOTS = 64;
+  static final int MEMO_SLOTS = 2048;
 
-  private static final ThreadLocal<Memo> MEMOS = ThreadLocal.withInitial(Memo::new);
+  private static final int SLOT_BITS = Integer.numberOfTrailingZeros(MEMO_SLOTS);
+
+  /**
+   * Each slot holds an immutable {@link Known} or null. Written without a lock: a reader sees
+   * either a whole entry (final fields) or another one, and checks its key, so a race only costs a
+   * SHA-256.
+   */
+  private static final Known[] MEMO = new Known[MEMO_SLOTS];
+
+  private static final ThreadLocal<MessageDigest> DIGESTS =
+      ThreadLocal.withInitial(StoreKeyHash::newDigest);
 
   private StoreKeyHash() {}
 
@@ -37,16 +49,23 @@ public final class StoreKeyHash {
    * pure function of the key, so the memo can only answer what SHA-256 would.
    */
   public static long of(String storeKey) {
-    Memo memo = MEMOS.get();
-    int slot = storeKey.hashCode() & (MEMO_SLOTS - 1);
-    String known = memo.keys[slot];
-    if (known != null && known.equals(storeKey)) {
-      return memo.hashes[slot];
+    int slot = slot(storeKey.hashCode());
+    Known known = MEMO[slot];
+    if (known != null && known.key.equals(storeKey)) {
+      return known.hash;
     }
-    long h = sha256Prefix(memo.digest, storeKey);
-    memo.keys[slot] = storeKey;
-    memo.hashes[slot] = h;
+    long h = sha256Prefix(DIGESTS.get(), storeKey);
+    MEMO[slot] = new Known(storeKey, h);
     return h;
+  }
+
+  /**
+   * The memo slot of a key's {@code hashCode}: its high bits after a multiply by the golden ratio
+   * (Fibonacci hashing), since the low bits of {@link String#hashCode} repeat across keys that
+   * differ in their last characters.
+   */
+  static int slot(int hashCode) {
+    return (hashCode * 0x9E3779B9) >>> (Integer.SIZE - SLOT_BITS);
   }
 
   /**
@@ -73,10 +92,14 @@ public final class StoreKeyHash {
     }
   }
 
-  /** One thread's digest and memo. */
-  private static final class Memo {
-    final MessageDigest digest = newDigest();
-    final String[] keys = new String[MEMO_SLOTS];
-    final long[] hashes = new long[MEMO_SLOTS];
+  /** A key and its hash, published whole. */
+  private static final class Known {
+    final String key;
+    final long hash;
+
+    Known(String key, long hash) {
+      this.key = key;
+      this.hash = hash;
+    }
   }
 }

@@ -2,12 +2,19 @@ package dev.mooncake.jcache.internal.integrity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The memoised owner hash answers exactly what SHA-256 does, for keys that share a memo slot. */
+/**
+ * The memoised owner hash answers exactly what SHA-256 does: for keys that share a memo slot, and
+ * for threads that share the memo.
+ */
 class StoreKeyHashTest {
   @Test
   void theMemoAnswersTheComputedHashForEveryKeyAndSlot() {
@@ -24,13 +31,53 @@ class StoreKeyHashTest {
   }
 
   @Test
+  void aWorkingSetOf64KeysFitsTheMemo() {
+    // the benchmark's keys: differing only in their last characters, whose String.hashCode low
+    // bits collide (in 64 slots taken from the low bits, 36 of the 64 had no slot of their own)
+    Set<Integer> slots = new HashSet<>();
+    for (int i = 0; i < 64; i++) {
+      slots.add(StoreKeyHash.slot(("mcj/aW50ZWdyaXR5/YmVuY2g/key-" + i).hashCode()));
+    }
+    assertTrue(slots.size() >= 62, slots.size() + " slots for 64 keys");
+  }
+
+  @Test
+  void threadsSharingTheMemoEachGetTheirKeysHash() throws Exception {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 4 * StoreKeyHash.MEMO_SLOTS; i++) {
+      keys.add("mcj/dGVuYW50/Y2FjaGU/" + i);
+    }
+    AtomicInteger wrong = new AtomicInteger();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int offset = t;
+      threads.add(
+          new Thread(
+              () -> {
+                for (int round = 0; round < 3; round++) {
+                  for (int i = offset; i < keys.size(); i += 2) { // overlapping halves
+                    String key = keys.get(i);
+                    if (StoreKeyHash.of(new String(key)) != StoreKeyHash.computed(key)) {
+                      wrong.incrementAndGet();
+                    }
+                  }
+                }
+              }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    assertEquals(0, wrong.get(), "a thread got another key's hash from the shared memo");
+  }
+
+  @Test
   void keysOfTheSameSlotDoNotShareAHash() {
     String a = "mcj/a/b/" + 0;
     String b = null;
     for (int i = 1; b == null; i++) {
       String candidate = "mcj/a/b/" + i;
-      if ((candidate.hashCode() & (StoreKeyHash.MEMO_SLOTS - 1))
-          == (a.hashCode() & (StoreKeyHash.MEMO_SLOTS - 1))) {
+      if (StoreKeyHash.slot(candidate.hashCode()) == StoreKeyHash.slot(a.hashCode())) {
         b = candidate;
       }
     }
