@@ -54,6 +54,20 @@ record RunResult(
         .collect(Collectors.groupingBy(KeyResult::verdict, TreeMap::new, Collectors.counting()));
   }
 
+  /**
+   * Failed calls that refused another cache's object by its type: a String cache's read of a {@code
+   * byte[]} ({@code ValueTypeCodec}: "… holds a byte[], not a value of cache …") or the {@code
+   * byte[]} cache's read of a serialized value ({@code EntryStorage}: "… is not a byte[] (format
+   * …"). The workload writes neither under the other cache's keys, so each is a foreign read that a
+   * check other than the owner hash stopped; the checks-off control counts them.
+   */
+  List<String> refusedAsAnotherCaches() {
+    return failures.stream()
+        .filter(
+            f -> f.contains(", not a value of cache '") || f.contains("' is not a byte[] (format "))
+        .toList();
+  }
+
   /** Whether the cluster kept its promises: every key linearizable, no foreign or torn value. */
   boolean clean() {
     return report.allLinearizable() && foreign.isEmpty() && torn.isEmpty() && unexpectedDrops == 0;

@@ -63,6 +63,25 @@ class RunResultTest {
   }
 
   @Test
+  void anotherCachesObjectRefusedByItsTypeCountsForTheChecksOffControl() {
+    RunResult refused =
+        result(
+            HistoryRun.Fault.NONE,
+            List.of(
+                "p1/1 get k0: javax.cache.CacheException: stored object 'mcj/x/aGlzdG9yeQ/k0'"
+                    + " holds a byte[], not a value of cache 'history' (written by another cache)",
+                "p0/0 invoke k1: javax.cache.CacheException: boom",
+                "p2/0 get z0: javax.cache.CacheException: get on cache 'history-bytes': the value"
+                    + " of 'mcj/x/eg/z0' is not a byte[] (format 1)"));
+    assertEquals(2, refused.refusedAsAnotherCaches().size());
+    assertTrue(refused.refusedAsAnotherCaches().get(0).startsWith("p1/1 get k0"));
+    assertEquals(
+        List.of(),
+        result(HistoryRun.Fault.NONE, List.of("p0/0 get k0: java.lang.IllegalStateException: x"))
+            .refusedAsAnotherCaches());
+  }
+
+  @Test
   void aFaultRunMayHaveItsStatedShareOfUnknownOutcomesAndNoMore() {
     String timeOut =
         "p0/0 put k0: dev.mooncake.jcache.internal.calls.CallTimeoutException: timed out";
