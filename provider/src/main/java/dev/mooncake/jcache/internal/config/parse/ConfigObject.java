@@ -111,6 +111,10 @@ final class ConfigObject {
     return quantity(key, DurationParser.QUANTITY);
   }
 
+  /**
+   * A quantity given as a string with a unit or as a JSON number; the parsers' complaints become
+   * errors about {@code key}.
+   */
   private Optional<Long> quantity(String key, Quantity quantity) {
     return value(key)
         .map(
