@@ -24,9 +24,9 @@ public final class StoreKeyHash {
    * {@link #slot} of {@link String#hashCode}. An operation meets its key more than once (a read,
    * then the write of a read-then-write step; a lock record's put, then its read-back) and hot keys
    * come back: a hit costs the key's {@code hashCode} and one {@code equals}, not a SHA-256. Shared
-   * (not per thread) so that it can be large enough for a working set (a 64-key set in 64 slots per
-   * thread left a third of its keys out: `IntegrityBenchmark`) and costs nothing per virtual
-   * thread; about 200 KiB with its keys.
+   * (not per thread) so that it can be large enough for a working set (64 slots per thread gave
+   * {@code IntegrityBenchmark}'s 64 keys 28 slots) and costs nothing per virtual thread: 2,048
+   * entries and the store keys they hold.
    */
   static final int MEMO_SLOTS = 2048;
 
@@ -61,8 +61,9 @@ public final class StoreKeyHash {
 
   /**
    * The memo slot of a key's {@code hashCode}: its high bits after a multiply by the golden ratio
-   * (Fibonacci hashing), since the low bits of {@link String#hashCode} repeat across keys that
-   * differ in their last characters.
+   * (Fibonacci hashing), which spreads keys that differ only in their last characters somewhat
+   * better than the low bits of {@link String#hashCode}. The size of the memo is what fits a
+   * working set; this only evens the slots out.
    */
   static int slot(int hashCode) {
     return (hashCode * 0x9E3779B9) >>> (Integer.SIZE - SLOT_BITS);

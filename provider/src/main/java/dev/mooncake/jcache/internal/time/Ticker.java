@@ -26,7 +26,7 @@ public interface Ticker {
 
   /** The system clock. */
   static Ticker system() {
-    return SYSTEM;
+    return NanoClock.SYSTEM;
   }
 
   /** Wall-clock millis from the system, monotonic nanos from {@code nanos} (a test's clock). */
@@ -52,11 +52,11 @@ public interface Ticker {
             + given.getClass().getName());
   }
 
-  /** {@link System#currentTimeMillis()} and {@link System#nanoTime()}. */
-  Ticker SYSTEM = new NanoClock(System::nanoTime);
-
   /** {@link System#currentTimeMillis()} and a monotonic clock of the caller's choosing. */
   record NanoClock(LongSupplier clock) implements Ticker {
+    /** {@link System#currentTimeMillis()} and {@link System#nanoTime()}. */
+    static final Ticker SYSTEM = new NanoClock(System::nanoTime);
+
     @Override
     public long epochMillis() {
       return System.currentTimeMillis();
