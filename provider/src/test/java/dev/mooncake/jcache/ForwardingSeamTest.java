@@ -149,7 +149,15 @@ class ForwardingSeamTest {
   }
 
   private static final Object[] SAMPLES = {
-    7, 7L, Boolean.TRUE, "answer", new int[] {7}, new long[] {7}, List.of(), ByteBuffer.allocate(1)
+    7,
+    7L,
+    Boolean.TRUE,
+    "answer",
+    new int[] {7},
+    new long[] {7},
+    List.of(),
+    ByteBuffer.allocate(1),
+    new KeyLocks.Memo()
   };
 
   /** One fixed answer per type, so that the one handed back can be recognised. */

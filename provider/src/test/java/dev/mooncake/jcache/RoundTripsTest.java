@@ -304,6 +304,11 @@ class RoundTripsTest {
         kept.get("put existing, no JVM holds it"),
         "a put over a key no JVM holds: " + table);
     assertEquals(1, kept.get("get hit").size(), "a hit takes no lock: " + table);
+    // The remembered copy: a step on a key this JVM wrote last under its kept lock reads nothing.
+    for (String op : List.of("getAndPut", "invoke", "replace(k, v)")) {
+      assertEquals(List.of("remove", "put"), kept.get(op), op + " over a kept key: " + table);
+    }
+    assertEquals(List.of("remove"), kept.get("remove(k)"), "remove(k) over a kept key: " + table);
     for (String op : OPS) {
       assertTrue(
           kept.get(op).stream().noneMatch(c -> c.startsWith("remove*")),

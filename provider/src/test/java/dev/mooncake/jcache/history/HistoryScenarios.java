@@ -231,6 +231,22 @@ public abstract class HistoryScenarios {
   }
 
   /**
+   * A master restart while every JVM keeps its locks and steps use the entries they remember (the
+   * remembered copy): the new master has no object, so a step's remove-first answers absent and no
+   * value lost with the old master comes back from a JVM's memory.
+   */
+  @Test
+  void aMasterRestartedUnderKeptLocksLosesEveryValueOnce() throws Exception {
+    assumeTrue(canRestartMaster(), "skipped: this cluster has no master to restart");
+    assertEveryRunClean(
+        plan(
+            "lock keeping, master kill -9 and restart",
+            HistoryRun.Plan.CLUSTER_KEEPING,
+            HistoryRun.Fault.MASTER_RESTART,
+            false));
+  }
+
+  /**
    * The standalone topology: the values in a pool process's segment, the app JVMs in {@code
    * standalone-store}; the pool gets kill -9 under load and a new one starts: every value is lost
    * once, between the kill and the moment the cluster shows the segment gone.

@@ -278,6 +278,30 @@ class RealRoundTripsTest {
       assertTrue(renewals <= KEYS * halfLeases + OPS / 100, "renewals: " + keptMeasured);
       assertEquals(
           0, kept.getOrDefault("put_pinned", 0), "a kept lock taken again: " + keptMeasured);
+
+      // A read-modify-write (invoke) over a kept key uses the entry this JVM wrote last (the
+      // remembered copy): its remove, then its put; no read of the entry.
+      started = System.nanoTime();
+      for (int i = 0; i < OPS; i++) {
+        cache.invoke(
+            "k" + i % KEYS,
+            (entry, args) -> {
+              byte[] bytes = entry.getValue();
+              bytes[0]++;
+              entry.setValue(bytes);
+              return null;
+            });
+      }
+      halfLeases = (System.nanoTime() - started) / (leaseMs * 1_000_000 / 2);
+      all = tally.takeCalls();
+      Map<String, Integer> invoked = callerCalls(all);
+      String invokeMeasured = OPS + " invokes over kept keys: " + invoked + " (all: " + all + ")";
+      System.out.println(invokeMeasured + ", errors " + tally.takeErrors());
+      assertEquals(OPS, invoked.getOrDefault("remove", 0), invokeMeasured);
+      assertTrue(Math.abs(invoked.getOrDefault("put", 0) - OPS) <= OPS / 100, invokeMeasured);
+      int reads = invoked.getOrDefault("batch_get_into", 0) + invoked.getOrDefault("get_into", 0);
+      assertTrue(reads <= KEYS * halfLeases + OPS / 100, "reads: " + invokeMeasured);
+      assertEquals((byte) (OPS / KEYS), cache.get("k0")[0], "an increment was lost");
     }
   }
 

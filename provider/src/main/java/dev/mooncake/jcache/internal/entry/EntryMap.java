@@ -192,6 +192,10 @@ public final class EntryMap<K> {
    * KeyLocks#lock}); an expired entry is removed, reported, and read as absent.
    */
   private StoredEntry live(K key, LockedKey locked, Deadline deadline) {
+    RememberedEntry.Gap gap = locked.gap();
+    if (gap != null && !gap.overtaken) {
+      return gap.current; // this thread's outer step removed the entry and holds it
+    }
     StoredEntry entry = locked.entry();
     if (entry != null && entry.isExpired(ticker.epochMillis())) {
       String storeKey = locked.key();
@@ -210,10 +214,129 @@ public final class EntryMap<K> {
   /** One atomic step on the key: read the live entry, decide, apply, report. */
   public Outcome compute(K key, String storeKey, Remapping remapping, Deadline deadline) {
     try (LockedKey locked = locks.lock(storeKey, deadline)) {
-      StoredEntry current = live(key, locked, deadline);
-      Decision decision = remapping.remap(current);
-      return new Outcome(current, decision, apply(key, locked, current, decision, deadline));
+      return computeLocked(key, locked, remapping, deadline);
     }
+  }
+
+  private Outcome computeLocked(K key, LockedKey locked, Remapping remapping, Deadline deadline) {
+    StoredEntry current = live(key, locked, deadline);
+    Decision decision = remapping.remap(current);
+    return new Outcome(current, decision, applyNested(key, locked, current, decision, deadline));
+  }
+
+  /**
+   * {@link #compute} for a step that will most likely write or remove a present entry (a put that
+   * reads the old entry, {@code getAndPut}, {@code replace(k, v)}, {@code remove(k)}, {@code
+   * invoke}): on a key whose cluster lock this JVM kept since its own last write of it, the entry
+   * it remembers is used instead of a read ({@link RememberedEntry}): remove first, decide on what
+   * the remove proved, put. A write then costs remove + put, a removal one remove; a step that
+   * decides to keep the entry puts it back (one call more than a read), and does not remember it
+   * again, so a run of such steps reads as {@link #compute} does.
+   */
+  public Outcome computeRemembered(K key, String storeKey, Remapping remapping, Deadline deadline) {
+    try (LockedKey locked = locks.lock(storeKey, deadline)) {
+      StoredEntry remembered = locked.remembered();
+      return remembered == null
+          ? computeLocked(key, locked, remapping, deadline)
+          : computeFrom(key, locked, remembered, remapping, deadline);
+    }
+  }
+
+  private Outcome computeFrom(
+      K key, LockedKey locked, StoredEntry remembered, Remapping remapping, Deadline deadline) {
+    String storeKey = locked.key();
+    RememberedEntry.Gap gap = new RememberedEntry.Gap();
+    locked.remember(gap); // before the remove: a step this thread nests on the key sees the gap
+    try {
+      EntryStorage.Removal removal = storage.removeFirst(locked, deadline);
+      StoredEntry current =
+          removal == EntryStorage.Removal.REMOVED ? remembered.forAnotherReader() : null;
+      if (removal == EntryStorage.Removal.STUCK_PUT) {
+        gap.overtaken = true; // not the object we wrote: decide on absent, write as over any
+      }
+      if (current != null && current.isExpired(ticker.epochMillis())) {
+        index.remove(storeKey);
+        listener.expired(key, current);
+        current = null;
+      }
+      gap.current = current;
+      Decision decision;
+      try {
+        decision = remapping.remap(current);
+      } catch (RuntimeException | Error e) {
+        if (!gap.overtaken && current != null) {
+          restoreSuppressing(locked, remembered, e, deadline);
+        }
+        throw e;
+      }
+      if (gap.overtaken) {
+        return new Outcome(current, decision, apply(key, locked, current, decision, deadline));
+      }
+      boolean changed = applyInGap(key, locked, current, remembered, decision, deadline);
+      return new Outcome(current, decision, changed);
+    } finally {
+      locked.forget(gap); // unless the write carried its entry on
+    }
+  }
+
+  /**
+   * {@link #apply} after this step's own remove: nothing to remove, a kept entry is put back (from
+   * {@code remembered}: the remapping may have been handed {@code current}'s bytes).
+   */
+  private boolean applyInGap(
+      K key,
+      LockedKey locked,
+      StoredEntry current,
+      StoredEntry remembered,
+      Decision decision,
+      Deadline deadline) {
+    String storeKey = locked.key();
+    switch (decision.kind()) {
+      case KEEP:
+        if (current != null) {
+          storage.restore(locked, remembered, remembered.expireAt(), deadline);
+        }
+        return false;
+      case TOUCH:
+        if (current != null) {
+          storage.restore(locked, remembered, decision.expireAt(), deadline);
+          expiring.add(storeKey, decision.expireAt());
+        }
+        return false;
+      case WRITE:
+        storage.write(locked, decision.value(), decision.expireAt(), true, deadline);
+        written(key, storeKey, decision, current, false);
+        return true;
+      case REMOVE:
+        index.remove(storeKey);
+        if (current == null) {
+          return false;
+        }
+        listener.removed(key, current);
+        return true;
+      default:
+        throw new AssertionError(decision.kind());
+    }
+  }
+
+  /** Puts back the entry a failed step removed; a failure of that is added to {@code cause}. */
+  private void restoreSuppressing(
+      LockedKey locked, StoredEntry entry, Throwable cause, Deadline deadline) {
+    try {
+      storage.restore(locked, entry, entry.expireAt(), deadline);
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** {@link #apply}; a step nested in another's gap that changes the key marks it overtaken. */
+  private boolean applyNested(
+      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
+    RememberedEntry.Gap gap = locked.gap();
+    if (gap != null && decision.kind() != Decision.Kind.KEEP) {
+      gap.overtaken = true;
+    }
+    return apply(key, locked, current, decision, deadline);
   }
 
   /**
@@ -227,7 +350,11 @@ public final class EntryMap<K> {
     try (LockedKey locked = locks.lock(storeKey, deadline)) {
       Decision decision = remapping.remap(null);
       if (decision.kind() != Decision.Kind.WRITE) {
-        return new Outcome(null, decision, apply(key, locked, null, decision, deadline));
+        return new Outcome(null, decision, applyNested(key, locked, null, decision, deadline));
+      }
+      RememberedEntry.Gap gap = locked.gap();
+      if (gap != null) {
+        gap.overtaken = true;
       }
       boolean existed = storage.replace(locked, decision.value(), decision.expireAt(), deadline);
       written(key, storeKey, decision, null, existed);
@@ -408,6 +535,14 @@ public final class EntryMap<K> {
     long expireAt = storage.readInPlace(storeKey, destination, deadline);
     if (expireAt == ExpiryTimes.ABSENT && locks.mayHaveChanged(storeKey, stamp)) {
       try (LockedKey locked = locks.lockWithoutRide(storeKey, deadline)) {
+        if (locked.gap() != null) {
+          throw new IllegalStateException(
+              "zero-copy read of store key '"
+                  + storeKey
+                  + "' inside a step on the same key (an entry processor?) while that step has"
+                  + " the entry out of the store (lock keeping's remembered copy); read it through"
+                  + " the entry the step was given");
+        }
         expireAt = storage.readInPlace(storeKey, destination, deadline);
       }
     }

@@ -47,7 +47,7 @@ public final class EntryStorage {
   private static final int MAX_REMEMBERED_READ = (1 << 20) + ValueHeader.OVERHEAD;
 
   /** What {@link #deleteNow} found under the key. */
-  private enum Removal {
+  enum Removal {
     /** An object was there, and is removed. */
     REMOVED,
     /** Nothing was there. */
@@ -470,8 +470,21 @@ public final class EntryStorage {
    */
   void write(
       LockedKey locked, Object value, long expireAt, boolean knownAbsent, Deadline deadline) {
+    locked.remember(null); // a remembered entry is stale from here on, until the put answers
     Codec.Encoded encoded = codec.encode(value);
     putBytes(locked, encoded.format(), encoded.bytes(), expireAt, knownAbsent, deadline);
+    remember(locked, encoded, expireAt);
+  }
+
+  /**
+   * After a put of {@code encoded} answered: a lock that carries something between operations (a
+   * kept cluster lock) carries the entry to its next step ({@link RememberedEntry}), as a private
+   * copy of the bytes (a {@code byte[]} value's are its caller's).
+   */
+  private void remember(LockedKey locked, Codec.Encoded encoded, long expireAt) {
+    if (locked.remembers() && encoded.bytes().length <= RememberedEntry.MAX_PAYLOAD) {
+      locked.remember(new StoredEntry(encoded.format(), expireAt, encoded.bytes().clone(), codec));
+    }
   }
 
   /**
@@ -484,6 +497,7 @@ public final class EntryStorage {
    * key the round trip that kept it above two more than {@code local}.
    */
   boolean replace(LockedKey locked, Object value, long expireAt, Deadline deadline) {
+    locked.remember(null); // a remembered entry is stale from here on, until the put answers
     String key = locked.key();
     Removal removal =
         trustAbsent(locked.knownAbsent()) ? Removal.ABSENT : deleteNow(locked, deadline);
@@ -494,6 +508,7 @@ public final class EntryStorage {
     } finally {
       buffers.release(buffer);
     }
+    remember(locked, encoded, expireAt);
     return removal == Removal.REMOVED;
   }
 
@@ -535,6 +550,7 @@ public final class EntryStorage {
     Codec.Encoded[] encoded = new Codec.Encoded[writes.size()];
     List<Integer> encodable = new ArrayList<>(encoded.length);
     for (int i = 0; i < encoded.length; i++) {
+      writes.get(i).locked().remember(null); // a remembered entry is stale from here on
       try {
         encoded[i] = codec.encode(writes.get(i).value());
         encodable.add(i);
@@ -644,7 +660,25 @@ public final class EntryStorage {
    * checked as {@link #write} is.
    */
   void rewrite(LockedKey locked, StoredEntry entry, long expireAt, Deadline deadline) {
+    locked.remember(null); // a remembered entry is stale from here on
     putBytes(locked, entry.format(), entry.payload(), expireAt, false, deadline);
+  }
+
+  /**
+   * Puts back an entry this step removed itself ({@link #removeFirst}) with {@code expireAt}: no
+   * remove, and unchecked, as any put after this lock's own remove.
+   */
+  void restore(LockedKey locked, StoredEntry entry, long expireAt, Deadline deadline) {
+    locked.remember(null); // not carried on: a step that kept its entry reads the next time
+    putBytes(locked, entry.format(), entry.payload(), expireAt, true, deadline);
+  }
+
+  /**
+   * The remove that opens a step on a remembered entry ({@link RememberedEntry}): the lock's proof
+   * renewed for the put that follows, then a forced remove. Answers what it found.
+   */
+  Removal removeFirst(LockedKey locked, Deadline deadline) {
+    return deleteNow(locked, deadline);
   }
 
   private void putBytes(
@@ -793,6 +827,7 @@ public final class EntryStorage {
    */
   void writeInPlace(
       LockedKey locked, ByteBuffer value, long expireAt, boolean knownAbsent, Deadline deadline) {
+    locked.remember(null); // a remembered entry is stale from here on
     String key = locked.key();
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
@@ -1020,6 +1055,7 @@ public final class EntryStorage {
    * see {@link StoreStatus#STUCK_PUT_NANOS}).
    */
   boolean delete(LockedKey locked, Deadline deadline) {
+    locked.remember(null); // a remembered entry is stale from here on
     return removeNow(locked, false, deadline) == Removal.REMOVED;
   }
 

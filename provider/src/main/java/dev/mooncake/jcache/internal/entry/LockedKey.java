@@ -19,15 +19,63 @@ import dev.mooncake.jcache.internal.time.Deadline;
 final class LockedKey implements AutoCloseable {
   private final EntryStorage.EntryRead read;
   private final KeyLocks.Held held;
+  private final KeyLocks.Memo memo; // null: the lock carries nothing between its operations
+  private final Object found; // what the memo held when this key was locked
   private boolean released;
 
   /**
+   * Notes what the lock's memo carried ({@link #remembered}, {@link #gap}). Every mutator of {@link
+   * EntryStorage} empties the memo before it changes the store, and only a write that answered sets
+   * it again ({@link #remember}): so whatever a step finds there is what the store held after the
+   * last change made under this lock (or nothing, if Mooncake dropped it since).
+   *
    * @param read the read of the key that rode with the lock (or was offered and not answered)
    * @param held the lock, already held
    */
   LockedKey(EntryStorage.EntryRead read, KeyLocks.Held held) {
     this.read = read;
     this.held = held;
+    this.memo = held.memo();
+    this.found = memo == null ? null : memo.get();
+  }
+
+  /**
+   * The entry this JVM itself last wrote under this lock, when the lock was held without a break
+   * since and this step is its first user (a kept cluster lock reused with no store call, not
+   * re-entered): no other JVM wrote the key meanwhile, so the store holds exactly this entry, or
+   * nothing if Mooncake evicted it or lost its segment ({@link RememberedEntry}). Null otherwise.
+   */
+  StoredEntry remembered() {
+    return found instanceof StoredEntry entry && read.provedExclusive() && !read.readWithLock()
+        ? entry
+        : null;
+  }
+
+  /** The gap an outer step of this thread has open on the key (its entry removed), or null. */
+  RememberedEntry.Gap gap() {
+    return found instanceof RememberedEntry.Gap gap ? gap : null;
+  }
+
+  /**
+   * Carries {@code entry} (what this step wrote), or a step's open {@link RememberedEntry.Gap}, to
+   * the lock's next user, or with null nothing; a lock that carries nothing ignores it.
+   */
+  void remember(Object carried) {
+    if (memo != null) {
+      memo.set(carried);
+    }
+  }
+
+  /** Empties the lock's memo if it still holds {@code gap} (no write carried an entry on). */
+  void forget(RememberedEntry.Gap gap) {
+    if (memo != null && memo.get() == gap) {
+      memo.set(null);
+    }
+  }
+
+  /** Whether the lock carries anything between operations (then {@link #remember} keeps it). */
+  boolean remembers() {
+    return memo != null;
   }
 
   /** The store key. */

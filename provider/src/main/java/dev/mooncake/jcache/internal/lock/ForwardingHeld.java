@@ -26,6 +26,11 @@ public abstract class ForwardingHeld implements KeyLocks.Held {
   }
 
   @Override
+  public KeyLocks.Memo memo() {
+    return delegate.memo();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -127,7 +127,32 @@ public interface KeyLocks {
      */
     void ensureHeldToReplace(Deadline deadline);
 
+    /**
+     * A slot that lives exactly as long as this lock is held without a break: across the operations
+     * of a cluster lock its JVM keeps ({@code lock_keep_idle_ms}), and gone with the lock's
+     * release, loss or drop. The entry layer keeps the entry it last wrote there ({@code
+     * entry.LockedKey}): under a lock held since, no other writer touched the key. Null for a lock
+     * held only for one operation (a local lock, a cluster lock without keeping): there is nothing
+     * to carry (answering null is always safe: the entry layer then reads). No default, as for
+     * ensureHeld: a decorator that drops it makes every step read.
+     */
+    Memo memo();
+
     @Override
     void close();
+  }
+
+  /** What {@link Held#memo} carries; confined to the threads that hold the key's lock in turn. */
+  final class Memo {
+    private Object value;
+
+    /** The object set last, or null. */
+    public Object get() {
+      return value;
+    }
+
+    public void set(Object value) {
+      this.value = value;
+    }
   }
 }

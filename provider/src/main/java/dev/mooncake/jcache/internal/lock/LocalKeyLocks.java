@@ -151,6 +151,12 @@ public final class LocalKeyLocks implements KeyLocks {
     @Override
     public void ensureHeldToReplace(Deadline deadline) {} // a lock of this JVM cannot be lost
 
+    /** Held for one operation only: nothing to carry to the next (another JVM may write). */
+    @Override
+    public Memo memo() {
+      return null;
+    }
+
     @Override
     public void close() {
       release(key, entry, stripe);

@@ -29,14 +29,15 @@ public final class KeyOperations<K, V> {
     boolean blind = context.blindWritesAllowed();
     EntryMap.Remapping write =
         blind ? context.writingBlind(key, value) : context.writing(key, value);
-    run(Counting.PUT, key, storeKey, write, blind, deadline);
+    run(Counting.PUT, key, storeKey, write, blind ? Step.UNREAD : Step.REMEMBERED, deadline);
   }
 
   public V getAndPut(K key, V value, Deadline deadline) {
     String storeKey = context.openKey(key);
     context.checkValue(value);
     EntryMap.Remapping write = context.writing(key, value);
-    return context.previous(run(Counting.GET_AND_PUT, key, storeKey, write, false, deadline));
+    return context.previous(
+        run(Counting.GET_AND_PUT, key, storeKey, write, Step.REMEMBERED, deadline));
   }
 
   public boolean putIfAbsent(K key, V value, Deadline deadline) {
@@ -44,25 +45,27 @@ public final class KeyOperations<K, V> {
     context.checkValue(value);
     EntryMap.Remapping write = context.writing(key, value);
     EntryMap.Remapping ifAbsent = current -> current != null ? Decision.KEEP : write.remap(null);
-    return run(Counting.PUT_IF_ABSENT, key, storeKey, ifAbsent, false, deadline).changed();
+    return run(Counting.PUT_IF_ABSENT, key, storeKey, ifAbsent, Step.READ, deadline).changed();
   }
 
   public boolean remove(K key, Deadline deadline) {
     String storeKey = context.openKey(key);
-    return run(Counting.REMOVE, key, storeKey, context.removing(key), false, deadline).changed();
+    EntryMap.Remapping remove = context.removing(key);
+    return run(Counting.REMOVE, key, storeKey, remove, Step.REMEMBERED, deadline).changed();
   }
 
   public boolean remove(K key, V oldValue, Deadline deadline) {
     String storeKey = context.openKey(key);
     context.checkValue(oldValue);
     EntryMap.Remapping remove = ifHolding(oldValue, context.removing(key));
-    return run(Counting.REMOVE_IF_HOLDING, key, storeKey, remove, false, deadline).changed();
+    return run(Counting.REMOVE_IF_HOLDING, key, storeKey, remove, Step.READ, deadline).changed();
   }
 
   public V getAndRemove(K key, Deadline deadline) {
     String storeKey = context.openKey(key);
     EntryMap.Remapping remove = context.removing(key);
-    return context.previous(run(Counting.GET_AND_REMOVE, key, storeKey, remove, false, deadline));
+    return context.previous(
+        run(Counting.GET_AND_REMOVE, key, storeKey, remove, Step.REMEMBERED, deadline));
   }
 
   public boolean replace(K key, V oldValue, V newValue, Deadline deadline) {
@@ -70,21 +73,22 @@ public final class KeyOperations<K, V> {
     context.checkValue(oldValue);
     context.checkValue(newValue);
     EntryMap.Remapping replace = ifHolding(oldValue, context.writing(key, newValue));
-    return run(Counting.REPLACE_IF_HOLDING, key, storeKey, replace, false, deadline).changed();
+    return run(Counting.REPLACE_IF_HOLDING, key, storeKey, replace, Step.READ, deadline).changed();
   }
 
   public boolean replace(K key, V value, Deadline deadline) {
     String storeKey = context.openKey(key);
     context.checkValue(value);
     EntryMap.Remapping replace = CacheContext.ifPresent(context.writing(key, value));
-    return run(Counting.REPLACE, key, storeKey, replace, false, deadline).changed();
+    return run(Counting.REPLACE, key, storeKey, replace, Step.REMEMBERED, deadline).changed();
   }
 
   public V getAndReplace(K key, V value, Deadline deadline) {
     String storeKey = context.openKey(key);
     context.checkValue(value);
     EntryMap.Remapping replace = CacheContext.ifPresent(context.writing(key, value));
-    return context.previous(run(Counting.GET_AND_REPLACE, key, storeKey, replace, false, deadline));
+    return context.previous(
+        run(Counting.GET_AND_REPLACE, key, storeKey, replace, Step.REMEMBERED, deadline));
   }
 
   public <T> T invoke(
@@ -93,29 +97,46 @@ public final class KeyOperations<K, V> {
     Objects.requireNonNull(processor, "entry processor");
     Objects.requireNonNull(arguments, "arguments");
     EntryMap.Remapping process = processors.running(key, processor, arguments);
-    return CacheContext.typed(run(Counting.NONE, key, storeKey, process, false, deadline).result());
+    return CacheContext.typed(
+        run(Counting.NONE, key, storeKey, process, Step.REMEMBERED, deadline).result());
+  }
+
+  /** How a step learns the entry it decides on. */
+  private enum Step {
+    /** It reads the entry ({@link EntryMap#compute}): for steps that often keep it. */
+    READ,
+    /** It does not ({@link EntryMap#computeUnread}): a put nothing about the old entry changes. */
+    UNREAD,
+    /**
+     * It uses the entry a kept lock remembers, else reads ({@link EntryMap#computeRemembered}): for
+     * steps that most often write or remove a present entry.
+     */
+    REMEMBERED
   }
 
   /**
-   * The skeleton of every single-key write: one atomic step on the key (without reading the old
-   * entry when {@code unread}: {@link EntryMap#computeUnread}), then a wait for synchronous
-   * listeners with the key's lock released, then the statistics. A step that throws still waits for
-   * the listeners of what it published, their failures suppressed into its own.
+   * The skeleton of every single-key write: one atomic step on the key (learning the old entry as
+   * {@code step} says), then a wait for synchronous listeners with the key's lock released, then
+   * the statistics. A step that throws still waits for the listeners of what it published, their
+   * failures suppressed into its own.
    */
   private Outcome run(
       Counting counting,
       K key,
       String storeKey,
       EntryMap.Remapping remapping,
-      boolean unread,
+      Step step,
       Deadline deadline) {
     long start = context.statistics.start();
     Outcome outcome;
     try {
       outcome =
-          unread
-              ? context.entries.computeUnread(key, storeKey, remapping, deadline)
-              : context.entries.compute(key, storeKey, remapping, deadline);
+          switch (step) {
+            case READ -> context.entries.compute(key, storeKey, remapping, deadline);
+            case UNREAD -> context.entries.computeUnread(key, storeKey, remapping, deadline);
+            case REMEMBERED ->
+                context.entries.computeRemembered(key, storeKey, remapping, deadline);
+          };
     } catch (RuntimeException e) {
       context.listeners.awaitSuppressing(e);
       throw e;

@@ -123,6 +123,11 @@ class EntryStorageTest {
           }
 
           @Override
+          public KeyLocks.Memo memo() {
+            return null;
+          }
+
+          @Override
           public void close() {}
         };
     CacheException e =

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.mooncake.jcache.internal.backend.ObjectStore;
-import dev.mooncake.jcache.internal.backend.OwnSegment;
 import dev.mooncake.jcache.internal.backend.ScriptedStore;
 import dev.mooncake.jcache.internal.expiry.ExpiryTimes;
 import dev.mooncake.jcache.internal.lock.LocalKeyLocks;
@@ -38,7 +36,7 @@ class LockedKeyTest {
   private final AtomicLong lockClock = new AtomicLong(1_000_000_000L);
   private final ClusterKeyLocks cluster =
       TestLocks.on(
-          new SegmentLockStore(store, new OwnStore(store)),
+          new SegmentLockStore(store, new OwnStore(store, "locked-test:1")),
           "jvm-test",
           LEASE,
           Duration.ofSeconds(2),
@@ -185,7 +183,7 @@ class LockedKeyTest {
   /** Cluster locks that keep each lock after its operation (lock_keep_idle_ms). */
   private ClusterKeyLocks keeping() {
     return new ClusterKeyLocks(
-        new SegmentLockStore(store, new OwnStore(store)),
+        new SegmentLockStore(store, new OwnStore(store, "locked-test:1")),
         "jvm-keeping",
         LEASE,
         Duration.ofSeconds(2),
@@ -221,18 +219,5 @@ class LockedKeyTest {
     return calls.stream()
         .filter(c -> List.of("put", "batchPut", "remove", "removeByRegex").contains(c))
         .toList();
-  }
-
-  /** The entries' store as a client's own segment, where its lock objects live. */
-  private record OwnStore(ObjectStore store) implements OwnSegment {
-    @Override
-    public String ownSegment() {
-      return "locked-test:1";
-    }
-
-    @Override
-    public int putPinnedInOwnSegment(String key, ByteBuffer value, Deadline deadline) {
-      return store.put(key, value, deadline);
-    }
   }
 }

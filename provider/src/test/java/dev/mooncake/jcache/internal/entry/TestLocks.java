@@ -18,6 +18,11 @@ final class TestLocks {
         public void ensureHeldToReplace(Deadline deadline) {}
 
         @Override
+        public KeyLocks.Memo memo() {
+          return null;
+        }
+
+        @Override
         public void close() {}
       };
 

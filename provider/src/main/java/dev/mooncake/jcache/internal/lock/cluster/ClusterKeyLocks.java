@@ -1451,6 +1451,9 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
     final String wantKey;
     final LockRecord record;
 
+    /** The entry layer's memo: it lives while this hold does (never across a release). */
+    final KeyLocks.Memo memo = new KeyLocks.Memo();
+
     /** The send time of the last sweep's answer about this lock's want (the event wake-up). */
     volatile long askedAt = WantEvents.NEVER;
 
@@ -1556,6 +1559,12 @@ public final class ClusterKeyLocks implements KeyLocks, AutoCloseable {
       if (!kept.reusableWithoutRead(hold.proofAt, clock.getAsLong())) {
         renewInUse(hold, operation);
       }
+    }
+
+    /** The hold's memo where holds outlive their operations (keeping on); else nothing to carry. */
+    @Override
+    public KeyLocks.Memo memo() {
+      return kept.enabled() ? hold.memo : null;
     }
 
     @Override
