@@ -51,9 +51,10 @@ import org.redisson.jcache.configuration.RedissonConfiguration;
  *       takes a Redis lock, reads, runs the processor here, writes, unlocks).
  * </ul>
  *
- * <p>Every peer counts its calls; at the end of a trial the counters' sum must equal them (no
- * increment lost), else the trial fails. Run by {@code bench/run-rmw.sh} (the master and
- * redis-server in a private network namespace, CPU per operation by {@link CpuShareProfiler}).
+ * <p>Every peer counts its calls; at the end of a trial the counters' sum is printed beside them
+ * ({@code # increments:}): this provider's must equal them (no increment lost), else the trial
+ * fails. Run by {@code bench/run-rmw.sh} (the master and redis-server in a private network
+ * namespace, CPU per operation by {@link CpuShareProfiler}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -139,7 +140,11 @@ public class ReadModifyWriteBenchmark {
     return count;
   }
 
-  /** Every acknowledged increment is in the counters, or the trial fails. */
+  /**
+   * Counts the increments the counters hold against the calls acknowledged, and prints both. This
+   * provider must lose none (else the trial fails); a peer that loses some is reported, not
+   * stopped, so that its throughput is still measured and the loss is read beside it.
+   */
   @TearDown(Level.Trial)
   public void close() {
     try {
@@ -148,9 +153,11 @@ public class ReadModifyWriteBenchmark {
         byte[] value = cache.get(name);
         sum += value == null ? 0 : ByteBuffer.wrap(value).getLong();
       }
-      if (sum != calls.sum()) {
-        throw new IllegalStateException(
-            peer + ": the counters hold " + sum + " increments of " + calls.sum() + " calls");
+      String counted =
+          peer + ", " + keys + " keys: the counters hold " + sum + " of " + calls.sum() + " calls";
+      System.out.println("# increments: " + counted);
+      if (sum != calls.sum() && peer.startsWith("mooncake")) {
+        throw new IllegalStateException("increments lost: " + counted);
       }
     } finally {
       manager.close();
