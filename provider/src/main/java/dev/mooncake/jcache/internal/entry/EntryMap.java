@@ -245,12 +245,12 @@ public final class EntryMap<K> {
   private Outcome computeFrom(
       K key, LockedKey locked, StoredEntry remembered, Remapping remapping, Deadline deadline) {
     String storeKey = locked.key();
+    StoredEntry adopted = storage.adopt(storeKey, remembered); // refused: nothing removed yet
     RememberedEntry.Gap gap = new RememberedEntry.Gap();
     locked.remember(gap); // before the remove: a step this thread nests on the key sees the gap
     try {
       EntryStorage.Removal removal = storage.removeFirst(locked, deadline);
-      StoredEntry current =
-          removal == EntryStorage.Removal.REMOVED ? remembered.forAnotherReader() : null;
+      StoredEntry current = removal == EntryStorage.Removal.REMOVED ? adopted : null;
       if (removal == EntryStorage.Removal.STUCK_PUT) {
         gap.overtaken = true; // not the object we wrote: decide on absent, write as over any
       }
@@ -270,7 +270,7 @@ public final class EntryMap<K> {
         throw e;
       }
       if (gap.overtaken) {
-        return new Outcome(current, decision, apply(key, locked, current, decision, deadline));
+        return new Outcome(current, decision, applyOver(key, locked, current, decision, deadline));
       }
       boolean changed = applyInGap(key, locked, current, remembered, decision, deadline);
       return new Outcome(current, decision, changed);
@@ -317,6 +317,21 @@ public final class EntryMap<K> {
       default:
         throw new AssertionError(decision.kind());
     }
+  }
+
+  /**
+   * {@link #apply} after the key changed under this step (a step nested in it wrote, or a put in
+   * flight was found stuck): a write removes whatever is there first and is checked, even when this
+   * step saw no entry (a put into an occupied key stores nothing).
+   */
+  private boolean applyOver(
+      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
+    if (decision.kind() != Decision.Kind.WRITE) {
+      return apply(key, locked, current, decision, deadline);
+    }
+    storage.write(locked, decision.value(), decision.expireAt(), false, deadline);
+    written(key, locked.key(), decision, current, false);
+    return true;
   }
 
   /** Puts back the entry a failed step removed; a failure of that is added to {@code cause}. */

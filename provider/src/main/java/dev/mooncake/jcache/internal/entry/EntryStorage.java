@@ -674,6 +674,24 @@ public final class EntryStorage {
   }
 
   /**
+   * A remembered entry ({@link RememberedEntry}: written under the key by any cache of this JVM on
+   * the lock's connection) as this cache reads it: through its own codec and value-type check, as a
+   * read from the store would be; a {@code byte[]} payload copied, since a caller may be handed it.
+   */
+  StoredEntry adopt(String key, StoredEntry remembered) {
+    byte format = remembered.format();
+    if (!bytesAllowed && format == TypedCodec.BYTES_FORMAT) {
+      throw ValueTypeCodec.wrongType(key, cacheName, byte[].class);
+    }
+    byte[] payload = remembered.payload();
+    return new StoredEntry(
+        format,
+        remembered.expireAt(),
+        format == TypedCodec.BYTES_FORMAT ? payload.clone() : payload,
+        codec);
+  }
+
+  /**
    * The remove that opens a step on a remembered entry ({@link RememberedEntry}): the lock's proof
    * renewed for the put that follows, then a forced remove. Answers what it found.
    */

@@ -40,8 +40,8 @@ final class LockedKey implements AutoCloseable {
   }
 
   /**
-   * The entry this JVM itself last wrote under this lock, when the lock was held without a break
-   * since and this step is its first user (a kept cluster lock reused with no store call, not
+   * The entry this JVM itself last wrote under this lock, when nothing changed the key under the
+   * lock since and this acquisition reused the lock without a store call (a kept cluster lock, not
    * re-entered): no other JVM wrote the key meanwhile, so the store holds exactly this entry, or
    * nothing if Mooncake evicted it or lost its segment ({@link RememberedEntry}). Null otherwise.
    */

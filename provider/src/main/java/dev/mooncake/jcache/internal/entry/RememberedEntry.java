@@ -21,11 +21,6 @@ final class RememberedEntry {
 
   private RememberedEntry() {}
 
-  /** Whether a step that wrote {@code entry} may carry it to the lock's next user. */
-  static boolean fits(StoredEntry entry) {
-    return entry.payload().length <= MAX_PAYLOAD;
-  }
-
   /**
    * A step between its remove and its put: the entry it proved (null: absent) stands in for the
    * store's for a step this thread nests on the key (an entry processor that reads its own key),

@@ -281,6 +281,67 @@ class RememberedEntryTest {
   }
 
   @Test
+  void aStepThatSawNoEntryStillReplacesWhatANestedStepWrote() {
+    writeKept(kept);
+    store.remove("k", true, Deadline.none()); // evicted: the outer step sees no entry
+    kept.computeRemembered(
+        "k",
+        "k",
+        current -> {
+          kept.compute("k", "k", write("inner"), Deadline.none());
+          return Decision.write("outer", ExpiryTimes.ETERNAL);
+        },
+        Deadline.none());
+    assertEquals("outer", stored(), "the outer step's put went into an occupied key, and was lost");
+  }
+
+  @Test
+  void aCopyWrittenByAnotherCacheIsReadWithThisCachesTypeCheck() {
+    EntryStorage strings =
+        new EntryStorage(
+            "strings-only",
+            store,
+            new dev.mooncake.jcache.internal.lane.Lanes(1, java.util.Map.of(), false, false, "t"),
+            ValueTypeCodec.of(
+                new dev.mooncake.jcache.internal.codec.TypedCodec(
+                    new dev.mooncake.jcache.internal.codec.SerializationCodec(
+                        new dev.mooncake.jcache.internal.codec.DeserializationFilter(List.of()),
+                        getClass().getClassLoader())),
+                String.class,
+                "strings-only"),
+            fixture.ticker,
+            Duration.ofSeconds(1),
+            String.class);
+    ClusterKeyLocks locks = clusterLocks(Duration.ofSeconds(10));
+    map(locks).compute("k", "k", write(42L), Deadline.none()); // another cache's Long
+    EntryMap<String> stringCache =
+        new EntryMap<>(
+            strings,
+            locks,
+            fixture.ticker,
+            k -> k,
+            new EntryMap.Listener<>() {
+              @Override
+              public void written(String key, Object value, StoredEntry previous, boolean unread) {}
+
+              @Override
+              public void removed(String key, StoredEntry previous) {}
+
+              @Override
+              public void expired(String key, StoredEntry entry) {}
+            });
+    assertThrows(
+        javax.cache.CacheException.class,
+        () ->
+            stringCache.computeRemembered(
+                "k",
+                "k",
+                current -> Decision.write(current.value() + "!", ExpiryTimes.ETERNAL),
+                Deadline.none()));
+    assertEquals(42L, stored(), "the refused step lost the other cache's entry");
+  }
+
+  @Test
   void theCopyIsOnlyTheKeptLocksOwn() {
     ClusterKeyLocks locks = clusterLocks(Duration.ofSeconds(10));
     EntryMap<String> map = map(locks);
