@@ -265,14 +265,7 @@ class RememberedEntryTest {
 
     // A nested step that writes the key: the outer step's write then replaces that.
     store.clearCalls();
-    kept.computeRemembered(
-        "k",
-        "k",
-        current -> {
-          kept.compute("k", "k", write("inner"), Deadline.none());
-          return Decision.write("outer", ExpiryTimes.ETERNAL);
-        },
-        Deadline.none());
+    kept.computeRemembered("k", "k", writingOverANestedWrite(), Deadline.none());
     assertEquals("outer", stored());
     store.clearCalls();
     kept.computeRemembered("k", "k", appending("+"), Deadline.none());
@@ -280,18 +273,19 @@ class RememberedEntryTest {
     assertEquals("outer+", stored(), "the copy was the nested step's, not the outer's write");
   }
 
+  /** An outer step that writes "outer" after a step nested in it wrote "inner". */
+  private EntryMap.Remapping writingOverANestedWrite() {
+    return current -> {
+      kept.compute("k", "k", write("inner"), Deadline.none());
+      return Decision.write("outer", ExpiryTimes.ETERNAL);
+    };
+  }
+
   @Test
   void aStepThatSawNoEntryStillReplacesWhatANestedStepWrote() {
     writeKept(kept);
     store.remove("k", true, Deadline.none()); // evicted: the outer step sees no entry
-    kept.computeRemembered(
-        "k",
-        "k",
-        current -> {
-          kept.compute("k", "k", write("inner"), Deadline.none());
-          return Decision.write("outer", ExpiryTimes.ETERNAL);
-        },
-        Deadline.none());
+    kept.computeRemembered("k", "k", writingOverANestedWrite(), Deadline.none());
     assertEquals("outer", stored(), "the outer step's put went into an occupied key, and was lost");
   }
 
