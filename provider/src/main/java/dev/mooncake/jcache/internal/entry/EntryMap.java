@@ -220,8 +220,11 @@ public final class EntryMap<K> {
 
   private Outcome computeLocked(K key, LockedKey locked, Remapping remapping, Deadline deadline) {
     StoredEntry current = live(key, locked, deadline);
+    int changes = LockedKey.changesOnThisThread();
     Decision decision = remapping.remap(current);
-    return new Outcome(current, decision, applyNested(key, locked, current, decision, deadline));
+    boolean changedUnder = LockedKey.changesOnThisThread() != changes;
+    return new Outcome(
+        current, decision, applyNested(key, locked, current, decision, changedUnder, deadline));
   }
 
   /**
@@ -344,14 +347,25 @@ public final class EntryMap<K> {
     }
   }
 
-  /** {@link #apply}; a step nested in another's gap that changes the key marks it overtaken. */
+  /**
+   * {@link #apply}, or {@link #applyOver} when a step nested in this one changed the store while it
+   * decided ({@code changedUnder}); a step nested in another's gap that changes the key marks it
+   * overtaken.
+   */
   private boolean applyNested(
-      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
+      K key,
+      LockedKey locked,
+      StoredEntry current,
+      Decision decision,
+      boolean changedUnder,
+      Deadline deadline) {
     RememberedEntry.Gap gap = locked.gap();
     if (gap != null && decision.kind() != Decision.Kind.KEEP) {
       gap.overtaken = true;
     }
-    return apply(key, locked, current, decision, deadline);
+    return changedUnder
+        ? applyOver(key, locked, current, decision, deadline)
+        : apply(key, locked, current, decision, deadline);
   }
 
   /**
@@ -365,7 +379,8 @@ public final class EntryMap<K> {
     try (LockedKey locked = locks.lock(storeKey, deadline)) {
       Decision decision = remapping.remap(null);
       if (decision.kind() != Decision.Kind.WRITE) {
-        return new Outcome(null, decision, applyNested(key, locked, null, decision, deadline));
+        return new Outcome(
+            null, decision, applyNested(key, locked, null, decision, false, deadline));
       }
       RememberedEntry.Gap gap = locked.gap();
       if (gap != null) {

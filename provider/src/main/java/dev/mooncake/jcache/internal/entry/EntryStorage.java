@@ -470,7 +470,7 @@ public final class EntryStorage {
    */
   void write(
       LockedKey locked, Object value, long expireAt, boolean knownAbsent, Deadline deadline) {
-    locked.remember(null); // a remembered entry is stale from here on, until the put answers
+    locked.changing();
     Codec.Encoded encoded = codec.encode(value);
     putBytes(locked, encoded.format(), encoded.bytes(), expireAt, knownAbsent, deadline);
     remember(locked, encoded, expireAt);
@@ -497,7 +497,7 @@ public final class EntryStorage {
    * key the round trip that kept it above two more than {@code local}.
    */
   boolean replace(LockedKey locked, Object value, long expireAt, Deadline deadline) {
-    locked.remember(null); // a remembered entry is stale from here on, until the put answers
+    locked.changing();
     String key = locked.key();
     Removal removal =
         trustAbsent(locked.knownAbsent()) ? Removal.ABSENT : deleteNow(locked, deadline);
@@ -550,7 +550,7 @@ public final class EntryStorage {
     Codec.Encoded[] encoded = new Codec.Encoded[writes.size()];
     List<Integer> encodable = new ArrayList<>(encoded.length);
     for (int i = 0; i < encoded.length; i++) {
-      writes.get(i).locked().remember(null); // a remembered entry is stale from here on
+      writes.get(i).locked().changing();
       try {
         encoded[i] = codec.encode(writes.get(i).value());
         encodable.add(i);
@@ -660,7 +660,7 @@ public final class EntryStorage {
    * checked as {@link #write} is.
    */
   void rewrite(LockedKey locked, StoredEntry entry, long expireAt, Deadline deadline) {
-    locked.remember(null); // a remembered entry is stale from here on
+    locked.changing();
     putBytes(locked, entry.format(), entry.payload(), expireAt, false, deadline);
   }
 
@@ -669,7 +669,7 @@ public final class EntryStorage {
    * remove, and unchecked, as any put after this lock's own remove.
    */
   void restore(LockedKey locked, StoredEntry entry, long expireAt, Deadline deadline) {
-    locked.remember(null); // not carried on: a step that kept its entry reads the next time
+    locked.changing();
     putBytes(locked, entry.format(), entry.payload(), expireAt, true, deadline);
   }
 
@@ -845,7 +845,7 @@ public final class EntryStorage {
    */
   void writeInPlace(
       LockedKey locked, ByteBuffer value, long expireAt, boolean knownAbsent, Deadline deadline) {
-    locked.remember(null); // a remembered entry is stale from here on
+    locked.changing();
     String key = locked.key();
     int start = value.position() - ValueHeader.SIZE;
     if (start < 0) {
@@ -1073,7 +1073,7 @@ public final class EntryStorage {
    * see {@link StoreStatus#STUCK_PUT_NANOS}).
    */
   boolean delete(LockedKey locked, Deadline deadline) {
-    locked.remember(null); // a remembered entry is stale from here on
+    locked.changing();
     return removeNow(locked, false, deadline) == Removal.REMOVED;
   }
 

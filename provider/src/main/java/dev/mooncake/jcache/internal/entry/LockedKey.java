@@ -66,6 +66,30 @@ final class LockedKey implements AutoCloseable {
     }
   }
 
+  /**
+   * The changes made under locked keys on each thread: a step compares the count around its
+   * remapping to learn whether a step nested in it (an entry processor writing through the cache)
+   * changed the store meanwhile.
+   */
+  private static final ThreadLocal<int[]> CHANGES = ThreadLocal.withInitial(() -> new int[1]);
+
+  /**
+   * Called by every mutator of {@link EntryStorage} before it changes the store: counts the change
+   * on this thread and empties the lock's memo (a remembered entry is stale from here on, until a
+   * write's put answers and {@link #remember}s its own).
+   */
+  void changing() {
+    CHANGES.get()[0]++;
+    if (memo != null) {
+      memo.set(null);
+    }
+  }
+
+  /** How many changes this thread has made under locked keys (see {@link #changing}). */
+  static int changesOnThisThread() {
+    return CHANGES.get()[0];
+  }
+
   /** Empties the lock's memo if it still holds {@code gap} (no write carried an entry on). */
   void forget(RememberedEntry.Gap gap) {
     if (memo != null && memo.get() == gap) {

@@ -126,6 +126,25 @@ class EntryMapTest {
     assertEquals(List.of(), map.keys());
   }
 
+  /**
+   * A step that read no entry, while a step nested in it (an entry processor writing its own key
+   * through the cache) created one: its write must replace that one. Mooncake answers 0 to a put
+   * over an existing key and stores nothing, so a put that trusted its own read was lost.
+   */
+  @Test
+  void aStepThatReadNoEntryReplacesWhatAStepNestedInItWrote() {
+    map.compute(
+        "k",
+        "k",
+        current -> {
+          map.compute(
+              "k", "k", inner -> Decision.write("inner", ExpiryTimes.ETERNAL), storage.deadline());
+          return Decision.write("outer", ExpiryTimes.ETERNAL);
+        },
+        storage.deadline());
+    assertEquals("outer", storage.read("k", storage.deadline()).value());
+  }
+
   @Test
   void theLockIsAskedBeforeEveryMutationAndALostLockWritesNothing() {
     map.compute("k", "k", current -> Decision.write("v1", ExpiryTimes.ETERNAL), storage.deadline());
