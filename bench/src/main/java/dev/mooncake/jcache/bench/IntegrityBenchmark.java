@@ -4,6 +4,7 @@ import dev.mooncake.jcache.internal.entry.ValueHeader;
 import dev.mooncake.jcache.internal.integrity.StoreKeyHash;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -61,6 +62,7 @@ public class IntegrityBenchmark {
   private Cache<String, byte[]> cache;
   private String[] keys;
   private String[] storeKeys;
+  private byte[][] storeKeyBytes;
   private ByteBuffer object;
   private final SplittableRandom random = new SplittableRandom(7);
 
@@ -91,12 +93,15 @@ public class IntegrityBenchmark {
             new MutableConfiguration<String, byte[]>().setTypes(String.class, byte[].class));
     keys = new String[KEYS];
     storeKeys = new String[KEYS];
+    storeKeyBytes = new byte[KEYS][];
     byte[] value = new byte[size];
     random.nextBytes(value);
     for (int i = 0; i < KEYS; i++) {
       keys[i] = "key-" + i;
       storeKeys[i] = "mcj/aW50ZWdyaXR5/YmVuY2g/" + keys[i]; // as long as the cache's store keys
+      storeKeyBytes[i] = storeKeys[i].getBytes(StandardCharsets.ISO_8859_1);
       cache.put(keys[i], value);
+      StoreKeyHash.of(storeKeys[i]); // the owner hash's memo holds these instances, as a get's
     }
     // One whole object of the size, as a read leaves it in a transfer buffer.
     object = ByteBuffer.allocateDirect(ValueHeader.OVERHEAD + size);
@@ -121,13 +126,13 @@ public class IntegrityBenchmark {
   }
 
   /**
-   * The store key of one of the keys {@link #get} reads, as the cache builds it for a call: a new
-   * {@code String} (its hash code not cached), so the owner hash's memo is met as a get meets it.
-   * The object's header names key 0: for the others the check finds another owner, at the same cost
-   * (the CRC is summed first).
+   * The store key of one of the keys {@link #get} reads, as the cache builds it for a key it has
+   * not met lately: a new {@code String} (its hash code not cached), so the owner hash's memo is
+   * met as such a get meets it. The object's header names key 0: for the others the check finds
+   * another owner, at the same cost (the CRC is summed first).
    */
   private String freshStoreKey() {
-    return new String(storeKeys[random.nextInt(KEYS)]);
+    return new String(storeKeyBytes[random.nextInt(KEYS)], StandardCharsets.ISO_8859_1);
   }
 
   /** What a read into the heap does: the checks summed in the payload's copy (the read path). */
@@ -149,6 +154,17 @@ public class IntegrityBenchmark {
   @Benchmark
   public Object checksInPlace() {
     long owner = StoreKeyHash.of(freshStoreKey());
+    return ValueHeader.defect(object, 0, ValueHeader.OVERHEAD + size, owner);
+  }
+
+  /**
+   * The checks of {@link #checksInPlace} as a read of a key met lately meets them: the cache
+   * answers a {@code String} key it met with the same store key instance ({@code StoreKeyMemo}), so
+   * the owner hash's lookup finds its cached {@code hashCode} and an identical key.
+   */
+  @Benchmark
+  public Object checksInPlaceMetKey() {
+    long owner = StoreKeyHash.of(storeKeys[random.nextInt(KEYS)]);
     return ValueHeader.defect(object, 0, ValueHeader.OVERHEAD + size, owner);
   }
 }

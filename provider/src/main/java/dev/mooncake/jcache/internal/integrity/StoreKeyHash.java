@@ -30,14 +30,7 @@ public final class StoreKeyHash {
    */
   static final int MEMO_SLOTS = 2048;
 
-  private static final int SLOT_BITS = Integer.numberOfTrailingZeros(MEMO_SLOTS);
-
-  /**
-   * Each slot holds an immutable {@link Known} or null. Written without a lock: a reader sees
-   * either a whole entry (final fields) or another one, and checks its key, so a race only costs a
-   * SHA-256.
-   */
-  private static final Known[] MEMO = new Known[MEMO_SLOTS];
+  private static final RecentKeys<Long> MEMO = new RecentKeys<>(MEMO_SLOTS);
 
   private static final ThreadLocal<MessageDigest> DIGESTS =
       ThreadLocal.withInitial(StoreKeyHash::newDigest);
@@ -49,24 +42,18 @@ public final class StoreKeyHash {
    * pure function of the key, so the memo can only answer what SHA-256 would.
    */
   public static long of(String storeKey) {
-    int slot = slot(storeKey.hashCode());
-    Known known = MEMO[slot];
-    if (known != null && known.key.equals(storeKey)) {
-      return known.hash;
+    Long known = MEMO.get(storeKey);
+    if (known != null) {
+      return known;
     }
     long h = sha256Prefix(DIGESTS.get(), storeKey);
-    MEMO[slot] = new Known(storeKey, h);
+    MEMO.put(storeKey, h);
     return h;
   }
 
-  /**
-   * The memo slot of a key's {@code hashCode}: its high bits after a multiply by the golden ratio
-   * (Fibonacci hashing), which spreads keys that differ only in their last characters somewhat
-   * better than the low bits of {@link String#hashCode}. The size of the memo is what fits a
-   * working set; this only evens the slots out.
-   */
+  /** The memo slot of a key's {@code hashCode} (for tests: how keys spread over the slots). */
   static int slot(int hashCode) {
-    return (hashCode * 0x9E3779B9) >>> (Integer.SIZE - SLOT_BITS);
+    return MEMO.slot(hashCode);
   }
 
   /**
@@ -90,17 +77,6 @@ public final class StoreKeyHash {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
-    }
-  }
-
-  /** A key and its hash, published whole. */
-  private static final class Known {
-    final String key;
-    final long hash;
-
-    Known(String key, long hash) {
-      this.key = key;
-      this.hash = hash;
     }
   }
 }

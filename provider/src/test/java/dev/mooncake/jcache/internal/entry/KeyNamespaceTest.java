@@ -3,6 +3,8 @@ package dev.mooncake.jcache.internal.entry;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.mooncake.jcache.internal.codec.Codec;
@@ -73,5 +75,30 @@ class KeyNamespaceTest {
     assertNotEquals(keys.storeKey("k"), otherTenant.storeKey("k"));
     assertNotEquals(keys.storeKey("k"), otherCache.storeKey("k"));
     assertNotEquals(keys.storeKey("1"), keys.storeKey(1)); // the format byte tells them apart
+  }
+
+  /**
+   * StoreKeyMemo: a String key met again is answered with the same store key instance (what makes
+   * the owner hash's lookup an identity hit), every answer is what building gives even when keys
+   * share a memo slot, and keys of other classes or longer than the memo keeps are built anew.
+   */
+  @Test
+  void aStringKeyMetAgainGetsTheSameStoreKeyAndEveryAnswerIsTheBuiltOne() {
+    String first = keys.storeKey(new String("user-1".toCharArray()));
+    assertSame(first, keys.storeKey(new String("user-1".toCharArray())), "remembered");
+    // far more keys than slots: slots are shared and overwritten, answers stay exact
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 4 * StoreKeyMemo.SLOTS; i++) {
+        String key = "user-" + i;
+        assertEquals(reference(key), keys.storeKey(key), key);
+      }
+    }
+    String longKey = "x".repeat(StoreKeyMemo.MAX_KEY_LENGTH + 1);
+    assertNotSame(keys.storeKey(longKey), keys.storeKey(longKey), "a long key is not kept");
+    assertEquals(reference(longKey), keys.storeKey(longKey));
+    assertNotSame(keys.storeKey(42), keys.storeKey(42), "only String keys are remembered");
+    KeyNamespace otherCache = new KeyNamespace("tenant-1", "orders", codec);
+    keys.storeKey("shared");
+    assertNotEquals(keys.storeKey("shared"), otherCache.storeKey("shared"), "one memo a cache");
   }
 }
