@@ -31,7 +31,8 @@
  *    the next put of that class there writes into it in place; a segment's used bytes count its
  *    objects only; its FREE blocks go when they would not fit beside them, and with the segment.
  *    get_into / batch_get_into take the lease and the block under the lock and copy OUTSIDE it,
- *    after MCJ_FAKE_READ_DELAY_US (ctl read_delay_us; default 0), so a forced remove of A plus a
+ *    after MCJ_FAKE_READ_DELAY_US (ctl read_delay_us; default 0; one delay for a whole batch in
+ *    one-process mode: its transfers run side by side), so a forced remove of A plus a
  *    put of B of A's class meanwhile hands A's reader B's whole object (the defect measured on a
  *    real Mooncake); a block stays allocated until its last reader has copied;
  *  - remove_by_regex with POSIX extended regex, substring match; remove_all;
@@ -1165,6 +1166,40 @@ static int64_t get_one(client *c, const char *key, void *buffer, size_t size) {
   return result;
 }
 
+/* A batch's reads: the blocks taken under the lock one by one, then ONE read delay for all of them
+ * (Mooncake submits a batch's transfers side by side), then the copies; each block stays taken
+ * until copied, as in get_one. The shared mode reads key by key (fake_shm_get). */
+static void get_batch(client *c, const char **keys, void **buffers, const size_t *sizes,
+                      size_t count, int64_t *results_out) {
+  if (c->shared) {
+    for (size_t i = 0; i < count; i++) results_out[i] = get_one(c, keys[i], buffers[i], sizes[i]);
+    return;
+  }
+  block **reading = calloc(count, sizeof *reading);
+  if (reading == NULL) {
+    for (size_t i = 0; i < count; i++) results_out[i] = MCJ_INTERNAL_ERROR;
+    return;
+  }
+  int copying = 0;
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < count; i++) {
+    results_out[i] = get_locked(c, keys[i], buffers[i], sizes[i], &reading[i]);
+    copying |= reading[i] != NULL;
+  }
+  int64_t delay = read_delay();
+  pthread_mutex_unlock(&lock);
+  if (copying) fake_sleep_us(delay);
+  for (size_t i = 0; i < count; i++) {
+    if (reading[i] == NULL) continue;
+    memcpy(buffers[i], reading[i]->data, (size_t)results_out[i]);
+    pthread_mutex_lock(&lock);
+    block_done_reading(reading[i]);
+    stat_reads_copying--;
+    pthread_mutex_unlock(&lock);
+  }
+  free(reading);
+}
+
 int64_t mooncake_store_get_into(void *store, const char *key, void *buffer, size_t size) {
   if (store == NULL || key == NULL) return MCJ_INTERNAL_ERROR;
   if (buffer == NULL && size > 0) return MCJ_INTERNAL_ERROR;
@@ -1192,9 +1227,7 @@ int mooncake_store_batch_get_into(void *store, const char **keys, void **buffers
   pthread_mutex_lock(&lock);
   int overall = fail_batch;
   pthread_mutex_unlock(&lock);
-  if (!overall) {
-    for (size_t i = 0; i < count; i++) results_out[i] = get_one(store, keys[i], buffers[i], sizes[i]);
-  }
+  if (!overall) get_batch(store, keys, buffers, sizes, count, results_out);
   return overall;
 }
 

@@ -32,6 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code virtual}: virtual threads, whose store calls the provider hands to platform threads
  *       ({@code VirtualThreadCalls}, the default);
+ *   <li>{@code virtual-unbatched}: as {@code virtual}, but each read its own store call ({@code
+ *       -Dmooncake.jcache.virtualThreadReadBatches=false}, set here likewise): what the provider's
+ *       batching of virtual threads' reads ({@code ReadCoalescer}) adds to the hand-off;
  *   <li>{@code virtual-pinned}: virtual threads calling inline, each JNI call pinning its carrier
  *       ({@code -Dmooncake.jcache.virtualThreadHandOff=false}, the provider's test-only switch, set
  *       here before the provider's first call);
@@ -59,6 +62,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class VirtualThreadBenchmark {
   static final String VIRTUAL = "virtual";
+  static final String UNBATCHED = "virtual-unbatched";
   static final String PINNED = "virtual-pinned";
   static final String PLATFORM = "platform";
 
@@ -69,6 +73,9 @@ public class VirtualThreadBenchmark {
   /** The provider's switch (read once, when its hand-off pool is first used). */
   static final String HAND_OFF_SWITCH = "mooncake.jcache.virtualThreadHandOff";
 
+  /** The provider's switch for batching virtual threads' reads (read when a client opens). */
+  static final String READ_BATCHES_SWITCH = "mooncake.jcache.virtualThreadReadBatches";
+
   /** The hand-off pool's threads are named so (docs/lanes.md, "Virtual threads"). */
   static final String HAND_OFF_THREAD = "mooncake-vthread-calls-";
 
@@ -78,7 +85,7 @@ public class VirtualThreadBenchmark {
   private static final int VALUE_POOL = 8;
   private static final long STOP_SECONDS = 60;
 
-  @Param({VIRTUAL, PINNED, PLATFORM})
+  @Param({VIRTUAL, UNBATCHED, PINNED, PLATFORM})
   public String threads;
 
   private Peer cache;
@@ -99,6 +106,8 @@ public class VirtualThreadBenchmark {
             : virtualThreads();
     if (threads.equals(PINNED)) {
       System.setProperty(HAND_OFF_SWITCH, "false");
+    } else if (threads.equals(UNBATCHED)) {
+      System.setProperty(READ_BATCHES_SWITCH, "false");
     } else if (!threads.equals(VIRTUAL) && !threads.equals(PLATFORM)) {
       throw new IllegalArgumentException("unknown threads '" + threads + "'");
     }
@@ -149,7 +158,7 @@ public class VirtualThreadBenchmark {
     boolean handingOff =
         Thread.getAllStackTraces().keySet().stream()
             .anyMatch(t -> t.getName().startsWith(HAND_OFF_THREAD));
-    if (handingOff != threads.equals(VIRTUAL)) {
+    if (handingOff != (threads.equals(VIRTUAL) || threads.equals(UNBATCHED))) {
       throw new IllegalStateException(
           threads
               + ": the provider's hand-off threads ("

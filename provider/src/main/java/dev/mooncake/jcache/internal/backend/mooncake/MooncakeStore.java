@@ -37,11 +37,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
   private static final Logger LOG = LoggerFactory.getLogger(MooncakeStore.class);
   private static final int INVALID = StoreStatus.INVALID_PARAMS.code();
 
+  /**
+   * {@code -Dmooncake.jcache.virtualThreadReadBatches=false}: virtual threads' reads go one call
+   * each, as before {@link ReadCoalescer} (for the benchmark that shows what batching them buys).
+   */
+  static final String READ_BATCHES_SWITCH = "mooncake.jcache.virtualThreadReadBatches";
+
   private final MooncakeSetup.Opened opened;
   private final MooncakeClient client;
   private final ClientGate gate;
   private final CallerRegistrations registrations;
   private final StoreCallRunner runner;
+  private final ReadCoalescer virtualThreadReads; // null: switched off
   private final Thread shutdownHook;
 
   /** What holds the store, read by the JVM shutdown hook ({@link ShutdownGrace}). */
@@ -59,6 +66,15 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
             opened.description(),
             gate,
             new BufferStaging(opened.pool(), registrations));
+    this.virtualThreadReads =
+        Boolean.parseBoolean(System.getProperty(READ_BATCHES_SWITCH, "true"))
+            ? new ReadCoalescer(
+                this::getIntoAlone, // on a platform thread: never back here
+                this::batchGetInto,
+                VirtualThreadCalls.shared()::execute,
+                System::nanoTime,
+                opened.config().operationTimeout().toNanos())
+            : null;
     this.shutdownHook = new Thread(this::closeFromHook, "mooncake-store-close");
   }
 
@@ -195,11 +211,18 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     return opened.pinnedHere();
   }
 
+  /**
+   * A virtual thread's read joins the reads ready with it in one {@code batch_get_into} ({@link
+   * ReadCoalescer}); any other thread's is its own call.
+   */
   @Override
   public long getInto(String key, ByteBuffer destination, Deadline deadline) {
     byte[] k = MooncakeKeys.encode(key);
     if (k == null || destination == null || destination.isReadOnly()) {
       return invalid();
+    }
+    if (virtualThreadReads != null && VirtualThreadCalls.shared().handsOff()) {
+      return virtualThreadReads.getInto(key, destination, deadline);
     }
     // get_into called from this frame, as put's put_from is
     try (StoreCallRunner.OneTransfer transfer = runner.begin(deadline, destination, false)) {
@@ -216,6 +239,14 @@ public final class MooncakeStore implements ObjectStore, CallerMemory, OwnSegmen
     } catch (CallTimeoutException e) {
       throw spent(e, deadline);
     }
+  }
+
+  /**
+   * One read as its own call, made on a platform thread: a virtual thread's is handed off whole
+   * ({@link VirtualThreadCalls}), where {@link #getInto} makes it directly.
+   */
+  private long getIntoAlone(String key, ByteBuffer destination, Deadline deadline) {
+    return VirtualThreadCalls.shared().call(() -> getInto(key, destination, deadline));
   }
 
   @Override

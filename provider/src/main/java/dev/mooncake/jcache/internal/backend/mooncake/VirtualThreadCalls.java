@@ -134,6 +134,15 @@ final class VirtualThreadCalls {
   }
 
   /**
+   * Runs {@code work} on a thread of this pool ({@link ReadCoalescer}'s drainers: platform threads
+   * that make the calls of virtual threads). Throws {@link RejectedExecutionException} after {@link
+   * #close}.
+   */
+  void execute(Runnable work) {
+    pool.execute(work);
+  }
+
+  /**
    * Tests: refuses new hand-offs (later calls run inline); calls handed off finish; idle threads
    * end.
    */

@@ -29,7 +29,10 @@ import jdk.jfr.consumer.RecordingFile;
  * of the path), then get it {@code args[2]} times again under a JFR recording of {@code
  * jdk.VirtualThreadPinned} with no threshold. Prints one line: {@code RESULT gets=<values found>
  * millis=<wall time of the recorded round> pinnedOurs=<pinned events with a frame of the provider>
- * pinnedControl=<those of the control>}. The control parks a virtual thread inside a class
+ * pinnedControl=<those of the control> getInto=<its get_into calls> batchGetInto=<its
+ * batch_get_into calls> calls=<all its calls>} (the calls of the recorded round, by {@link
+ * StoreCallTally}, which names a call by its caller's frames: a bounded call's are another
+ * thread's, so it counts only in {@code calls}). The control parks a virtual thread inside a class
  * initializer, which pins on every JDK: it shows the recording does see pinning.
  */
 public final class VirtualThreadPinningChild {
@@ -65,10 +68,14 @@ public final class VirtualThreadPinningChild {
     recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
     recording.start();
     virtual.submit(() -> ParksWhileInitialized.PARKED).get(60, TimeUnit.SECONDS);
+    StoreCallTally tally =
+        StoreCallTally.attach(config, VirtualThreadPinningChild.class.getClassLoader());
     long start = System.nanoTime();
     int found = round(virtual, cache, threads, false, getsEach);
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     recording.stop();
+    java.util.Map<String, Integer> calls = tally.takeCalls();
+    tally.close();
     virtual.shutdown();
     manager.close();
     Path file = Files.createTempFile("vthreads-", ".jfr");
@@ -96,7 +103,13 @@ public final class VirtualThreadPinningChild {
             + " pinnedOurs="
             + ours
             + " pinnedControl="
-            + control);
+            + control
+            + " getInto="
+            + calls.getOrDefault("get_into", 0)
+            + " batchGetInto="
+            + calls.getOrDefault("batch_get_into", 0)
+            + " calls="
+            + calls.values().stream().mapToInt(Integer::intValue).sum());
     System.out.flush();
     System.exit(0);
   }

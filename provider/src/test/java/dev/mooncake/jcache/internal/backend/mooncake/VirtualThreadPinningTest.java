@@ -22,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * first round that loads the classes of the path.
  *
  * <p>With the hand-off no {@code jdk.VirtualThreadPinned} event has a provider frame, and the reads
- * overlap: the run takes far less than the reads' time divided by the carriers. Without it
- * (control) the native calls hold their carriers: the run takes at least that long. A thread
+ * overlap: the run takes far less than the reads' time divided by the carriers; the reads ready
+ * together went as batch calls ({@code ReadCoalescer}), under a quarter of a call per get. Without
+ * it (control) the native calls hold their carriers: the run takes at least that long. A thread
  * blocked in a JNI call never tries to park, so JFR reports no event for it: the control's proof is
  * the time. That the recording sees pinning at all is shown by a park inside a class initializer.
  */
@@ -38,7 +39,9 @@ class VirtualThreadPinningTest {
       (long) THREADS * GETS_EACH * READ_DELAY_US / 1000 / CARRIERS;
 
   private static final Pattern RESULT =
-      Pattern.compile("RESULT gets=(\\d+) millis=(\\d+) pinnedOurs=(\\d+) pinnedControl=(\\d+)");
+      Pattern.compile(
+          "RESULT gets=(\\d+) millis=(\\d+) pinnedOurs=(\\d+) pinnedControl=(\\d+)"
+              + " getInto=(\\d+) batchGetInto=(\\d+) calls=(\\d+)");
 
   @TempDir Path dir;
 
@@ -57,6 +60,19 @@ class VirtualThreadPinningTest {
     assertEquals(0, handedOff[2], "pinned events with a provider frame; " + both);
     assertTrue(inline[1] >= PINNED_FLOOR_MS * 9 / 10, "the control did not pin: " + both);
     assertTrue(handedOff[1] < PINNED_FLOOR_MS / 2, "the reads did not overlap: " + both);
+    assertBatched(handedOff);
+    assertTrue(handedOff[5] > 0, "no batch_get_into: " + handedOff[4] + " get_into");
+    assertEquals(0, inline[5], "inline reads are one call each");
+  }
+
+  /**
+   * Reads of virtual threads ready together went as batch calls ({@code ReadCoalescer}): the
+   * round's {@code THREADS × GETS_EACH} gets made far fewer calls than gets.
+   */
+  private static void assertBatched(long[] run) {
+    long gets = (long) THREADS * GETS_EACH;
+    assertTrue(run[6] > 0, "no call counted");
+    assertTrue(run[6] < gets / 4, run[6] + " store calls for " + gets + " gets");
   }
 
   /**
@@ -70,6 +86,7 @@ class VirtualThreadPinningTest {
     assertTrue(
         bounded[1] < PINNED_FLOOR_MS / 2,
         "the reads did not overlap: " + bounded[1] + " ms, floor " + PINNED_FLOOR_MS + " ms");
+    assertBatched(bounded);
   }
 
   /** Answers gets, millis, pinnedOurs, pinnedControl of one child run. */
@@ -113,7 +130,7 @@ class VirtualThreadPinningTest {
     assertEquals(0, child.exitValue(), output);
     Matcher result = RESULT.matcher(output);
     assertTrue(result.find(), output);
-    long[] answer = new long[4];
+    long[] answer = new long[7];
     for (int i = 0; i < answer.length; i++) {
       answer[i] = Long.parseLong(result.group(i + 1));
     }
