@@ -272,69 +272,12 @@ public final class EntryMap<K> {
         }
         throw e;
       }
-      if (gap.overtaken) {
-        return new Outcome(current, decision, applyOver(key, locked, current, decision, deadline));
-      }
-      boolean changed = applyInGap(key, locked, current, remembered, decision, deadline);
+      Prior prior = gap.overtaken ? Prior.CHANGED_UNDER : Prior.TAKEN_OUT;
+      boolean changed = apply(key, locked, current, remembered, decision, prior, deadline);
       return new Outcome(current, decision, changed);
     } finally {
       locked.forget(gap); // unless the write carried its entry on
     }
-  }
-
-  /**
-   * {@link #apply} after this step's own remove: nothing to remove, a kept entry is put back (from
-   * {@code remembered}: the remapping may have been handed {@code current}'s bytes).
-   */
-  private boolean applyInGap(
-      K key,
-      LockedKey locked,
-      StoredEntry current,
-      StoredEntry remembered,
-      Decision decision,
-      Deadline deadline) {
-    String storeKey = locked.key();
-    switch (decision.kind()) {
-      case KEEP:
-        if (current != null) {
-          storage.restore(locked, remembered, remembered.expireAt(), deadline);
-        }
-        return false;
-      case TOUCH:
-        if (current != null) {
-          storage.restore(locked, remembered, decision.expireAt(), deadline);
-          expiring.add(storeKey, decision.expireAt());
-        }
-        return false;
-      case WRITE:
-        storage.write(locked, decision.value(), decision.expireAt(), true, deadline);
-        written(key, storeKey, decision, current, false);
-        return true;
-      case REMOVE:
-        index.remove(storeKey);
-        if (current == null) {
-          return false;
-        }
-        listener.removed(key, current);
-        return true;
-      default:
-        throw new AssertionError(decision.kind());
-    }
-  }
-
-  /**
-   * {@link #apply} after the key changed under this step (a step nested in it wrote, or a put in
-   * flight was found stuck): a write removes whatever is there first and is checked, even when this
-   * step saw no entry (a put into an occupied key stores nothing).
-   */
-  private boolean applyOver(
-      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
-    if (decision.kind() != Decision.Kind.WRITE) {
-      return apply(key, locked, current, decision, deadline);
-    }
-    storage.write(locked, decision.value(), decision.expireAt(), false, deadline);
-    written(key, locked.key(), decision, current, false);
-    return true;
   }
 
   /** Puts back the entry a failed step removed; a failure of that is added to {@code cause}. */
@@ -348,9 +291,9 @@ public final class EntryMap<K> {
   }
 
   /**
-   * {@link #apply}, or {@link #applyOver} when a step nested in this one changed the store while it
-   * decided ({@code changedUnder}); a step nested in another's gap that changes the key marks it
-   * overtaken.
+   * {@link #apply} on the store as read, or as changed under the step when a step nested in it
+   * changed the store while it decided ({@code changedUnder}); a step nested in another's gap that
+   * changes the key marks it overtaken.
    */
   private boolean applyNested(
       K key,
@@ -363,9 +306,8 @@ public final class EntryMap<K> {
     if (gap != null && decision.kind() != Decision.Kind.KEEP) {
       gap.overtaken = true;
     }
-    return changedUnder
-        ? applyOver(key, locked, current, decision, deadline)
-        : apply(key, locked, current, decision, deadline);
+    Prior prior = changedUnder ? Prior.CHANGED_UNDER : Prior.AS_READ;
+    return apply(key, locked, current, null, decision, prior, deadline);
   }
 
   /**
@@ -377,39 +319,89 @@ public final class EntryMap<K> {
    */
   public Outcome computeUnread(K key, String storeKey, Remapping remapping, Deadline deadline) {
     try (LockedKey locked = locks.lock(storeKey, deadline)) {
+      int changes = LockedKey.changesOnThisThread();
       Decision decision = remapping.remap(null);
+      boolean changedUnder = LockedKey.changesOnThisThread() != changes;
       if (decision.kind() != Decision.Kind.WRITE) {
         return new Outcome(
-            null, decision, applyNested(key, locked, null, decision, false, deadline));
+            null, decision, applyNested(key, locked, null, decision, changedUnder, deadline));
       }
       RememberedEntry.Gap gap = locked.gap();
       if (gap != null) {
         gap.overtaken = true;
       }
-      boolean existed = storage.replace(locked, decision.value(), decision.expireAt(), deadline);
+      // a write nested in the remapping (a CacheWriter writing the key through the cache) came
+      // after the lock's read: what it said of the key no longer holds, so the remove is made
+      boolean existed =
+          changedUnder
+              ? storage.write(locked, decision.value(), decision.expireAt(), false, deadline)
+              : storage.replace(locked, decision.value(), decision.expireAt(), deadline);
       written(key, storeKey, decision, null, existed);
       return new Outcome(null, decision, true);
     }
   }
 
-  /** Applies the decision through the locked key's mutators. */
+  /** What the store holds for the key when a step applies its decision. */
+  private enum Prior {
+    /** {@code current}, as the step read it (or nothing, if it read none). */
+    AS_READ,
+    /**
+     * Nothing of the step's: its own remove took the entry out ({@link #computeFrom}); a kept entry
+     * is put back from the remembered copy (the remapping may have been handed its bytes).
+     */
+    TAKEN_OUT,
+    /**
+     * Not known: a step nested in this one wrote, or a put in flight was found stuck. A write
+     * removes whatever is there first and is checked (a put into an occupied key stores nothing),
+     * even when this step saw no entry; a touch or keep of what the step saw is no longer of the
+     * entry there, and does nothing.
+     */
+    CHANGED_UNDER
+  }
+
+  /** Applies the decision through the locked key's mutators, over what {@code prior} says. */
   private boolean apply(
-      K key, LockedKey locked, StoredEntry current, Decision decision, Deadline deadline) {
+      K key,
+      LockedKey locked,
+      StoredEntry current,
+      StoredEntry remembered,
+      Decision decision,
+      Prior prior,
+      Deadline deadline) {
     String storeKey = locked.key();
     switch (decision.kind()) {
       case KEEP:
+        if (prior == Prior.TAKEN_OUT && current != null) {
+          storage.restore(locked, remembered, remembered.expireAt(), deadline);
+        }
         return false;
       case TOUCH:
-        if (current != null && decision.expireAt() != current.expireAt()) {
+        if (current == null || prior == Prior.CHANGED_UNDER) {
+          return false;
+        }
+        if (prior == Prior.TAKEN_OUT) {
+          storage.restore(locked, remembered, decision.expireAt(), deadline);
+          expiring.add(storeKey, decision.expireAt());
+        } else if (decision.expireAt() != current.expireAt()) {
           storage.rewrite(locked, current, decision.expireAt(), deadline);
           expiring.add(storeKey, decision.expireAt());
         }
         return false;
       case WRITE:
-        storage.write(locked, decision.value(), decision.expireAt(), current == null, deadline);
+        boolean knownAbsent =
+            prior == Prior.TAKEN_OUT || (prior == Prior.AS_READ && current == null);
+        storage.write(locked, decision.value(), decision.expireAt(), knownAbsent, deadline);
         written(key, storeKey, decision, current, false);
         return true;
       case REMOVE:
+        if (prior == Prior.TAKEN_OUT) {
+          index.remove(storeKey);
+          if (current == null) {
+            return false;
+          }
+          listener.removed(key, current);
+          return true;
+        }
         if (current == null) {
           return false;
         }
@@ -514,7 +506,8 @@ public final class EntryMap<K> {
                     !unread && current[i] == null));
             positions.add(i);
           } else {
-            boolean changed = apply(key, locked.get(i), current[i], decision, deadline);
+            boolean changed =
+                apply(key, locked.get(i), current[i], null, decision, Prior.AS_READ, deadline);
             results[i] = new StepResult(new Outcome(current[i], decision, changed), null);
           }
         } catch (RuntimeException e) {

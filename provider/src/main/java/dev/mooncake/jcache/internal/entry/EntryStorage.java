@@ -467,13 +467,16 @@ public final class EntryStorage {
    * unless the lock proved itself exclusive ({@link LockedKey#provedExclusive}).
    *
    * @param knownAbsent whether the caller knows the key to be absent (skips the remove)
+   * @return whether the remove took an entry out (false when skipped)
    */
-  void write(
+  boolean write(
       LockedKey locked, Object value, long expireAt, boolean knownAbsent, Deadline deadline) {
     locked.changing();
     Codec.Encoded encoded = codec.encode(value);
-    putBytes(locked, encoded.format(), encoded.bytes(), expireAt, knownAbsent, deadline);
+    boolean removed =
+        putBytes(locked, encoded.format(), encoded.bytes(), expireAt, knownAbsent, deadline);
     remember(locked, encoded, expireAt);
+    return removed;
   }
 
   /**
@@ -699,7 +702,7 @@ public final class EntryStorage {
     return deleteNow(locked, deadline);
   }
 
-  private void putBytes(
+  private boolean putBytes(
       LockedKey locked,
       byte format,
       byte[] payload,
@@ -710,6 +713,7 @@ public final class EntryStorage {
     try {
       Removal removal = trustAbsent(absent) ? Removal.ABSENT : deleteNow(locked, deadline);
       putChecked(locked, buffer, mustCheck(removal, locked), deadline);
+      return removal == Removal.REMOVED;
     } finally {
       buffers.release(buffer);
     }

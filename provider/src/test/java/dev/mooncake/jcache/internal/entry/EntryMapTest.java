@@ -62,6 +62,7 @@ class EntryMapTest {
     int ensured;
     boolean lost;
     boolean writerMayHaveRun;
+    ScriptedStore answersRidesFrom; // non-null: a lock reads its key as a cluster lock's batch does
 
     GuardedLocks() {
       super(new LocalKeyLocks());
@@ -69,7 +70,11 @@ class EntryMapTest {
 
     @Override
     public Held lock(String key, Ride ride, Deadline deadline) {
-      return new ForwardingHeld(super.lock(key, ride, deadline)) {
+      Held held = super.lock(key, ride, deadline);
+      if (answersRidesFrom != null && ride != null) {
+        ride.answered(answersRidesFrom.getInto(key, ride.destination(), deadline));
+      }
+      return new ForwardingHeld(held) {
         @Override
         public void ensureHeld() {
           ensured++;
@@ -136,13 +141,54 @@ class EntryMapTest {
     map.compute(
         "k",
         "k",
-        current -> {
-          map.compute(
-              "k", "k", inner -> Decision.write("inner", ExpiryTimes.ETERNAL), storage.deadline());
-          return Decision.write("outer", ExpiryTimes.ETERNAL);
-        },
+        writesInnerThen(Decision.write("outer", ExpiryTimes.ETERNAL)),
         storage.deadline());
     assertEquals("outer", storage.read("k", storage.deadline()).value());
+  }
+
+  /**
+   * A step that read an entry and decides to touch it (a new expiry time for the value it saw),
+   * while a step nested in it wrote the key: the touch is of an entry no longer there, so the
+   * nested write stays (rewriting what the outer step saw put the old value back over it).
+   */
+  @Test
+  void aTouchOfAnEntryANestedStepReplacedLeavesTheNestedWrite() {
+    map.compute(
+        "k", "k", current -> Decision.write("old", ExpiryTimes.ETERNAL), storage.deadline());
+    long later = ticker.epochMillis() + 60_000;
+    map.compute("k", "k", writesInnerThen(Decision.touch(later)), storage.deadline());
+    StoredEntry stored = storage.read("k", storage.deadline());
+    assertEquals("inner", stored.value());
+    assertEquals(ExpiryTimes.ETERNAL, stored.expireAt());
+  }
+
+  /**
+   * A blind put (no read of the old entry) under a lock that read the key absent with its own
+   * read-back, whose remapping wrote the key through the cache (a CacheWriter doing so): the lock's
+   * answer predates that write, so the put removes first; trusting it put into an occupied key,
+   * which Mooncake answers 0 to and stores nothing.
+   */
+  @Test
+  void aBlindPutWhoseRemappingWroteTheKeyReplacesThatWrite() {
+    locks.answersRidesFrom = store;
+    map.computeUnread(
+        "k",
+        "k",
+        writesInnerThen(Decision.write("outer", ExpiryTimes.ETERNAL)),
+        storage.deadline());
+    assertEquals("outer", storage.read("k", storage.deadline()).value());
+    assertEquals(List.of("created k=inner", "written k=outer"), events);
+  }
+
+  /**
+   * A remapping that first writes "inner" to k through the map (a step nested in it), then decides.
+   */
+  private EntryMap.Remapping writesInnerThen(Decision then) {
+    return current -> {
+      map.compute(
+          "k", "k", inner -> Decision.write("inner", ExpiryTimes.ETERNAL), storage.deadline());
+      return then;
+    };
   }
 
   @Test
